@@ -1,0 +1,93 @@
+//! What a component sees when it is called: [`Ctx`].
+
+use crate::cluster::Cluster;
+use crate::job::JobTable;
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// How simulated time is credited. Chosen per run; components may read it (e.g. a placement that
+/// reproduces Blox's quirks only in [`Semantics::Blox`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Semantics {
+    /// Blox's round semantics exactly: progress credited once per round, one round late;
+    /// completion at a round boundary; attained service in wall-clock seconds; no preemption
+    /// cost. Reproduces Blox's numbers job by job.
+    Blox,
+    /// Decisions each round, but a job finishes at its true finish time and frees its GPUs at
+    /// once; attained service in GPU-seconds; preemption costs what the run says.
+    #[default]
+    Exact,
+}
+
+impl Semantics {
+    /// The name used on the command line and in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Semantics::Blox => "blox",
+            Semantics::Exact => "exact",
+        }
+    }
+}
+
+impl fmt::Display for Semantics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Semantics {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "blox" => Ok(Semantics::Blox),
+            "exact" => Ok(Semantics::Exact),
+            _ => Err(format!(
+                "unknown semantics `{s}` (expected `blox` or `exact`)"
+            )),
+        }
+    }
+}
+
+/// Read-only context handed to every component call: the time, the cluster and the job table.
+///
+/// Components cannot change anything through it; they return decisions as data.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct Ctx<'a> {
+    /// The current round's time.
+    pub now: Time,
+    /// The round number (0, 1, …); `now = round × round_len` in round-driven runs.
+    pub round: u64,
+    /// The round length.
+    pub round_len: Time,
+    /// The run's time semantics.
+    pub semantics: Semantics,
+    /// The live cluster.
+    pub cluster: &'a Cluster,
+    /// The active jobs, in id order.
+    pub jobs: &'a JobTable,
+}
+
+impl<'a> Ctx<'a> {
+    /// Engine-side constructor.
+    pub fn new(
+        now: Time,
+        round: u64,
+        round_len: Time,
+        semantics: Semantics,
+        cluster: &'a Cluster,
+        jobs: &'a JobTable,
+    ) -> Self {
+        Ctx {
+            now,
+            round,
+            round_len,
+            semantics,
+            cluster,
+            jobs,
+        }
+    }
+}

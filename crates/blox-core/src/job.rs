@@ -1,0 +1,262 @@
+//! Jobs: what a workload asks for ([`JobSpec`]) and what the engine knows of an admitted job
+//! ([`Job`]), plus the table of active jobs ([`JobTable`]) that components read.
+
+use crate::ids::{GpuId, JobId};
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+use std::sync::Arc;
+
+/// The GPUs a job runs on, in the order the placement chose them (rank order).
+pub type GpuSet = SmallVec<[GpuId; 4]>;
+
+/// What a workload says about one job, before it is admitted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobSpec {
+    /// When the job is submitted.
+    pub arrival: Time,
+    /// GPUs requested. Rigid jobs run on exactly this many.
+    pub n_gpus: u32,
+    /// Service demand in seconds: how long the job runs on `n_gpus` GPUs at speed 1.0. This is
+    /// Blox's `job_total_iteration × job_iteration_time`. An oracle value: policies such as SRTF
+    /// may read it; realistic policies should not.
+    pub work_s: f64,
+    /// Model class id (Blox's `job_class_id`; `i mod 5` for Blox's default workload).
+    pub class_id: u32,
+    /// Model name, when the workload gives one (e.g. `resnet50`).
+    pub model: Option<Arc<str>>,
+    /// The job's identifier in its source trace, when it has one.
+    pub source_id: Option<Arc<str>>,
+}
+
+impl JobSpec {
+    /// A 1-model job with no names: the common case in tests and synthetic workloads.
+    pub fn new(arrival: Time, n_gpus: u32, work_s: f64) -> Self {
+        JobSpec {
+            arrival,
+            n_gpus,
+            work_s,
+            class_id: 0,
+            model: None,
+            source_id: None,
+        }
+    }
+}
+
+/// Blox's starvation classes: every job starts at [`PRIORITY_NORMAL`]; one that has waited
+/// past the starvation threshold moves to [`PRIORITY_STARVED`] for good. Orders sort ascending on
+/// `(priority, key)`.
+pub const PRIORITY_NORMAL: u32 = 999;
+/// See [`PRIORITY_NORMAL`].
+pub const PRIORITY_STARVED: u32 = 1;
+
+/// An admitted job as the engine tracks it. Components see it only through `&Job` (in a
+/// [`JobTable`]) and so cannot change it; the engine is the only writer.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Job {
+    /// Admission-order id.
+    pub id: JobId,
+    /// What the workload asked for.
+    pub spec: JobSpec,
+    /// Round at which it was admitted.
+    pub admitted_at: Time,
+    /// GPUs it currently runs on; empty when it is waiting.
+    pub gpus: GpuSet,
+    /// Work done, in the same unit as [`JobSpec::work_s`] (seconds at speed 1.0 on its requested
+    /// GPUs; Blox's `job_executed_iteration`).
+    pub executed: f64,
+    /// Attained service, the key of LAS-like policies. In `blox` semantics it is wall-clock
+    /// seconds of running, whatever the GPU count (Blox's definition); in `exact` semantics it is
+    /// GPU-seconds.
+    pub attained_service: f64,
+    /// Starvation class ([`PRIORITY_NORMAL`] or [`PRIORITY_STARVED`]).
+    pub priority: u32,
+    /// How long it has waited since it last ran or was last decided on (Blox's
+    /// `time_since_scheduled`).
+    pub time_since_scheduled: Time,
+    /// When it first started, if it has.
+    pub first_start: Option<Time>,
+    /// When it last started (or resumed).
+    pub last_start: Option<Time>,
+    /// How often it has been preempted so far.
+    pub preemptions: u32,
+}
+
+impl Job {
+    /// A freshly admitted job.
+    pub fn new(id: JobId, spec: JobSpec, admitted_at: Time) -> Self {
+        Job {
+            id,
+            spec,
+            admitted_at,
+            gpus: GpuSet::new(),
+            executed: 0.0,
+            attained_service: 0.0,
+            priority: PRIORITY_NORMAL,
+            time_since_scheduled: Time::ZERO,
+            first_start: None,
+            last_start: None,
+            preemptions: 0,
+        }
+    }
+
+    /// Whether it currently holds GPUs.
+    pub fn is_running(&self) -> bool {
+        !self.gpus.is_empty()
+    }
+
+    /// Submission time.
+    pub fn arrival(&self) -> Time {
+        self.spec.arrival
+    }
+
+    /// GPUs requested.
+    pub fn n_gpus(&self) -> u32 {
+        self.spec.n_gpus
+    }
+
+    /// Work still to do (oracle), in seconds at speed 1.0; never negative.
+    pub fn remaining_work(&self) -> f64 {
+        (self.spec.work_s - self.executed).max(0.0)
+    }
+}
+
+/// The active jobs (admitted, not finished), in ascending id order, which is also the order in
+/// which they were admitted. This is Blox's job table.
+#[derive(Clone, Debug, Default)]
+pub struct JobTable {
+    jobs: Vec<Job>,
+}
+
+impl JobTable {
+    /// An empty table.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of active jobs.
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// Whether there are no active jobs.
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// Active jobs in ascending id order.
+    pub fn iter(&self) -> std::slice::Iter<'_, Job> {
+        self.jobs.iter()
+    }
+
+    /// Active jobs as a slice, in ascending id order.
+    pub fn as_slice(&self) -> &[Job] {
+        &self.jobs
+    }
+
+    /// The active job with this id, if any (binary search: O(log n)).
+    pub fn get(&self, id: JobId) -> Option<&Job> {
+        self.position(id).map(|i| &self.jobs[i])
+    }
+
+    /// Index of `id` in [`JobTable::as_slice`].
+    pub fn position(&self, id: JobId) -> Option<usize> {
+        self.jobs.binary_search_by_key(&id, |j| j.id).ok()
+    }
+
+    /// Sum of requested GPUs over the table (Blox's `gpu_demand`).
+    pub fn gpu_demand(&self) -> u64 {
+        self.jobs.iter().map(|j| u64::from(j.spec.n_gpus)).sum()
+    }
+
+    /// Engine-side: append a newly admitted job. Its id must exceed every id in the table.
+    ///
+    /// # Panics
+    /// If the id is not larger than the last one (an engine bug, not a user error).
+    pub fn push(&mut self, job: Job) {
+        if let Some(last) = self.jobs.last() {
+            assert!(
+                job.id > last.id,
+                "job ids must be pushed in increasing order"
+            );
+        }
+        self.jobs.push(job);
+    }
+
+    /// Engine-side: mutable access to an active job.
+    pub fn get_mut(&mut self, id: JobId) -> Option<&mut Job> {
+        self.position(id).map(|i| &mut self.jobs[i])
+    }
+
+    /// Engine-side: mutable iteration in id order.
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Job> {
+        self.jobs.iter_mut()
+    }
+
+    /// Engine-side: remove and return a job (when it completes).
+    pub fn remove(&mut self, id: JobId) -> Option<Job> {
+        self.position(id).map(|i| self.jobs.remove(i))
+    }
+
+    /// Engine-side: remove every job for which `f` returns true, keeping the order of the rest.
+    pub fn retain(&mut self, f: impl FnMut(&Job) -> bool) {
+        self.jobs.retain(f);
+    }
+}
+
+impl<'a> IntoIterator for &'a JobTable {
+    type Item = &'a Job;
+    type IntoIter = std::slice::Iter<'a, Job>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.jobs.iter()
+    }
+}
+
+/// A job that has arrived but is not (yet) admitted: it waits in the engine's admission queue.
+#[derive(Clone, Debug)]
+pub struct QueuedJob {
+    /// Arrival sequence number (0, 1, … in arrival order), stable for the job's whole life.
+    pub seq: u64,
+    /// What the workload asked for.
+    pub spec: JobSpec,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_keeps_id_order_and_finds_jobs() {
+        let mut t = JobTable::new();
+        for i in [0, 2, 5] {
+            t.push(Job::new(
+                JobId(i),
+                JobSpec::new(Time::ZERO, 2, 10.0),
+                Time::ZERO,
+            ));
+        }
+        assert_eq!(t.get(JobId(2)).map(|j| j.id), Some(JobId(2)));
+        assert!(t.get(JobId(3)).is_none());
+        assert_eq!(t.gpu_demand(), 6);
+        t.remove(JobId(2));
+        let ids: Vec<u32> = t.iter().map(|j| j.id.0).collect();
+        assert_eq!(ids, vec![0, 5]);
+    }
+
+    #[test]
+    #[should_panic(expected = "increasing order")]
+    fn push_out_of_order_is_an_engine_bug() {
+        let mut t = JobTable::new();
+        t.push(Job::new(
+            JobId(3),
+            JobSpec::new(Time::ZERO, 1, 1.0),
+            Time::ZERO,
+        ));
+        t.push(Job::new(
+            JobId(1),
+            JobSpec::new(Time::ZERO, 1, 1.0),
+            Time::ZERO,
+        ));
+    }
+}

@@ -1,0 +1,80 @@
+//! # blox-core
+//!
+//! The small, stable heart of the Blox toolkit: the types every scheduler component shares and
+//! the traits that make components composable. It depends on no other blox crate, so a policy
+//! written against `blox-core` alone plugs into the simulator (`blox-sim`) and into anything
+//! else built on these traits.
+//!
+//! A deep-learning cluster scheduler is a few decisions made again and again:
+//!
+//! | decision | trait | output (data, never mutation) |
+//! |---|---|---|
+//! | who may enter | [`AdmissionPolicy`] | [`Admissions`]: queue indices to admit / reject |
+//! | in what order, how many GPUs | [`SchedulingPolicy`] | [`Schedule`]: jobs best first, with GPU counts |
+//! | which GPUs, whom to preempt | [`PlacementPolicy`] | [`Decisions`]: stops, then starts on exact GPUs |
+//! | how fast a job runs where placed | [`ThroughputModel`] | a speed factor |
+//! | what to measure | [`MetricSink`] | observes [`Event`]s |
+//!
+//! [`Pipeline<A, S, P>`] turns any admission, scheduling and placement policy into a
+//! [`Scheduler`], monomorphised at compile time. Every trait is dyn-compatible and forwards
+//! through `Box<T>` and `&mut T`; [`BoxPipeline`] is the runtime form.
+//!
+//! Components read the world through [`Ctx`] (time, [`Cluster`], [`JobTable`]) and cannot change
+//! it. Time is an integer ([`Time`], milliseconds). Randomness comes from named streams of one
+//! [`Seed`].
+//!
+//! ## Example: a policy in a few lines
+//!
+//! ```
+//! use blox_core::{Ctx, Schedule, SchedulingPolicy};
+//!
+//! /// Biggest jobs first; ties by the lowest id (the table iterates in id order and the sort is
+//! /// stable).
+//! struct LargestFirst;
+//!
+//! impl SchedulingPolicy for LargestFirst {
+//!     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
+//!         let mut jobs: Vec<_> = ctx.jobs.iter().collect();
+//!         jobs.sort_by_key(|j| std::cmp::Reverse(j.n_gpus()));
+//!         for j in jobs {
+//!             out.push(j.id, j.n_gpus());
+//!         }
+//!     }
+//! }
+//!
+//! // It is now usable anywhere a `SchedulingPolicy` is, boxed or not.
+//! let boxed: blox_core::BoxScheduling = Box::new(LargestFirst);
+//! assert_eq!(boxed.name(), "LargestFirst");
+//! ```
+//!
+//! ## Determinism rules
+//!
+//! Components must be deterministic functions of their inputs and their own state: no wall
+//! clock, no hash-map iteration order in a decision, ties broken by the lowest [`JobId`]. Each
+//! component documents its tie rule.
+
+mod cluster;
+mod context;
+mod decision;
+mod event;
+mod ids;
+mod job;
+mod rng;
+mod spec;
+mod time;
+mod traits;
+
+pub use cluster::{Cluster, ClusterParseError, ClusterSpec, FreeGpus, NodeSpec};
+pub use context::{Ctx, Semantics};
+pub use decision::{Admissions, Allocation, Decisions, Schedule};
+pub use event::{Event, RoundSample};
+pub use ids::{GpuId, JobId, NodeId};
+pub use job::{GpuSet, Job, JobSpec, JobTable, QueuedJob, PRIORITY_NORMAL, PRIORITY_STARVED};
+pub use rng::{Seed, StreamRng};
+pub use spec::{parse_f64, ComponentSpec, ConfigError};
+pub use time::Time;
+pub use traits::{
+    AdmissionPolicy, BoxAdmission, BoxPipeline, BoxPlacement, BoxScheduler, BoxScheduling, BoxSink,
+    BoxThroughput, ConstantSpeed, MetricSink, Pipeline, PlacementPolicy, Scheduler,
+    SchedulingPolicy, ThroughputModel,
+};

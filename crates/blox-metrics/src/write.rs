@@ -1,0 +1,78 @@
+use crate::{JobLog, Timeline};
+use blox_core::JobId;
+use std::io::{self, Write};
+
+/// Header of `jobs.csv`.
+pub const JOBS_CSV_HEADER: &str = "job_id,arrival_s,n_gpus,first_start_s,completion_s,jct_s,preemptions,tracked,duration_s,responded_s,admitted_s,model,source_id";
+
+/// Header of `timeline.csv`.
+pub const TIMELINE_CSV_HEADER: &str =
+    "time_s,jobs_in_queue,jobs_running,free_gpus,gpu_demand,preemptions,jobs_pending_admission";
+
+fn opt<T: std::fmt::Display>(x: Option<T>) -> String {
+    x.map_or_else(String::new, |v| v.to_string())
+}
+
+fn text(x: Option<&str>) -> String {
+    match x {
+        None => String::new(),
+        Some(s) if s.contains([',', '"', '\n', '\r']) => format!("\"{}\"", s.replace('"', "\"\"")),
+        Some(s) => s.to_string(),
+    }
+}
+
+/// Write `jobs.csv`: one row per admitted job, in id order (admission order, as Blox numbers
+/// jobs). Times are seconds; an empty cell means "never" (e.g. `completion_s` of a job still
+/// running when the run ended). `tracked` is 1 for jobs in `window` (all jobs without one).
+/// `duration_s` is the service demand, printed so that it round-trips.
+///
+/// Jobs that arrived but were never admitted (held or rejected by admission) have no id and no
+/// row; the summary counts them.
+pub fn write_jobs_csv(
+    out: &mut impl Write,
+    log: &JobLog,
+    window: Option<(JobId, JobId)>,
+) -> io::Result<()> {
+    writeln!(out, "{JOBS_CSV_HEADER}")?;
+    for r in log.admitted() {
+        let id = r.id.expect("admitted jobs have ids");
+        let tracked = window.map_or(true, |(a, b)| id >= a && id <= b);
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{:?},{},{},{},{}",
+            id,
+            r.arrival,
+            r.n_gpus,
+            opt(r.first_start),
+            opt(r.completion),
+            opt(r.jct()),
+            r.preemptions,
+            u8::from(tracked),
+            r.work_s,
+            opt(r.first_progress),
+            opt(r.admitted),
+            text(r.model.as_deref()),
+            text(r.source_id.as_deref()),
+        )?;
+    }
+    Ok(())
+}
+
+/// Write `timeline.csv`: one row per round (see the engine docs for the sampling point).
+pub fn write_timeline_csv(out: &mut impl Write, timeline: &Timeline) -> io::Result<()> {
+    writeln!(out, "{TIMELINE_CSV_HEADER}")?;
+    for s in timeline.samples() {
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{}",
+            s.time,
+            s.jobs_in_queue,
+            s.jobs_running,
+            s.free_gpus,
+            s.gpu_demand,
+            s.preemptions,
+            s.jobs_pending_admission
+        )?;
+    }
+    Ok(())
+}
