@@ -9,10 +9,11 @@ use std::str::FromStr;
 /// In files (JSON/TOML) it is tagged by `kind`: `{"kind": "load-based", "factor": 1.2}`.
 /// Unknown fields are rejected. On the command line: `accept-all`, `load-based:1.2` or
 /// `load-based:factor=1.2`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", from = "AdmissionConfigDe")]
 pub enum AdmissionConfig {
     /// [`AcceptAll`].
+    #[default]
     AcceptAll,
     /// [`LoadBased`] with this factor.
     LoadBased {
@@ -21,9 +22,20 @@ pub enum AdmissionConfig {
     },
 }
 
-impl Default for AdmissionConfig {
-    fn default() -> Self {
-        AdmissionConfig::AcceptAll
+/// Deserialisation mirror: empty struct variants make serde reject unknown fields.
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+enum AdmissionConfigDe {
+    AcceptAll {},
+    LoadBased { factor: f64 },
+}
+
+impl From<AdmissionConfigDe> for AdmissionConfig {
+    fn from(d: AdmissionConfigDe) -> Self {
+        match d {
+            AdmissionConfigDe::AcceptAll {} => AdmissionConfig::AcceptAll,
+            AdmissionConfigDe::LoadBased { factor } => AdmissionConfig::LoadBased { factor },
+        }
     }
 }
 

@@ -37,7 +37,7 @@ impl Time {
     /// Fractional seconds, rounded **up** to the next millisecond (a job never finishes early).
     /// Returns `None` for negative, NaN or out-of-range input.
     pub fn from_secs_f64_ceil(s: f64) -> Option<Time> {
-        if !(s >= 0.0) || !s.is_finite() {
+        if s.is_nan() || s < 0.0 || !s.is_finite() {
             return None;
         }
         let ms = (s * Self::MS_PER_S as f64).ceil();

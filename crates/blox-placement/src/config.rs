@@ -9,11 +9,26 @@ use std::str::FromStr;
 /// In files it is tagged by `kind`: `{"kind": "scattered"}`. Unknown fields are rejected. On the
 /// command line: `scattered` (alias `place`, Blox's name).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(tag = "kind", rename_all = "kebab-case", from = "PlacementConfigDe")]
 pub enum PlacementConfig {
     /// [`Scattered`].
     #[default]
     Scattered,
+}
+
+/// Deserialisation mirror: an empty struct variant makes serde reject unknown fields.
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+enum PlacementConfigDe {
+    Scattered {},
+}
+
+impl From<PlacementConfigDe> for PlacementConfig {
+    fn from(d: PlacementConfigDe) -> Self {
+        match d {
+            PlacementConfigDe::Scattered {} => PlacementConfig::Scattered,
+        }
+    }
 }
 
 impl PlacementConfig {

@@ -9,7 +9,7 @@ use std::str::FromStr;
 /// In files it is tagged by `kind`: `{"kind": "las"}`. Unknown fields are rejected. On the
 /// command line: `fifo`, `las`, `srtf`, `optimus`, `tiresias`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(tag = "kind", rename_all = "kebab-case", from = "PolicyConfigDe")]
 pub enum PolicyConfig {
     /// [`Fifo`].
     Fifo,
@@ -21,6 +21,30 @@ pub enum PolicyConfig {
     Optimus,
     /// Blox's Tiresias, which is exactly LAS in Blox's code; `blox` semantics only for now.
     Tiresias,
+}
+
+/// Deserialisation mirror: empty struct variants make serde reject unknown fields, which it does
+/// not do for unit variants of an internally tagged enum.
+#[derive(Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+enum PolicyConfigDe {
+    Fifo {},
+    Las {},
+    Srtf {},
+    Optimus {},
+    Tiresias {},
+}
+
+impl From<PolicyConfigDe> for PolicyConfig {
+    fn from(d: PolicyConfigDe) -> Self {
+        match d {
+            PolicyConfigDe::Fifo {} => PolicyConfig::Fifo,
+            PolicyConfigDe::Las {} => PolicyConfig::Las,
+            PolicyConfigDe::Srtf {} => PolicyConfig::Srtf,
+            PolicyConfigDe::Optimus {} => PolicyConfig::Optimus,
+            PolicyConfigDe::Tiresias {} => PolicyConfig::Tiresias,
+        }
+    }
 }
 
 /// What a policy may need to know about the run it is built for.
@@ -126,5 +150,20 @@ impl FromStr for PolicyConfig {
 impl fmt::Display for PolicyConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_use_a_kind_tag_and_reject_unknown_fields() {
+        let p: PolicyConfig = serde_json::from_str(r#"{"kind": "las"}"#).unwrap();
+        assert_eq!(p, PolicyConfig::Las);
+        assert_eq!(serde_json::to_string(&p).unwrap(), r#"{"kind":"las"}"#);
+        let e = serde_json::from_str::<PolicyConfig>(r#"{"kind": "las", "x": 1}"#).unwrap_err();
+        assert!(e.to_string().contains("unknown field `x`"), "{e}");
+        assert!(serde_json::from_str::<PolicyConfig>(r#"{"kind": "gavel2"}"#).is_err());
     }
 }

@@ -470,9 +470,9 @@ impl<'c> Run<'c> {
             let st = &mut self.state[job.id.index()];
             while st.credited_to < t {
                 st.credited_to += r;
-                // Blox: `iters * speed + executed` for Optimus, `executed + iters` otherwise;
-                // the two agree bit for bit when speed is 1.0.
-                job.executed = r_s * st.speed + job.executed;
+                // Blox: `iters * speed + executed` for Optimus, `executed + iters` otherwise.
+                // IEEE addition is commutative and `iters * 1.0 == iters`, so one form serves.
+                job.executed += r_s * st.speed;
                 job.attained_service += r_s;
             }
             if !st.responded {
@@ -775,7 +775,7 @@ impl<'c> Run<'c> {
             let mut x = job.executed;
             let mut k: u64 = 0;
             loop {
-                x = step * speed + x;
+                x += step * speed;
                 k += 1;
                 if x >= job.spec.work_s || k >= 100_000_000 {
                     break;

@@ -17,7 +17,7 @@ use std::time::Instant;
     about = "Simulate deep-learning cluster schedulers composed from Blox components.",
     long_about = "Simulate deep-learning cluster schedulers composed from Blox components.\n\n\
         With no command, compares FIFO, LAS and SRTF on Blox's default workload at a contended \
-        load (7 jobs/h on 32x4 GPUs, jobs 3000..4000 tracked, exact semantics) and prints a table.",
+        load (8 jobs/h on 32x4 GPUs, jobs 3000..4000 tracked, exact semantics) and prints a table.",
     after_help = "Examples:\n  \
         blox-sim\n  \
         blox-sim run --semantics blox --policy las --load 1 --track 3000..4000\n  \
@@ -52,7 +52,7 @@ struct ScenarioArgs {
     /// Synthetic workload [default: blox-default].
     #[arg(long, value_name = "NAME", value_parser = ["blox-default"])]
     workload: Option<String>,
-    /// Arrival rate of the synthetic workload, jobs per hour [default: 7].
+    /// Arrival rate of the synthetic workload, jobs per hour [default: 8].
     #[arg(long, value_name = "JOBS_PER_HOUR")]
     load: Option<f64>,
     /// Blox's N: durations of the default workload repeat after this many jobs [default: 12000].

@@ -1,0 +1,91 @@
+//! The `blox-sim` program as a user runs it.
+
+use std::process::Command;
+
+fn blox_sim(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_blox-sim"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn run_writes_the_documented_files() {
+    let dir = std::env::temp_dir().join(format!("blox-sim-cli-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let (code, stdout, stderr) = blox_sim(&[
+        "run",
+        "--semantics",
+        "blox",
+        "--policy",
+        "las",
+        "--load",
+        "4",
+        "--track",
+        "100..150",
+        "--out",
+        d,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("las"), "{stdout}");
+    let jobs = std::fs::read_to_string(dir.join("jobs.csv")).unwrap();
+    assert!(jobs.starts_with(
+        "job_id,arrival_s,n_gpus,first_start_s,completion_s,jct_s,preemptions,tracked"
+    ));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    for key in [
+        "avg_jct_s",
+        "avg_responsiveness_s",
+        "n_tracked",
+        "preemptions_total",
+        "makespan_s",
+        "end_time_s",
+        "config",
+    ] {
+        assert!(summary.get(key).is_some(), "summary.json lacks {key}");
+    }
+    assert_eq!(summary["n_tracked"], 51);
+    let timeline = std::fs::read_to_string(dir.join("timeline.csv")).unwrap();
+    assert!(
+        timeline.starts_with("time_s,jobs_in_queue,jobs_running,free_gpus,gpu_demand,preemptions")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_flags_exit_2_with_a_clear_message() {
+    let (code, _, stderr) = blox_sim(&["run", "--policy", "lsa"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown policy `lsa`"), "{stderr}");
+    let (code, _, stderr) = blox_sim(&["run", "--cluster", "4"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("invalid cluster `4`"), "{stderr}");
+    let (code, _, stderr) = blox_sim(&["run", "--trace", "/nonexistent/jobs.csv"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("/nonexistent/jobs.csv"), "{stderr}");
+    let (code, _, stderr) = blox_sim(&["run", "--track", "9..3"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("the first id is after the last"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn no_arguments_prints_the_default_comparison() {
+    let (code, stdout, stderr) = blox_sim(&[]);
+    assert_eq!(code, 0, "{stderr}");
+    for p in ["fifo", "las", "srtf"] {
+        assert!(
+            stdout.lines().any(|l| l.starts_with(p)),
+            "no {p} row in:\n{stdout}"
+        );
+    }
+    assert!(stdout.contains("avg JCT (h)"));
+}

@@ -1,0 +1,98 @@
+//! `exact` semantics: true finish times, GPU-second service, preemption cost.
+
+use super::*;
+
+#[test]
+fn a_job_finishes_at_its_true_finish_time() {
+    let (out, log, _) = run_jobs(exact(), 1, 4, "fifo", vec![job(1000, 1000.0, 1)]);
+    let r = rec(&log, 0);
+    assert_eq!(secs(r.first_start), Some(1200.0));
+    assert_eq!(secs(r.completion), Some(2200.0));
+    assert_eq!(
+        r.responsiveness().unwrap().as_secs_f64(),
+        200.0,
+        "time to first start"
+    );
+    assert_eq!(out.end_time, Time::from_secs(2200));
+    // Fractions are kept to the millisecond, rounded up.
+    let (_, log, _) = run_jobs(exact(), 1, 4, "fifo", vec![job(0, 35_424.347_198_087_9, 1)]);
+    assert_eq!(rec(&log, 0).completion, Some(Time(35_424_348)));
+}
+
+#[test]
+fn freed_gpus_are_used_at_the_next_round() {
+    // One GPU: job 0 finishes at 100 s and frees it; job 1 starts at the next decision, 300 s.
+    let (_, log, _) = run_jobs(
+        exact(),
+        1,
+        1,
+        "fifo",
+        vec![job(0, 100.0, 1), job(0, 50.0, 1)],
+    );
+    assert_eq!(secs(rec(&log, 0).completion), Some(100.0));
+    assert_eq!(secs(rec(&log, 1).first_start), Some(300.0));
+    assert_eq!(secs(rec(&log, 1).completion), Some(350.0));
+}
+
+#[test]
+fn las_counts_gpu_seconds_in_exact_and_wall_seconds_in_blox() {
+    // 1 node x 3 GPUs. A (2 GPUs) and B (1 GPU) run from 0. At 300, C (1 GPU) arrives and goes
+    // first. Blox: A and B both have 300 s, so B (higher id) is the bottom victim. Exact: A has
+    // 600 GPU-s, B 300, so A is the bottom victim.
+    let jobs = vec![job(0, 50_000.0, 2), job(0, 50_000.0, 1), job(300, 600.0, 1)];
+    assert_eq!(stops(blox(), 1, 3, "las", jobs.clone()).at(300), vec![1]);
+    assert_eq!(stops(exact(), 1, 3, "las", jobs).at(300), vec![0]);
+}
+
+#[test]
+fn preemption_cost_delays_a_resumed_job() {
+    // 1 GPU, LAS. Job 0 (1000 s) runs from 0; job 1 (300 s) arrives at 300 with less service,
+    // preempts it and finishes at 600. Job 0 resumes at 600 with 700 s left.
+    let jobs = vec![job(0, 1000.0, 1), job(300, 300.0, 1)];
+    let (_, log, _) = run_jobs(exact(), 1, 1, "las", jobs.clone());
+    assert_eq!(secs(rec(&log, 1).completion), Some(600.0));
+    assert_eq!(secs(rec(&log, 0).completion), Some(1300.0));
+    assert_eq!(rec(&log, 0).preemptions, 1);
+    let cfg = exact().with_preemption_cost(Time::from_secs(100));
+    let (_, log, _) = run_jobs(cfg, 1, 1, "las", jobs);
+    assert_eq!(
+        secs(rec(&log, 0).completion),
+        Some(1400.0),
+        "100 s restoring before progress"
+    );
+}
+
+#[test]
+fn every_job_of_a_finite_trace_finishes() {
+    let jobs: Vec<_> = (0..200u64)
+        .map(|i| {
+            job(
+                i * 97 % 5000,
+                100.0 + (i * 7919 % 9000) as f64,
+                1 + (i % 4) as u32,
+            )
+        })
+        .collect();
+    for policy in ["fifo", "las", "srtf"] {
+        let (out, log, _) = run_jobs(exact(), 4, 4, policy, jobs.clone());
+        assert_eq!(out.arrived, 200);
+        assert_eq!(out.completed, 200, "{policy}");
+        for r in log.records() {
+            let jct = r.jct().unwrap().as_secs_f64();
+            assert!(
+                jct >= r.work_s - 1e-3,
+                "{policy}: job {:?} jct {jct} < work {}",
+                r.id,
+                r.work_s
+            );
+        }
+        assert_eq!(
+            out.end_time,
+            log.records()
+                .iter()
+                .filter_map(|r| r.completion)
+                .max()
+                .unwrap()
+        );
+    }
+}

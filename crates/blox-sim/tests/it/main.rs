@@ -1,0 +1,126 @@
+//! Integration tests of blox-sim: one binary, one module per area.
+
+mod blox_rules;
+mod cli;
+mod determinism;
+mod errors;
+mod exact;
+mod oracle;
+
+use blox_admission::{AcceptAll, AdmissionConfig};
+use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Semantics, Time};
+use blox_metrics::{JobLog, JobRecord, Timeline};
+use blox_placement::Scattered;
+use blox_policies::{PolicyConfig, PolicyEnv};
+use blox_sim::{JobList, RunOutcome, SimConfig, Simulator, TrackWindow};
+
+/// A job arriving at `arrival` seconds, needing `gpus` GPUs for `work` seconds.
+pub(crate) fn job(arrival: u64, work: f64, gpus: u32) -> JobSpec {
+    JobSpec::new(Time::from_secs(arrival), gpus, work)
+}
+
+/// Run `jobs` on `nodes x per` GPUs with accept-all, `policy` and scattered placement.
+pub(crate) fn run_jobs(
+    cfg: SimConfig,
+    nodes: u32,
+    per: u32,
+    policy: &str,
+    jobs: Vec<JobSpec>,
+) -> (RunOutcome, JobLog, Timeline) {
+    run_with(cfg, nodes, per, policy, AdmissionConfig::AcceptAll, jobs).expect("the run succeeds")
+}
+
+/// Records `(time_s, job)` of every counted preemption, for per-round assertions.
+#[derive(Default)]
+pub(crate) struct Stops(pub Vec<(u64, u32)>);
+
+impl blox_core::MetricSink for Stops {
+    fn on_event(&mut self, e: &blox_core::Event<'_>) {
+        if let blox_core::Event::Preempted {
+            time,
+            job,
+            counted: true,
+        } = e
+        {
+            self.0.push((time.as_secs(), job.0));
+        }
+    }
+}
+
+impl Stops {
+    /// Jobs stopped at `t` seconds, in stop order.
+    pub(crate) fn at(&self, t: u64) -> Vec<u32> {
+        self.0.iter().filter(|s| s.0 == t).map(|s| s.1).collect()
+    }
+}
+
+/// Run and return who was stopped when.
+pub(crate) fn stops(
+    cfg: SimConfig,
+    nodes: u32,
+    per: u32,
+    policy: &str,
+    jobs: Vec<JobSpec>,
+) -> Stops {
+    let env = PolicyEnv::new(cfg.semantics, None);
+    let policy = policy.parse::<PolicyConfig>().unwrap().build(&env).unwrap();
+    let scheduler = Pipeline::new(AcceptAll, policy, Scattered::new());
+    let mut sim = Simulator::new(
+        cfg,
+        ClusterSpec::uniform(nodes, per),
+        scheduler,
+        ConstantSpeed(1.0),
+        Stops::default(),
+    );
+    sim.run(&mut JobList::new(jobs)).unwrap();
+    sim.into_sink()
+}
+
+pub(crate) fn run_with(
+    cfg: SimConfig,
+    nodes: u32,
+    per: u32,
+    policy: &str,
+    admission: AdmissionConfig,
+    jobs: Vec<JobSpec>,
+) -> Result<(RunOutcome, JobLog, Timeline), blox_sim::SimError> {
+    let env = PolicyEnv::new(cfg.semantics, None);
+    let policy = policy.parse::<PolicyConfig>().unwrap().build(&env).unwrap();
+    let scheduler = Pipeline::new(admission.build().unwrap(), policy, Scattered::new());
+    let mut sim = Simulator::new(
+        cfg,
+        ClusterSpec::uniform(nodes, per),
+        scheduler,
+        ConstantSpeed(1.0),
+        (JobLog::default(), Timeline::default()),
+    );
+    let outcome = sim.run(&mut JobList::new(jobs))?;
+    let (log, timeline) = sim.into_sink();
+    Ok((outcome, log, timeline))
+}
+
+pub(crate) fn blox() -> SimConfig {
+    SimConfig::new(Semantics::Blox)
+}
+
+pub(crate) fn exact() -> SimConfig {
+    SimConfig::new(Semantics::Exact)
+}
+
+pub(crate) fn rec(log: &JobLog, id: u32) -> &JobRecord {
+    log.get(JobId(id)).expect("job was admitted")
+}
+
+pub(crate) fn secs(t: Option<Time>) -> Option<f64> {
+    t.map(Time::as_secs_f64)
+}
+
+#[allow(dead_code)]
+pub(crate) fn window(a: u32, b: u32) -> Option<TrackWindow> {
+    Some(TrackWindow::new(a, b).unwrap())
+}
+
+#[allow(dead_code)]
+pub(crate) fn accept_all() -> AcceptAll {
+    AcceptAll
+}
