@@ -92,6 +92,11 @@ impl TrackWindow {
         (self.first..=self.last).contains(&id.0)
     }
 
+    /// The window as the id pair [`blox_metrics::Summary::compute`] takes.
+    pub fn ids(&self) -> (JobId, JobId) {
+        (JobId(self.first), JobId(self.last))
+    }
+
     /// Number of ids in the window.
     pub fn len(&self) -> u64 {
         u64::from(self.last - self.first) + 1

@@ -1,0 +1,193 @@
+//! Per-round cost of single components, called directly (no engine).
+//!
+//! - `schedule/{fifo,las,srtf}/N`: one `schedule` call on a job table of N active jobs
+//!   (100, 1,000, 10,000). Ids are in admission order, so arrival times grow with the id (as
+//!   in every real run); attained service is random, with 30% of the jobs never run (ties broken
+//!   by id) and 1% starved. Throughput is in jobs.
+//! - `place/{fit,preempt}/G`: one Scattered `place` call on a cluster of G GPUs (64 and 512 on
+//!   4-GPU nodes, 4,096 on 8-GPU nodes) that is half full of running 1-GPU jobs on randomly
+//!   chosen GPUs. The schedule lists waiting jobs (alternately 1 and 4 GPUs) first, then the
+//!   running jobs. In `fit` the waiting jobs ask for exactly the free half, so all start and
+//!   nothing is preempted; in `preempt` they ask for the whole cluster, so every running job is
+//!   evicted. `exact` semantics (no Blox quirks), so the outcome is fully predictable.
+//!
+//! Randomness comes from named streams of one `Seed`, so every run benchmarks the same inputs.
+
+use blox_core::{
+    Cluster, ClusterSpec, Ctx, Decisions, GpuId, Job, JobId, JobSpec, JobTable, PlacementPolicy,
+    Schedule, SchedulingPolicy, Seed, Semantics, Time, PRIORITY_STARVED,
+};
+use blox_placement::Scattered;
+use blox_policies::{Fifo, Las, Srtf};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
+use std::hint::black_box;
+use std::time::Duration;
+
+const SEED: Seed = Seed(2024);
+const ROUND: Time = Time::from_secs(300);
+
+/// `n` active jobs with Blox-like sizes, increasing arrivals and random attained service.
+fn job_table(n: usize) -> JobTable {
+    let mut rng = SEED.stream("bench/jobs");
+    let mut table = JobTable::new();
+    let mut arrival = Time::ZERO;
+    for i in 0..n {
+        arrival += Time::from_secs(rng.below(900));
+        let n_gpus = [1, 1, 1, 2, 4, 8][rng.below(6) as usize];
+        let work_s = 60.0 + rng.next_f64() * 100_000.0;
+        let mut job = Job::new(
+            JobId(i as u32),
+            JobSpec::new(arrival, n_gpus, work_s),
+            arrival,
+        );
+        if rng.below(10) >= 3 {
+            job.attained_service = (rng.next_f64() * work_s).floor();
+            job.executed = job.attained_service;
+        }
+        if rng.below(100) == 0 {
+            job.priority = PRIORITY_STARVED;
+        }
+        table.push(job);
+    }
+    table
+}
+
+/// One round of `policy` on `ctx`'s job table, checked once outside the timing.
+fn bench_policy<P: SchedulingPolicy>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    ctx: &Ctx<'_>,
+    mut policy: P,
+) {
+    let n = ctx.jobs.len();
+    let mut out = Schedule::default();
+    policy.schedule(ctx, &mut out);
+    assert_eq!(out.len(), n, "{name} schedules every active job");
+    group.bench_function(BenchmarkId::new(name, n), |b| {
+        b.iter(|| {
+            out.clear();
+            policy.schedule(black_box(ctx), &mut out);
+            black_box(out.len())
+        });
+    });
+}
+
+fn schedule(c: &mut Criterion) {
+    let cluster = Cluster::new(ClusterSpec::uniform(32, 4));
+    let mut group = c.benchmark_group("schedule");
+    group
+        .sample_size(50)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for n in [100, 1_000, 10_000] {
+        let jobs = job_table(n);
+        let now = jobs
+            .as_slice()
+            .last()
+            .map_or(Time::ZERO, Job::arrival)
+            .ceil_to(ROUND);
+        let ctx = Ctx::new(
+            now,
+            now.as_millis() / ROUND.as_millis(),
+            ROUND,
+            Semantics::Blox,
+            &cluster,
+            &jobs,
+        );
+        group.throughput(Throughput::Elements(n as u64));
+        bench_policy(&mut group, "fifo", &ctx, Fifo::default());
+        bench_policy(&mut group, "las", &ctx, Las::default());
+        bench_policy(&mut group, "srtf", &ctx, Srtf::default());
+    }
+    group.finish();
+}
+
+/// A cluster of `nodes` x `per_node` GPUs, half of them held by running 1-GPU jobs on GPUs chosen
+/// at random, and a schedule of waiting jobs asking for `waiting_gpus` GPUs in all, followed by
+/// the running jobs.
+fn placement_input(nodes: u32, per_node: u32, waiting_gpus: u32) -> (Cluster, JobTable, Schedule) {
+    let mut rng = SEED.stream("bench/placement");
+    let mut cluster = Cluster::new(ClusterSpec::uniform(nodes, per_node));
+    let total = cluster.total_gpus();
+    // A partial Fisher-Yates shuffle picks the busy half.
+    let mut gpus: Vec<u32> = (0..total).collect();
+    for i in 0..(total / 2) as usize {
+        let j = i + rng.below((gpus.len() - i) as u64) as usize;
+        gpus.swap(i, j);
+    }
+    let mut busy = gpus[..(total / 2) as usize].to_vec();
+    busy.sort_unstable();
+
+    let mut jobs = JobTable::new();
+    let mut running = Vec::new();
+    for &g in &busy {
+        let id = JobId(jobs.len() as u32);
+        let mut job = Job::new(id, JobSpec::new(Time::ZERO, 1, 1e6), Time::ZERO);
+        job.gpus.push(GpuId(g));
+        job.attained_service = 3600.0;
+        cluster.allocate(id, &[GpuId(g)]);
+        jobs.push(job);
+        running.push(id);
+    }
+    let mut schedule = Schedule::default();
+    let mut left = waiting_gpus;
+    let mut k = 0;
+    while left > 0 {
+        let n_gpus = if k % 2 == 1 && left >= 4 { 4 } else { 1 };
+        let id = JobId(jobs.len() as u32);
+        jobs.push(Job::new(
+            id,
+            JobSpec::new(Time::from_secs(60), n_gpus, 1e5),
+            Time::from_secs(300),
+        ));
+        schedule.push(id, n_gpus);
+        left -= n_gpus;
+        k += 1;
+    }
+    for id in running {
+        schedule.push(id, 1);
+    }
+    (cluster, jobs, schedule)
+}
+
+fn place(c: &mut Criterion) {
+    let mut group = c.benchmark_group("place");
+    group
+        .sample_size(50)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for (nodes, per_node) in [(16, 4), (128, 4), (512, 8)] {
+        let total = nodes * per_node;
+        for (case, waiting, stops) in [("fit", total / 2, 0), ("preempt", total, total / 2)] {
+            let (cluster, jobs, schedule) = placement_input(nodes, per_node, waiting);
+            let ctx = Ctx::new(ROUND, 1, ROUND, Semantics::Exact, &cluster, &jobs);
+            let mut policy = Scattered::new();
+            let mut out = Decisions::default();
+            policy.place(&ctx, &schedule, &mut out);
+            let started: usize = out.start.iter().map(|(_, g)| g.len()).sum();
+            assert_eq!(
+                started as u32, waiting,
+                "{case}/{total}: every waiting job starts"
+            );
+            assert_eq!(out.stop.len() as u32, stops, "{case}/{total}: preemptions");
+            group.bench_function(BenchmarkId::new(case, total), |b| {
+                b.iter(|| {
+                    out.clear();
+                    policy.place(black_box(&ctx), &schedule, &mut out);
+                    black_box(out.start.len())
+                });
+            });
+        }
+    }
+    group.finish();
+}
+
+// What `criterion_group!`/`criterion_main!` expand to, without the undocumented `pub fn` the
+// macro generates (the workspace warns on missing docs).
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    schedule(&mut c);
+    place(&mut c);
+    c.final_summary();
+}
