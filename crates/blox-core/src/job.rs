@@ -10,8 +10,13 @@ use std::sync::Arc;
 /// The GPUs a job runs on, in the order the placement chose them (rank order).
 pub type GpuSet = SmallVec<[GpuId; 4]>;
 
-/// What a workload says about one job, before it is admitted.
+/// What a workload says about one job, before it is admitted: the canonical job record every
+/// trace reader and generator produces.
+///
+/// Build one with [`JobSpec::new`] and set the optional fields; the struct is non-exhaustive so
+/// fields can be added without breaking readers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct JobSpec {
     /// When the job is submitted.
     pub arrival: Time,
@@ -22,15 +27,35 @@ pub struct JobSpec {
     /// may read it; realistic policies should not.
     pub work_s: f64,
     /// Model class id (Blox's `job_class_id`; `i mod 5` for Blox's default workload).
+    #[serde(default)]
     pub class_id: u32,
     /// Model name, when the workload gives one (e.g. `resnet50`).
+    #[serde(default)]
     pub model: Option<Arc<str>>,
     /// The job's identifier in its source trace, when it has one.
+    #[serde(default)]
     pub source_id: Option<Arc<str>>,
+    /// The user or team that submitted it, when known.
+    #[serde(default)]
+    pub tenant: Option<Arc<str>>,
+    /// An absolute deadline, when the workload gives one.
+    #[serde(default)]
+    pub deadline: Option<Time>,
+    /// CPU cores the whole job needs, when known (Synergy-style placement shares them out).
+    #[serde(default)]
+    pub cpus: Option<f64>,
+    /// Host memory the whole job needs in GB, when known.
+    #[serde(default)]
+    pub mem_gb: Option<f64>,
+    /// Whether the job can run on a GPU count other than `n_gpus` (e.g. under Optimus or
+    /// Pollux). Rigid jobs (the default) always get exactly `n_gpus`.
+    #[serde(default)]
+    pub elastic: bool,
 }
 
 impl JobSpec {
-    /// A 1-model job with no names: the common case in tests and synthetic workloads.
+    /// A rigid job with no names or host demands: the common case in tests and synthetic
+    /// workloads.
     pub fn new(arrival: Time, n_gpus: u32, work_s: f64) -> Self {
         JobSpec {
             arrival,
@@ -39,6 +64,11 @@ impl JobSpec {
             class_id: 0,
             model: None,
             source_id: None,
+            tenant: None,
+            deadline: None,
+            cpus: None,
+            mem_gb: None,
+            elastic: false,
         }
     }
 }

@@ -866,7 +866,10 @@ impl<'c> Run<'c> {
             if std::mem::replace(&mut started_marks[pos], true) {
                 return Err(err(format!("starts job {id} twice")));
             }
-            if gpus.len() != job.spec.n_gpus as usize {
+            if gpus.is_empty() {
+                return Err(err(format!("starts job {id} on no GPU")));
+            }
+            if !job.spec.elastic && gpus.len() != job.spec.n_gpus as usize {
                 return Err(err(format!(
                     "starts job {id} on {} GPUs but it is a rigid job of {}",
                     gpus.len(),

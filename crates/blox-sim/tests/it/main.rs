@@ -6,6 +6,8 @@ mod determinism;
 mod errors;
 mod exact;
 mod oracle;
+mod placement;
+mod policies;
 
 use blox_admission::{AcceptAll, AdmissionConfig};
 use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Semantics, Time};

@@ -1,0 +1,1 @@
+//! End-to-end scenario tests of the placement (being built).
