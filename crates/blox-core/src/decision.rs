@@ -28,7 +28,11 @@ impl Admissions {
 pub struct Allocation {
     /// The job.
     pub job: JobId,
-    /// How many GPUs it should run on (its request, for rigid jobs).
+    /// How many GPUs it should run on. For a rigid job this is its request
+    /// ([`crate::JobSpec::n_gpus`]); for an elastic job ([`crate::JobSpec::elastic`]) any count,
+    /// where `0` means "should not run now". A placement that supports resizing stops a running
+    /// elastic job whose count changed and starts it again on the new count; one that does not
+    /// (Blox's "Place") leaves running jobs as they are.
     pub n_gpus: u32,
 }
 
