@@ -1,4 +1,4 @@
-use crate::{AcceptAll, LoadBased};
+use crate::{AcceptAll, LoadBased, Overflow, QueueCap};
 use blox_core::{parse_f64, BoxAdmission, ComponentSpec, ConfigError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -20,6 +20,14 @@ pub enum AdmissionConfig {
         /// Threshold as a multiple of the cluster's GPUs.
         factor: f64,
     },
+    /// [`QueueCap`].
+    QueueCap {
+        /// Most jobs waiting in the table.
+        limit: u32,
+        /// What happens to the others.
+        #[serde(default)]
+        mode: Overflow,
+    },
 }
 
 /// Deserialisation mirror: empty struct variants make serde reject unknown fields.
@@ -27,7 +35,14 @@ pub enum AdmissionConfig {
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 enum AdmissionConfigDe {
     AcceptAll {},
-    LoadBased { factor: f64 },
+    LoadBased {
+        factor: f64,
+    },
+    QueueCap {
+        limit: u32,
+        #[serde(default)]
+        mode: Overflow,
+    },
 }
 
 impl From<AdmissionConfigDe> for AdmissionConfig {
@@ -35,19 +50,22 @@ impl From<AdmissionConfigDe> for AdmissionConfig {
         match d {
             AdmissionConfigDe::AcceptAll {} => AdmissionConfig::AcceptAll,
             AdmissionConfigDe::LoadBased { factor } => AdmissionConfig::LoadBased { factor },
+            AdmissionConfigDe::QueueCap { limit, mode } => AdmissionConfig::QueueCap { limit, mode },
         }
     }
 }
 
 impl AdmissionConfig {
     /// The accepted names, for help texts and errors.
-    pub const NAMES: &'static [&'static str] = &["accept-all", "load-based:FACTOR"];
+    pub const NAMES: &'static [&'static str] =
+        &["accept-all", "load-based:FACTOR", "queue-cap:limit=N[,mode=hold|reject]"];
 
     /// Build the component.
     pub fn build(&self) -> Result<BoxAdmission, ConfigError> {
         Ok(match *self {
             AdmissionConfig::AcceptAll => Box::new(AcceptAll),
             AdmissionConfig::LoadBased { factor } => Box::new(LoadBased::new(factor)?),
+            AdmissionConfig::QueueCap { limit, mode } => Box::new(QueueCap::new(limit, mode)?),
         })
     }
 }
@@ -75,6 +93,42 @@ impl FromStr for AdmissionConfig {
                 LoadBased::new(factor)?;
                 Ok(AdmissionConfig::LoadBased { factor })
             }
+            "queue-cap" => {
+                let mut limit = None;
+                let mut mode = Overflow::Hold;
+                if let Some(v) = spec.value {
+                    limit = Some(v);
+                }
+                for &(k, v) in &spec.params {
+                    match k {
+                        "limit" => limit = Some(v),
+                        "mode" => {
+                            mode = match v {
+                                "hold" => Overflow::Hold,
+                                "reject" => Overflow::Reject,
+                                _ => {
+                                    return Err(ConfigError::new(format!(
+                                        "queue-cap admission: mode `{v}` (expected hold or reject)"
+                                    )))
+                                }
+                            }
+                        }
+                        _ => {
+                            return Err(ConfigError::new(format!(
+                                "queue-cap admission: unknown parameter `{k}` (expected limit, mode)"
+                            )))
+                        }
+                    }
+                }
+                let raw = limit.ok_or_else(|| {
+                    ConfigError::new("queue-cap admission needs a limit, e.g. `queue-cap:limit=100`")
+                })?;
+                let limit: u32 = raw.parse().map_err(|_| {
+                    ConfigError::new(format!("queue-cap admission: limit `{raw}` is not a whole number"))
+                })?;
+                QueueCap::new(limit, mode)?;
+                Ok(AdmissionConfig::QueueCap { limit, mode })
+            }
             other => Err(ConfigError::new(format!(
                 "unknown admission policy `{other}` (expected one of: {})",
                 Self::NAMES.join(", ")
@@ -88,6 +142,13 @@ impl fmt::Display for AdmissionConfig {
         match self {
             AdmissionConfig::AcceptAll => f.write_str("accept-all"),
             AdmissionConfig::LoadBased { factor } => write!(f, "load-based:{factor}"),
+            AdmissionConfig::QueueCap { limit, mode } => {
+                let mode = match mode {
+                    Overflow::Hold => "hold",
+                    Overflow::Reject => "reject",
+                };
+                write!(f, "queue-cap:limit={limit},mode={mode}")
+            }
         }
     }
 }

@@ -16,7 +16,9 @@
 //! | what to measure | [`MetricSink`] | observes [`Event`]s |
 //!
 //! [`Pipeline<A, S, P>`] turns any admission, scheduling and placement policy into a
-//! [`Scheduler`], monomorphised at compile time. Every trait is dyn-compatible and forwards
+//! [`Scheduler`], monomorphised at compile time. Small combinators mix parts without new types:
+//! [`Either`], placement fallback ([`PlacementPolicyExt::or_else`]), closures
+//! ([`policy_fn`], [`placement_fn`], [`admission_fn`]), `.boxed()`, and tuples of sinks. Every trait is dyn-compatible and forwards
 //! through `Box<T>` and `&mut T`; [`BoxPipeline`] is the runtime form.
 //!
 //! Components read the world through [`Ctx`] (time, [`Cluster`], [`JobTable`]) and cannot change
@@ -54,6 +56,7 @@
 //! component documents its tie rule.
 
 mod cluster;
+mod combinators;
 mod context;
 mod decision;
 mod event;
@@ -65,6 +68,11 @@ mod time;
 mod traits;
 
 pub use cluster::{Cluster, ClusterParseError, ClusterSpec, FreeGpus, NodeSpec};
+pub use combinators::{
+    admission_fn, placement_fn, policy_fn, AdmissionFn, AdmissionPolicyExt, Either, OrElse,
+    PlacementFn, PlacementPolicyExt, PolicyFn, SchedulerExt, SchedulingPolicyExt,
+    ThroughputModelExt,
+};
 pub use context::{Ctx, Semantics};
 pub use decision::{Admissions, Allocation, Decisions, Schedule};
 pub use event::{Event, RoundSample};

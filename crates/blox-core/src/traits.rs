@@ -232,6 +232,15 @@ impl<T: ThroughputModel + ?Sized> ThroughputModel for &T {
     }
 }
 
+impl<T: ThroughputModel + ?Sized> ThroughputModel for &mut T {
+    fn speed(&self, job: &Job, gpus: &[GpuId], cluster: &Cluster) -> f64 {
+        (**self).speed(job, gpus, cluster)
+    }
+    fn name(&self) -> String {
+        (**self).name()
+    }
+}
+
 impl<T: MetricSink + ?Sized> MetricSink for Box<T> {
     fn on_event(&mut self, event: &Event<'_>) {
         (**self).on_event(event);

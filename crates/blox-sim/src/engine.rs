@@ -299,6 +299,11 @@ impl<S: Scheduler, T: ThroughputModel, M: MetricSink> Simulator<S, T, M> {
         self.sink
     }
 
+    /// The scheduler, e.g. to read state it kept during a run.
+    pub fn scheduler(&self) -> &S {
+        &self.scheduler
+    }
+
     /// The configuration.
     pub fn config(&self) -> &SimConfig {
         &self.cfg

@@ -1,0 +1,377 @@
+//! Small combinators for mixing components without writing a new type.
+//!
+//! | combinator | what it does | cost per round |
+//! |---|---|---|
+//! | [`Either`] | one of two components, chosen when built (for every trait) | as the chosen one |
+//! | [`OrElse`] (`a.or_else(b)`) | placement fallback: jobs `a` leaves waiting are offered to `b` on the cluster as `a` left it | `a` + `b` + a copy of the cluster and job table when `a` leaves a job waiting |
+//! | [`admission_fn`], [`policy_fn`], [`placement_fn`] | a closure as a component | the closure's |
+//! | [`AdmissionPolicyExt::boxed`] and friends | box a component for the runtime path | none |
+//!
+//! Metric sinks compose as tuples (`(JobLog, Timeline)`), `Vec`s and `Option`s directly.
+//!
+//! ```
+//! use blox_core::{placement_fn, policy_fn, Ctx, Decisions, PlacementPolicy, PlacementPolicyExt,
+//!                 Schedule, SchedulingPolicy};
+//!
+//! // Oldest first, as a closure.
+//! let mut fifo = policy_fn("oldest-first", |ctx: &Ctx<'_>, out: &mut Schedule| {
+//!     let mut jobs: Vec<_> = ctx.jobs.iter().collect();
+//!     jobs.sort_by_key(|j| (j.arrival(), j.id));
+//!     for j in jobs {
+//!         out.push(j.id, j.n_gpus());
+//!     }
+//! });
+//! assert_eq!(fifo.name(), "oldest-first");
+//!
+//! // A placement that never starts anything, with a fallback that would.
+//! let lazy = placement_fn("lazy", |_: &Ctx<'_>, _: &Schedule, _: &mut Decisions| {});
+//! let combined = lazy.or_else(placement_fn("other", |_: &Ctx<'_>, _: &Schedule, _: &mut Decisions| {}));
+//! assert_eq!(combined.name(), "lazy.or_else(other)");
+//! ```
+
+use crate::cluster::Cluster;
+use crate::context::Ctx;
+use crate::decision::{Admissions, Decisions, Schedule};
+use crate::event::Event;
+use crate::ids::{GpuId, JobId};
+use crate::job::{Job, JobTable, QueuedJob};
+use crate::traits::{
+    AdmissionPolicy, BoxAdmission, BoxPlacement, BoxScheduler, BoxScheduling, BoxThroughput,
+    MetricSink, PlacementPolicy, Scheduler, SchedulingPolicy, ThroughputModel,
+};
+
+/// One of two components, chosen when the scheduler is built: lets a runtime choice stay
+/// statically dispatched (`Either<Las, Fifo>` instead of a box).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Either<L, R> {
+    /// The first kind.
+    Left(L),
+    /// The second kind.
+    Right(R),
+}
+
+macro_rules! either_dispatch {
+    ($self:ident, $x:ident => $e:expr) => {
+        match $self {
+            Either::Left($x) => $e,
+            Either::Right($x) => $e,
+        }
+    };
+}
+
+impl<L: AdmissionPolicy, R: AdmissionPolicy> AdmissionPolicy for Either<L, R> {
+    fn admit(&mut self, ctx: &Ctx<'_>, queue: &[QueuedJob], out: &mut Admissions) {
+        either_dispatch!(self, x => x.admit(ctx, queue, out))
+    }
+    fn name(&self) -> String {
+        either_dispatch!(self, x => x.name())
+    }
+}
+
+impl<L: SchedulingPolicy, R: SchedulingPolicy> SchedulingPolicy for Either<L, R> {
+    fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
+        either_dispatch!(self, x => x.schedule(ctx, out))
+    }
+    fn name(&self) -> String {
+        either_dispatch!(self, x => x.name())
+    }
+}
+
+impl<L: PlacementPolicy, R: PlacementPolicy> PlacementPolicy for Either<L, R> {
+    fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
+        either_dispatch!(self, x => x.place(ctx, schedule, out))
+    }
+    fn name(&self) -> String {
+        either_dispatch!(self, x => x.name())
+    }
+}
+
+impl<L: ThroughputModel, R: ThroughputModel> ThroughputModel for Either<L, R> {
+    fn speed(&self, job: &Job, gpus: &[GpuId], cluster: &Cluster) -> f64 {
+        either_dispatch!(self, x => x.speed(job, gpus, cluster))
+    }
+    fn name(&self) -> String {
+        either_dispatch!(self, x => x.name())
+    }
+}
+
+impl<L: MetricSink, R: MetricSink> MetricSink for Either<L, R> {
+    fn on_event(&mut self, event: &Event<'_>) {
+        either_dispatch!(self, x => x.on_event(event))
+    }
+}
+
+impl<L: Scheduler, R: Scheduler> Scheduler for Either<L, R> {
+    fn admit(&mut self, ctx: &Ctx<'_>, queue: &[QueuedJob], out: &mut Admissions) {
+        either_dispatch!(self, x => x.admit(ctx, queue, out))
+    }
+    fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
+        either_dispatch!(self, x => x.schedule(ctx, out))
+    }
+    fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
+        either_dispatch!(self, x => x.place(ctx, schedule, out))
+    }
+    fn name(&self) -> String {
+        either_dispatch!(self, x => x.name())
+    }
+}
+
+/// Placement fallback, built by [`PlacementPolicyExt::or_else`]: the first placement decides;
+/// scheduled jobs it leaves waiting are then offered to the second, which sees the cluster and
+/// job table as the first one's decisions leave them (stops applied, starts occupying their
+/// GPUs). The two decision lists are concatenated, first's then second's.
+///
+/// When the first placement leaves no scheduled job waiting, the second is not called.
+#[derive(Clone, Debug, Default)]
+pub struct OrElse<A, B> {
+    first: A,
+    second: B,
+    rest: Schedule,
+    more: Decisions,
+}
+
+impl<A: PlacementPolicy, B: PlacementPolicy> PlacementPolicy for OrElse<A, B> {
+    fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
+        self.first.place(ctx, schedule, out);
+        let started = |id: JobId, d: &Decisions| d.start.iter().any(|(j, _)| *j == id);
+        let stopped = |id: JobId, d: &Decisions| d.stop.contains(&id);
+        self.rest.clear();
+        for a in schedule.iter() {
+            let Some(job) = ctx.jobs.get(a.job) else { continue };
+            let running_after = (job.is_running() && !stopped(a.job, out)) || started(a.job, out);
+            if !running_after && a.n_gpus > 0 {
+                self.rest.entries.push(*a);
+            }
+        }
+        if self.rest.is_empty() {
+            return;
+        }
+        // The cluster and table as the first placement leaves them.
+        let mut cluster = ctx.cluster.clone();
+        let mut jobs: JobTable = ctx.jobs.clone();
+        for &id in &out.stop {
+            if let Some(j) = jobs.get_mut(id) {
+                let gpus = std::mem::take(&mut j.gpus);
+                cluster.release(&gpus);
+            }
+        }
+        for (id, gpus) in &out.start {
+            if let Some(j) = jobs.get_mut(*id) {
+                cluster.allocate(*id, gpus);
+                j.gpus = gpus.clone();
+            }
+        }
+        let view = Ctx::new(ctx.now, ctx.round, ctx.round_len, ctx.semantics, &cluster, &jobs);
+        self.more.clear();
+        self.second.place(&view, &self.rest, &mut self.more);
+        out.stop.extend_from_slice(&self.more.stop);
+        out.start.append(&mut self.more.start);
+    }
+
+    fn name(&self) -> String {
+        format!("{}.or_else({})", self.first.name(), self.second.name())
+    }
+}
+
+/// A closure as an [`AdmissionPolicy`]; see [`admission_fn`].
+#[derive(Clone, Debug)]
+pub struct AdmissionFn<F> {
+    name: &'static str,
+    f: F,
+}
+
+/// Wrap `f(ctx, queue, out)` as an admission policy called `name`.
+pub fn admission_fn<F>(name: &'static str, f: F) -> AdmissionFn<F>
+where
+    F: FnMut(&Ctx<'_>, &[QueuedJob], &mut Admissions),
+{
+    AdmissionFn { name, f }
+}
+
+impl<F: FnMut(&Ctx<'_>, &[QueuedJob], &mut Admissions)> AdmissionPolicy for AdmissionFn<F> {
+    fn admit(&mut self, ctx: &Ctx<'_>, queue: &[QueuedJob], out: &mut Admissions) {
+        (self.f)(ctx, queue, out);
+    }
+    fn name(&self) -> String {
+        self.name.to_string()
+    }
+}
+
+/// A closure as a [`SchedulingPolicy`]; see [`policy_fn`].
+#[derive(Clone, Debug)]
+pub struct PolicyFn<F> {
+    name: &'static str,
+    f: F,
+}
+
+/// Wrap `f(ctx, out)` as a scheduling policy called `name`.
+pub fn policy_fn<F>(name: &'static str, f: F) -> PolicyFn<F>
+where
+    F: FnMut(&Ctx<'_>, &mut Schedule),
+{
+    PolicyFn { name, f }
+}
+
+impl<F: FnMut(&Ctx<'_>, &mut Schedule)> SchedulingPolicy for PolicyFn<F> {
+    fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
+        (self.f)(ctx, out);
+    }
+    fn name(&self) -> String {
+        self.name.to_string()
+    }
+}
+
+/// A closure as a [`PlacementPolicy`]; see [`placement_fn`].
+#[derive(Clone, Debug)]
+pub struct PlacementFn<F> {
+    name: &'static str,
+    f: F,
+}
+
+/// Wrap `f(ctx, schedule, out)` as a placement policy called `name`.
+pub fn placement_fn<F>(name: &'static str, f: F) -> PlacementFn<F>
+where
+    F: FnMut(&Ctx<'_>, &Schedule, &mut Decisions),
+{
+    PlacementFn { name, f }
+}
+
+impl<F: FnMut(&Ctx<'_>, &Schedule, &mut Decisions)> PlacementPolicy for PlacementFn<F> {
+    fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
+        (self.f)(ctx, schedule, out);
+    }
+    fn name(&self) -> String {
+        self.name.to_string()
+    }
+}
+
+/// Extension methods for every [`AdmissionPolicy`].
+pub trait AdmissionPolicyExt: AdmissionPolicy + Sized {
+    /// Box it for the runtime path.
+    fn boxed(self) -> BoxAdmission
+    where
+        Self: Send + 'static,
+    {
+        Box::new(self)
+    }
+}
+impl<T: AdmissionPolicy> AdmissionPolicyExt for T {}
+
+/// Extension methods for every [`SchedulingPolicy`].
+pub trait SchedulingPolicyExt: SchedulingPolicy + Sized {
+    /// Box it for the runtime path.
+    fn boxed(self) -> BoxScheduling
+    where
+        Self: Send + 'static,
+    {
+        Box::new(self)
+    }
+}
+impl<T: SchedulingPolicy> SchedulingPolicyExt for T {}
+
+/// Extension methods for every [`PlacementPolicy`].
+pub trait PlacementPolicyExt: PlacementPolicy + Sized {
+    /// Offer the jobs this placement leaves waiting to `fallback`; see [`OrElse`].
+    fn or_else<B: PlacementPolicy>(self, fallback: B) -> OrElse<Self, B> {
+        OrElse { first: self, second: fallback, rest: Schedule::default(), more: Decisions::default() }
+    }
+
+    /// Box it for the runtime path.
+    fn boxed(self) -> BoxPlacement
+    where
+        Self: Send + 'static,
+    {
+        Box::new(self)
+    }
+}
+impl<T: PlacementPolicy> PlacementPolicyExt for T {}
+
+/// Extension methods for every [`ThroughputModel`].
+pub trait ThroughputModelExt: ThroughputModel + Sized {
+    /// Box it for the runtime path.
+    fn boxed(self) -> BoxThroughput
+    where
+        Self: Send + 'static,
+    {
+        Box::new(self)
+    }
+}
+impl<T: ThroughputModel> ThroughputModelExt for T {}
+
+/// Extension methods for every [`Scheduler`].
+pub trait SchedulerExt: Scheduler + Sized {
+    /// Box it for the runtime path.
+    fn boxed(self) -> BoxScheduler
+    where
+        Self: Send + 'static,
+    {
+        Box::new(self)
+    }
+}
+impl<T: Scheduler> SchedulerExt for T {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ClusterSpec, JobSpec, Semantics, Time};
+
+    fn table(gpus: &[u32]) -> JobTable {
+        let mut t = JobTable::new();
+        for (i, &g) in gpus.iter().enumerate() {
+            t.push(Job::new(JobId(i as u32), JobSpec::new(Time::ZERO, g, 100.0), Time::ZERO));
+        }
+        t
+    }
+
+    /// Lowest free GPUs, jobs in schedule order, skipping jobs that do not fit.
+    fn first_fit() -> impl PlacementPolicy {
+        placement_fn("first-fit", |ctx: &Ctx<'_>, s: &Schedule, out: &mut Decisions| {
+            let mut plan = ctx.cluster.free_map();
+            for a in s.iter() {
+                let free: Vec<GpuId> = (0..ctx.cluster.total_gpus())
+                    .map(GpuId)
+                    .filter(|&g| plan.is_free(g))
+                    .take(a.n_gpus as usize)
+                    .collect();
+                if free.len() == a.n_gpus as usize {
+                    plan.occupy(&free);
+                    out.start(a.job, &free);
+                }
+            }
+        })
+    }
+
+    #[test]
+    fn or_else_offers_leftovers_on_the_remaining_cluster() {
+        let cluster = Cluster::new(ClusterSpec::uniform(1, 4));
+        let jobs = table(&[2, 1, 1]);
+        let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), Semantics::Exact, &cluster, &jobs);
+        let mut s = Schedule::default();
+        for j in jobs.iter() {
+            s.push(j.id, j.n_gpus());
+        }
+        // The first only places job 0.
+        let only_zero = placement_fn("only-zero", |_: &Ctx<'_>, _: &Schedule, out: &mut Decisions| {
+            out.start(JobId(0), &[GpuId(0), GpuId(1)]);
+        });
+        let mut p = only_zero.or_else(first_fit());
+        let mut out = Decisions::default();
+        p.place(&ctx, &s, &mut out);
+        let got: Vec<(u32, Vec<u32>)> =
+            out.start.iter().map(|(j, g)| (j.0, g.iter().map(|g| g.0).collect())).collect();
+        assert_eq!(got, vec![(0, vec![0, 1]), (1, vec![2]), (2, vec![3])]);
+    }
+
+    #[test]
+    fn either_dispatches_and_names() {
+        let mut e: Either<crate::ConstantSpeed, crate::ConstantSpeed> =
+            Either::Right(crate::ConstantSpeed(2.0));
+        let cluster = Cluster::new(ClusterSpec::uniform(1, 1));
+        let job = Job::new(JobId(0), JobSpec::new(Time::ZERO, 1, 1.0), Time::ZERO);
+        assert_eq!(e.speed(&job, &[], &cluster), 2.0);
+        e = Either::Left(crate::ConstantSpeed(1.0));
+        assert_eq!(e.name(), "constant");
+        let boxed = e.boxed();
+        assert_eq!(boxed.speed(&job, &[], &cluster), 1.0);
+    }
+}
