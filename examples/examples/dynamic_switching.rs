@@ -61,11 +61,20 @@ struct Dynamic {
     placement: Scattered,
     choice: (usize, usize),
     history: Vec<(usize, usize)>,
+    next_decision: u64,
 }
 
 impl Dynamic {
     fn new() -> Self {
-        Dynamic { admission: Box::new(AcceptAll), policy: Box::new(Fifo::default()), placement: Scattered::new(), choice: (0, 0), history: Vec::new() }
+        Dynamic { admission: Box::new(AcceptAll), policy: Box::new(Fifo::default()), placement: Scattered::new(), choice: (0, 0), history: Vec::new(), next_decision: 0 }
+    }
+
+    /// Decide at the first call of a round on or after the next decision round.
+    fn maybe_choose(&mut self, ctx: &Ctx<'_>, queue: &[QueuedJob]) {
+        if ctx.round >= self.next_decision {
+            self.next_decision = ctx.round + EVERY;
+            self.choose(ctx, queue);
+        }
     }
 
     fn choose(&mut self, ctx: &Ctx<'_>, queue: &[QueuedJob]) {
@@ -103,12 +112,12 @@ impl Dynamic {
 
 impl Scheduler for Dynamic {
     fn admit(&mut self, ctx: &Ctx<'_>, queue: &[QueuedJob], out: &mut Admissions) {
-        if ctx.round % EVERY == 0 {
-            self.choose(ctx, queue);
-        }
+        self.maybe_choose(ctx, queue);
         self.admission.admit(ctx, queue, out);
     }
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
+        // Rounds without arrivals reach here without an admission call.
+        self.maybe_choose(ctx, &[]);
         self.policy.schedule(ctx, out);
     }
     fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
