@@ -12,8 +12,8 @@
 
 use blox_admission::{AcceptAll, LoadBased};
 use blox_core::{
-    Admissions, AdmissionPolicy, BoxAdmission, BoxScheduling, ClusterSpec, ConstantSpeed, Ctx,
-    Decisions, JobSpec, PlacementPolicy, Pipeline, QueuedJob, Schedule, Scheduler,
+    AdmissionPolicy, Admissions, BoxAdmission, BoxScheduling, ClusterSpec, ConstantSpeed, Ctx,
+    Decisions, JobSpec, Pipeline, PlacementPolicy, QueuedJob, Schedule, Scheduler,
     SchedulingPolicy, Semantics, Time,
 };
 use blox_metrics::{JobLog, Summary};
@@ -27,7 +27,10 @@ const GPUS: u32 = 4;
 /// Re-decide every 12 rounds (one hour).
 const EVERY: u64 = 12;
 
-fn policies() -> Vec<(&'static str, fn() -> BoxScheduling)> {
+/// A named way to build a component.
+type Maker<T> = (&'static str, fn() -> T);
+
+fn policies() -> Vec<Maker<BoxScheduling>> {
     vec![
         ("fifo", || Box::new(Fifo::default())),
         ("las", || Box::new(Las::default())),
@@ -35,7 +38,7 @@ fn policies() -> Vec<(&'static str, fn() -> BoxScheduling)> {
     ]
 }
 
-fn admissions() -> Vec<(&'static str, fn() -> BoxAdmission)> {
+fn admissions() -> Vec<Maker<BoxAdmission>> {
     vec![
         ("accept-all", || Box::new(AcceptAll)),
         ("load-based:1.2", || Box::new(LoadBased::new(1.2).unwrap())),
@@ -44,14 +47,34 @@ fn admissions() -> Vec<(&'static str, fn() -> BoxAdmission)> {
 }
 
 /// Mean JCT of `jobs` (arriving now) under one combination, or 0 if none completes.
-fn trial(admission: BoxAdmission, policy: BoxScheduling, jobs: Vec<JobSpec>, waited_s: &[f64]) -> f64 {
+fn trial(
+    admission: BoxAdmission,
+    policy: BoxScheduling,
+    jobs: Vec<JobSpec>,
+    waited_s: &[f64],
+) -> f64 {
     let scheduler = Pipeline::new(admission, policy, Scattered::new());
-    let mut sim = Simulator::new(SimConfig::new(Semantics::Exact), ClusterSpec::uniform(NODES, GPUS), scheduler, ConstantSpeed(1.0), JobLog::default());
+    let mut sim = Simulator::new(
+        SimConfig::new(Semantics::Exact),
+        ClusterSpec::uniform(NODES, GPUS),
+        scheduler,
+        ConstantSpeed(1.0),
+        JobLog::default(),
+    );
     if sim.run(&mut JobList::new(jobs)).is_err() {
         return f64::INFINITY;
     }
-    let jcts: Vec<f64> = sim.sink().records().iter().filter_map(|r| r.jct().map(|t| t.as_secs_f64() + waited_s[r.seq as usize])).collect();
-    if jcts.is_empty() { 0.0 } else { jcts.iter().sum::<f64>() / jcts.len() as f64 }
+    let jcts: Vec<f64> = sim
+        .sink()
+        .records()
+        .iter()
+        .filter_map(|r| r.jct().map(|t| t.as_secs_f64() + waited_s[r.seq as usize]))
+        .collect();
+    if jcts.is_empty() {
+        0.0
+    } else {
+        jcts.iter().sum::<f64>() / jcts.len() as f64
+    }
 }
 
 /// The switching scheduler.
@@ -66,7 +89,14 @@ struct Dynamic {
 
 impl Dynamic {
     fn new() -> Self {
-        Dynamic { admission: Box::new(AcceptAll), policy: Box::new(Fifo::default()), placement: Scattered::new(), choice: (0, 0), history: Vec::new(), next_decision: 0 }
+        Dynamic {
+            admission: Box::new(AcceptAll),
+            policy: Box::new(Fifo::default()),
+            placement: Scattered::new(),
+            choice: (0, 0),
+            history: Vec::new(),
+            next_decision: 0,
+        }
     }
 
     /// Decide at the first call of a round on or after the next decision round.
@@ -82,7 +112,11 @@ impl Dynamic {
         let mut jobs = Vec::new();
         let mut waited = Vec::new();
         for j in ctx.jobs.iter() {
-            jobs.push(JobSpec::new(Time::ZERO, j.n_gpus(), j.remaining_work().max(1.0)));
+            jobs.push(JobSpec::new(
+                Time::ZERO,
+                j.n_gpus(),
+                j.remaining_work().max(1.0),
+            ));
             waited.push(ctx.now.saturating_sub(j.arrival()).as_secs_f64());
         }
         for q in queue {
@@ -137,18 +171,33 @@ fn workload() -> Vec<JobSpec> {
 }
 
 fn run<S: Scheduler>(scheduler: S) -> (Summary, Simulator<S, ConstantSpeed, JobLog>) {
-    let mut sim = Simulator::new(SimConfig::new(Semantics::Exact), ClusterSpec::uniform(NODES, GPUS), scheduler, ConstantSpeed(1.0), JobLog::default());
-    sim.run(&mut JobList::new(workload())).expect("the run succeeds");
+    let mut sim = Simulator::new(
+        SimConfig::new(Semantics::Exact),
+        ClusterSpec::uniform(NODES, GPUS),
+        scheduler,
+        ConstantSpeed(1.0),
+        JobLog::default(),
+    );
+    sim.run(&mut JobList::new(workload()))
+        .expect("the run succeeds");
     (Summary::compute(sim.sink(), None), sim)
 }
 
 fn main() {
-    println!("{:<28} {:>12} {:>12}", "scheduler", "avg JCT (h)", "p99 JCT (h)");
+    println!(
+        "{:<28} {:>12} {:>12}",
+        "scheduler", "avg JCT (h)", "p99 JCT (h)"
+    );
     let mut statics = Vec::new();
     for (pn, make_p) in policies() {
         for (an, make_a) in admissions() {
             let (s, _) = run(Pipeline::new(make_a(), make_p(), Scattered::new()));
-            println!("{:<28} {:>12.2} {:>12.2}", format!("{an}/{pn}"), s.avg_jct_s / 3600.0, s.p99_jct_s / 3600.0);
+            println!(
+                "{:<28} {:>12.2} {:>12.2}",
+                format!("{an}/{pn}"),
+                s.avg_jct_s / 3600.0,
+                s.p99_jct_s / 3600.0
+            );
             assert_eq!(s.n_completed, s.n_tracked, "every job completes");
             statics.push((s.avg_jct_s, format!("{an}/{pn}")));
         }
@@ -156,7 +205,12 @@ fn main() {
     let (dynamic, sim) = run(Dynamic::new());
     let history = &sim.scheduler().history;
     let switches = history.windows(2).filter(|w| w[0] != w[1]).count();
-    println!("{:<28} {:>12.2} {:>12.2}", "dynamic", dynamic.avg_jct_s / 3600.0, dynamic.p99_jct_s / 3600.0);
+    println!(
+        "{:<28} {:>12.2} {:>12.2}",
+        "dynamic",
+        dynamic.avg_jct_s / 3600.0,
+        dynamic.p99_jct_s / 3600.0
+    );
     statics.sort_by(|a, b| a.0.total_cmp(&b.0));
     let (best, best_name) = &statics[0];
     let worst = statics.last().unwrap().0;
@@ -167,7 +221,13 @@ fn main() {
         best / 3600.0,
         worst / 3600.0
     );
-    assert_eq!(dynamic.n_completed, dynamic.n_tracked, "every job completes");
+    assert_eq!(
+        dynamic.n_completed, dynamic.n_tracked,
+        "every job completes"
+    );
     assert!(history.len() > 10, "it decided repeatedly");
-    assert!(dynamic.avg_jct_s < worst, "switching beats the worst static choice");
+    assert!(
+        dynamic.avg_jct_s < worst,
+        "switching beats the worst static choice"
+    );
 }

@@ -11,8 +11,15 @@ use my_blox_policy::Srsf;
 
 fn run<P: SchedulingPolicy>(policy: P, jobs: &[JobSpec]) -> Summary {
     let scheduler = Pipeline::new(AcceptAll, policy, Scattered::new());
-    let mut sim = Simulator::new(SimConfig::new(Semantics::Exact), ClusterSpec::uniform(1, 4), scheduler, ConstantSpeed(1.0), JobLog::default());
-    sim.run(&mut JobList::new(jobs.to_vec())).expect("the run succeeds");
+    let mut sim = Simulator::new(
+        SimConfig::new(Semantics::Exact),
+        ClusterSpec::uniform(1, 4),
+        scheduler,
+        ConstantSpeed(1.0),
+        JobLog::default(),
+    );
+    sim.run(&mut JobList::new(jobs.to_vec()))
+        .expect("the run succeeds");
     Summary::compute(sim.sink(), None)
 }
 
@@ -27,9 +34,18 @@ fn main() {
     ];
     let srsf = run(Srsf::default(), &jobs);
     let srtf = run(Srtf::default(), &jobs);
-    println!("{:<6} {:>12} {:>12}", "policy", "avg JCT (s)", "makespan (s)");
-    println!("{:<6} {:>12.1} {:>12.1}", "srsf", srsf.avg_jct_s, srsf.makespan_s);
-    println!("{:<6} {:>12.1} {:>12.1}", "srtf", srtf.avg_jct_s, srtf.makespan_s);
+    println!(
+        "{:<6} {:>12} {:>12}",
+        "policy", "avg JCT (s)", "makespan (s)"
+    );
+    println!(
+        "{:<6} {:>12.1} {:>12.1}",
+        "srsf", srsf.avg_jct_s, srsf.makespan_s
+    );
+    println!(
+        "{:<6} {:>12.1} {:>12.1}",
+        "srtf", srtf.avg_jct_s, srtf.makespan_s
+    );
     // SRTF: the 4-GPU jobs first (0-2,000 s, then 2,100-4,200 s: decisions are made every
     // 300 s), the 1-GPU job last (4,200-9,200 s).
     assert_eq!(srtf.avg_jct_s, (2_000.0 + 4_200.0 + 9_200.0) / 3.0);

@@ -50,15 +50,20 @@ impl From<AdmissionConfigDe> for AdmissionConfig {
         match d {
             AdmissionConfigDe::AcceptAll {} => AdmissionConfig::AcceptAll,
             AdmissionConfigDe::LoadBased { factor } => AdmissionConfig::LoadBased { factor },
-            AdmissionConfigDe::QueueCap { limit, mode } => AdmissionConfig::QueueCap { limit, mode },
+            AdmissionConfigDe::QueueCap { limit, mode } => {
+                AdmissionConfig::QueueCap { limit, mode }
+            }
         }
     }
 }
 
 impl AdmissionConfig {
     /// The accepted names, for help texts and errors.
-    pub const NAMES: &'static [&'static str] =
-        &["accept-all", "load-based:FACTOR", "queue-cap:limit=N[,mode=hold|reject]"];
+    pub const NAMES: &'static [&'static str] = &[
+        "accept-all",
+        "load-based:FACTOR",
+        "queue-cap:limit=N[,mode=hold|reject]",
+    ];
 
     /// Build the component.
     pub fn build(&self) -> Result<BoxAdmission, ConfigError> {
@@ -115,16 +120,20 @@ impl FromStr for AdmissionConfig {
                         }
                         _ => {
                             return Err(ConfigError::new(format!(
-                                "queue-cap admission: unknown parameter `{k}` (expected limit, mode)"
-                            )))
+                            "queue-cap admission: unknown parameter `{k}` (expected limit, mode)"
+                        )))
                         }
                     }
                 }
                 let raw = limit.ok_or_else(|| {
-                    ConfigError::new("queue-cap admission needs a limit, e.g. `queue-cap:limit=100`")
+                    ConfigError::new(
+                        "queue-cap admission needs a limit, e.g. `queue-cap:limit=100`",
+                    )
                 })?;
                 let limit: u32 = raw.parse().map_err(|_| {
-                    ConfigError::new(format!("queue-cap admission: limit `{raw}` is not a whole number"))
+                    ConfigError::new(format!(
+                        "queue-cap admission: limit `{raw}` is not a whole number"
+                    ))
                 })?;
                 QueueCap::new(limit, mode)?;
                 Ok(AdmissionConfig::QueueCap { limit, mode })

@@ -1,4 +1,4 @@
-use blox_core::{Admissions, AdmissionPolicy, ConfigError, Ctx, QueuedJob};
+use blox_core::{AdmissionPolicy, Admissions, ConfigError, Ctx, QueuedJob};
 
 /// What [`QueueCap`] does with jobs beyond its limit.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -26,7 +26,9 @@ impl QueueCap {
     /// At most `limit` waiting jobs (≥ 1); `overflow` says what happens to the others.
     pub fn new(limit: u32, overflow: Overflow) -> Result<Self, ConfigError> {
         if limit == 0 {
-            return Err(ConfigError::new("queue-cap admission: the limit must be at least 1"));
+            return Err(ConfigError::new(
+                "queue-cap admission: the limit must be at least 1",
+            ));
         }
         Ok(QueueCap { limit, overflow })
     }
@@ -58,22 +60,45 @@ mod tests {
     use blox_core::{Cluster, ClusterSpec, Job, JobId, JobSpec, JobTable, Semantics, Time};
 
     fn queue(n: u64) -> Vec<QueuedJob> {
-        (0..n).map(|seq| QueuedJob { seq, spec: JobSpec::new(Time::ZERO, 1, 1.0) }).collect()
+        (0..n)
+            .map(|seq| QueuedJob {
+                seq,
+                spec: JobSpec::new(Time::ZERO, 1, 1.0),
+            })
+            .collect()
     }
 
     #[test]
     fn admits_up_to_the_limit_of_waiting_jobs() {
         let cluster = Cluster::new(ClusterSpec::uniform(1, 4));
         let mut jobs = JobTable::new();
-        jobs.push(Job::new(JobId(0), JobSpec::new(Time::ZERO, 1, 1.0), Time::ZERO));
-        let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), Semantics::Exact, &cluster, &jobs);
+        jobs.push(Job::new(
+            JobId(0),
+            JobSpec::new(Time::ZERO, 1, 1.0),
+            Time::ZERO,
+        ));
+        let ctx = Ctx::new(
+            Time::ZERO,
+            0,
+            Time::from_secs(300),
+            Semantics::Exact,
+            &cluster,
+            &jobs,
+        );
         let mut out = Admissions::default();
-        QueueCap::new(3, Overflow::Hold).unwrap().admit(&ctx, &queue(5), &mut out);
+        QueueCap::new(3, Overflow::Hold)
+            .unwrap()
+            .admit(&ctx, &queue(5), &mut out);
         assert_eq!(out.admit, vec![0, 1], "one job already waits");
         assert!(out.reject.is_empty());
         out.clear();
-        QueueCap::new(3, Overflow::Reject).unwrap().admit(&ctx, &queue(5), &mut out);
-        assert_eq!((out.admit.clone(), out.reject.clone()), (vec![0, 1], vec![2, 3, 4]));
+        QueueCap::new(3, Overflow::Reject)
+            .unwrap()
+            .admit(&ctx, &queue(5), &mut out);
+        assert_eq!(
+            (out.admit.clone(), out.reject.clone()),
+            (vec![0, 1], vec![2, 3, 4])
+        );
         assert!(QueueCap::new(0, Overflow::Hold).is_err());
     }
 }

@@ -137,7 +137,9 @@ impl<A: PlacementPolicy, B: PlacementPolicy> PlacementPolicy for OrElse<A, B> {
         let stopped = |id: JobId, d: &Decisions| d.stop.contains(&id);
         self.rest.clear();
         for a in schedule.iter() {
-            let Some(job) = ctx.jobs.get(a.job) else { continue };
+            let Some(job) = ctx.jobs.get(a.job) else {
+                continue;
+            };
             let running_after = (job.is_running() && !stopped(a.job, out)) || started(a.job, out);
             if !running_after && a.n_gpus > 0 {
                 self.rest.entries.push(*a);
@@ -161,7 +163,14 @@ impl<A: PlacementPolicy, B: PlacementPolicy> PlacementPolicy for OrElse<A, B> {
                 j.gpus = gpus.clone();
             }
         }
-        let view = Ctx::new(ctx.now, ctx.round, ctx.round_len, ctx.semantics, &cluster, &jobs);
+        let view = Ctx::new(
+            ctx.now,
+            ctx.round,
+            ctx.round_len,
+            ctx.semantics,
+            &cluster,
+            &jobs,
+        );
         self.more.clear();
         self.second.place(&view, &self.rest, &mut self.more);
         out.stop.extend_from_slice(&self.more.stop);
@@ -273,7 +282,12 @@ impl<T: SchedulingPolicy> SchedulingPolicyExt for T {}
 pub trait PlacementPolicyExt: PlacementPolicy + Sized {
     /// Offer the jobs this placement leaves waiting to `fallback`; see [`OrElse`].
     fn or_else<B: PlacementPolicy>(self, fallback: B) -> OrElse<Self, B> {
-        OrElse { first: self, second: fallback, rest: Schedule::default(), more: Decisions::default() }
+        OrElse {
+            first: self,
+            second: fallback,
+            rest: Schedule::default(),
+            more: Decisions::default(),
+        }
     }
 
     /// Box it for the runtime path.
@@ -318,47 +332,67 @@ mod tests {
     fn table(gpus: &[u32]) -> JobTable {
         let mut t = JobTable::new();
         for (i, &g) in gpus.iter().enumerate() {
-            t.push(Job::new(JobId(i as u32), JobSpec::new(Time::ZERO, g, 100.0), Time::ZERO));
+            t.push(Job::new(
+                JobId(i as u32),
+                JobSpec::new(Time::ZERO, g, 100.0),
+                Time::ZERO,
+            ));
         }
         t
     }
 
     /// Lowest free GPUs, jobs in schedule order, skipping jobs that do not fit.
     fn first_fit() -> impl PlacementPolicy {
-        placement_fn("first-fit", |ctx: &Ctx<'_>, s: &Schedule, out: &mut Decisions| {
-            let mut plan = ctx.cluster.free_map();
-            for a in s.iter() {
-                let free: Vec<GpuId> = (0..ctx.cluster.total_gpus())
-                    .map(GpuId)
-                    .filter(|&g| plan.is_free(g))
-                    .take(a.n_gpus as usize)
-                    .collect();
-                if free.len() == a.n_gpus as usize {
-                    plan.occupy(&free);
-                    out.start(a.job, &free);
+        placement_fn(
+            "first-fit",
+            |ctx: &Ctx<'_>, s: &Schedule, out: &mut Decisions| {
+                let mut plan = ctx.cluster.free_map();
+                for a in s.iter() {
+                    let free: Vec<GpuId> = (0..ctx.cluster.total_gpus())
+                        .map(GpuId)
+                        .filter(|&g| plan.is_free(g))
+                        .take(a.n_gpus as usize)
+                        .collect();
+                    if free.len() == a.n_gpus as usize {
+                        plan.occupy(&free);
+                        out.start(a.job, &free);
+                    }
                 }
-            }
-        })
+            },
+        )
     }
 
     #[test]
     fn or_else_offers_leftovers_on_the_remaining_cluster() {
         let cluster = Cluster::new(ClusterSpec::uniform(1, 4));
         let jobs = table(&[2, 1, 1]);
-        let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), Semantics::Exact, &cluster, &jobs);
+        let ctx = Ctx::new(
+            Time::ZERO,
+            0,
+            Time::from_secs(300),
+            Semantics::Exact,
+            &cluster,
+            &jobs,
+        );
         let mut s = Schedule::default();
         for j in jobs.iter() {
             s.push(j.id, j.n_gpus());
         }
         // The first only places job 0.
-        let only_zero = placement_fn("only-zero", |_: &Ctx<'_>, _: &Schedule, out: &mut Decisions| {
-            out.start(JobId(0), &[GpuId(0), GpuId(1)]);
-        });
+        let only_zero = placement_fn(
+            "only-zero",
+            |_: &Ctx<'_>, _: &Schedule, out: &mut Decisions| {
+                out.start(JobId(0), &[GpuId(0), GpuId(1)]);
+            },
+        );
         let mut p = only_zero.or_else(first_fit());
         let mut out = Decisions::default();
         p.place(&ctx, &s, &mut out);
-        let got: Vec<(u32, Vec<u32>)> =
-            out.start.iter().map(|(j, g)| (j.0, g.iter().map(|g| g.0).collect())).collect();
+        let got: Vec<(u32, Vec<u32>)> = out
+            .start
+            .iter()
+            .map(|(j, g)| (j.0, g.iter().map(|g| g.0).collect()))
+            .collect();
         assert_eq!(got, vec![(0, vec![0, 1]), (1, vec![2]), (2, vec![3])]);
     }
 

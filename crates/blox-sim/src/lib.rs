@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`Simulator`] | the engine: generic over scheduler, throughput model and metric sink; `blox` or `exact` time semantics (see [`engine`]) |
 //! | [`Workload`] | where jobs come from: [`BloxDefaultWorkload`] (Blox's generator on a bit-exact CPython `random`), [`JobList`] (e.g. from [`read_canonical_csv`]) |
+//! | [`sweep`] | the cross product of settings, run in parallel, resumable, shardable, merged into one table |
 //! | [`Scenario`] | a whole run as data (TOML/JSON or flags), run through the boxed path, writing `jobs.csv`, `summary.json`, `timeline.csv` |
 //!
 //! ## Compose and run a scheduler
@@ -33,6 +34,7 @@
 pub mod engine;
 mod error;
 mod scenario;
+pub mod sweep;
 pub mod workload;
 
 pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION};

@@ -36,6 +36,12 @@ enum Command {
     Run(RunArgs),
     /// Run several policies on the same workload and print one table.
     Compare(CompareArgs),
+    /// Run the cross product of settings in parallel (any flag of `run` may be a comma list;
+    /// --load and --seed also take inclusive ranges such as 1..9), resumably, into DIR.
+    Sweep(SweepArgs),
+    /// Join the finished runs under DIR/runs (e.g. from several shards) into DIR/results.csv
+    /// and DIR/results.json.
+    Merge(MergeArgs),
     /// Time the engine on Blox's README configuration (LAS, load 1, jobs 3000..4000, blox
     /// semantics: 48,471 rounds) and print the figures.
     Bench(BenchArgs),
@@ -122,6 +128,71 @@ struct CompareArgs {
 }
 
 #[derive(Args)]
+struct SweepArgs {
+    /// Scenario file (TOML or JSON) every run starts from.
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+    /// Semantics to try, e.g. `blox,exact`.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    semantics: Vec<Semantics>,
+    /// Loads in jobs/hour: a list and/or inclusive integer ranges, e.g. `1..9` or `2,4.5,8`.
+    #[arg(long, value_name = "LIST")]
+    load: Option<String>,
+    /// Blox's N for the generated workload [default: 12000].
+    #[arg(long, value_name = "N")]
+    blox_trace_jobs: Option<usize>,
+    /// Read jobs from this file instead of generating them.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["load", "blox_trace_jobs"])]
+    trace: Option<PathBuf>,
+    /// Format of --trace [default: canonical].
+    #[arg(long, value_name = "FORMAT", requires = "trace")]
+    trace_format: Option<String>,
+    /// Clusters to try, e.g. `32x4,16x8`.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    cluster: Vec<String>,
+    /// Round length in seconds [default: 300].
+    #[arg(long, value_name = "SECONDS")]
+    round: Option<u64>,
+    /// Admission policies to try, e.g. `accept-all,load-based:1.2`.
+    #[arg(long, value_name = "LIST")]
+    admission: Option<String>,
+    /// Scheduling policies to try, e.g. `fifo,las,optimus`.
+    #[arg(long, value_name = "LIST")]
+    policy: Option<String>,
+    /// Placements to try.
+    #[arg(long, value_name = "LIST")]
+    placement: Option<String>,
+    /// Tracked job ids FIRST..LAST for every run.
+    #[arg(long, value_name = "FIRST..LAST")]
+    track: Option<String>,
+    /// Seeds: a list and/or inclusive ranges, e.g. `1..5`.
+    #[arg(long, value_name = "LIST")]
+    seed: Option<String>,
+    /// Exact semantics: preemption cost in seconds.
+    #[arg(long, value_name = "SECONDS")]
+    preemption_cost: Option<f64>,
+    /// Starvation threshold in seconds; 0 disables.
+    #[arg(long, value_name = "SECONDS")]
+    starvation: Option<u64>,
+    /// Output folder: runs/LABEL/ per run, results.csv and results.json.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Run only the runs whose index is K mod N (K from 0), e.g. `--shard 0/4`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<blox_sim::sweep::Shard>,
+    /// Worker threads [default: all cores].
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+#[derive(Args)]
+struct MergeArgs {
+    /// The sweep's output folder.
+    #[arg(value_name = "DIR")]
+    out: PathBuf,
+}
+
+#[derive(Args)]
 struct BenchArgs {
     /// How many times to run.
     #[arg(long, default_value_t = 10)]
@@ -138,6 +209,8 @@ fn main() -> ExitCode {
         }),
         Some(Command::Run(a)) => run(a),
         Some(Command::Compare(a)) => compare(a),
+        Some(Command::Sweep(a)) => sweep(a),
+        Some(Command::Merge(a)) => merge(&a.out),
         Some(Command::Bench(a)) => bench(a),
     };
     match result {
@@ -286,6 +359,202 @@ fn compare(a: CompareArgs) -> Result<(), SimError> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Split a comma list of component specs, keeping `key=value` parameters with their component:
+/// `tiresias:queues=2,threshold=3600,las` gives `tiresias:queues=2,threshold=3600` and `las`.
+fn split_specs(s: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for part in s.split(',') {
+        match out.last_mut() {
+            Some(prev) if part.contains('=') && !part.contains(':') => {
+                prev.push(',');
+                prev.push_str(part);
+            }
+            _ => out.push(part.trim().to_string()),
+        }
+    }
+    out
+}
+
+fn parse_list<T: std::str::FromStr>(s: &Option<String>, what: &str) -> Result<Vec<T>, SimError>
+where
+    T::Err: std::fmt::Display,
+{
+    s.as_deref().map_or(Ok(Vec::new()), |s| {
+        split_specs(s)
+            .iter()
+            .map(|x| {
+                x.parse::<T>()
+                    .map_err(|e| SimError::Config(format!("--{what}: {e}")))
+            })
+            .collect()
+    })
+}
+
+/// `1..9,12,0.5` → 1, 2, …, 9, 12, 0.5.
+fn parse_numbers(s: &Option<String>, what: &str) -> Result<Vec<f64>, SimError> {
+    let Some(s) = s else { return Ok(Vec::new()) };
+    let bad = |x: &str| {
+        SimError::Config(format!(
+            "--{what}: `{x}` is not a number or an integer range A..B"
+        ))
+    };
+    let mut out = Vec::new();
+    for item in s.split(',') {
+        let item = item.trim();
+        if let Some((a, b)) = item.split_once("..") {
+            let a: i64 = a.trim().parse().map_err(|_| bad(item))?;
+            let b: i64 = b.trim().parse().map_err(|_| bad(item))?;
+            if a > b || b - a > 1_000_000 {
+                return Err(bad(item));
+            }
+            out.extend((a..=b).map(|x| x as f64));
+        } else {
+            let x: f64 = item.parse().map_err(|_| bad(item))?;
+            if !x.is_finite() {
+                return Err(bad(item));
+            }
+            out.push(x);
+        }
+    }
+    Ok(out)
+}
+
+fn sweep(a: SweepArgs) -> Result<(), SimError> {
+    use blox_sim::sweep::{run_one, Sweep};
+    use rayon::prelude::*;
+    let base_args = ScenarioArgs {
+        scenario: a.scenario.clone(),
+        trace: a.trace.clone(),
+        trace_format: a.trace_format.clone(),
+        blox_trace_jobs: a.blox_trace_jobs,
+        round: a.round,
+        track: a.track.clone(),
+        preemption_cost: a.preemption_cost,
+        starvation: a.starvation,
+        ..ScenarioArgs::default()
+    };
+    let base = base_args.build()?;
+    let seeds = parse_numbers(&a.seed, "seed")?;
+    if seeds.iter().any(|s| *s < 0.0 || s.fract() != 0.0) {
+        return Err(SimError::Config("--seed takes whole numbers".into()));
+    }
+    let sweep = Sweep {
+        base,
+        semantics: a.semantics.clone(),
+        clusters: a.cluster.clone(),
+        admissions: parse_list(&a.admission, "admission")?,
+        policies: parse_list(&a.policy, "policy")?,
+        placements: parse_list(&a.placement, "placement")?,
+        loads: parse_numbers(&a.load, "load")?,
+        seeds: seeds.iter().map(|&s| s as u64).collect(),
+    };
+    let all = sweep.runs()?;
+    for r in &all {
+        r.scenario.cluster_spec()?;
+        r.scenario.sim_config()?;
+    }
+    let mine: Vec<_> = all
+        .iter()
+        .filter(|r| a.shard.map_or(true, |s| s.contains(r.index)))
+        .collect();
+    std::fs::create_dir_all(&a.out).map_err(|e| SimError::io(&a.out, e))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| SimError::Config(format!("--threads: {e}")))?;
+    let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        let bar = indicatif::ProgressBar::new(mine.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} runs, {elapsed} elapsed, ETA {eta} {msg}",
+            )
+            .expect("a valid template"),
+        );
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let started = Instant::now();
+    let results: Vec<Result<bool, SimError>> = pool.install(|| {
+        mine.par_iter()
+            .map(|r| {
+                let res = run_one(r, &a.out)
+                    .map_err(|e| SimError::Config(format!("run {} ({}): {e}", r.index, r.label)));
+                bar.inc(1);
+                res
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let mut ran = 0;
+    let mut skipped = 0;
+    let mut failed = Vec::new();
+    for r in results {
+        match r {
+            Ok(true) => ran += 1,
+            Ok(false) => skipped += 1,
+            Err(e) => failed.push(e),
+        }
+    }
+    let rows = blox_sim::sweep::merge(&a.out)?;
+    print_rows(&rows);
+    println!(
+        "\n{} runs in this {}: {ran} ran, {skipped} already done, {} failed; {:.2} s wall on {} threads; results in {}/results.csv",
+        mine.len(),
+        a.shard.map_or_else(|| "sweep".to_string(), |s| format!("shard {}/{}", s.k, s.n)),
+        failed.len(),
+        started.elapsed().as_secs_f64(),
+        pool.current_num_threads(),
+        a.out.display()
+    );
+    if let Some(e) = failed.into_iter().next() {
+        return Err(e);
+    }
+    Ok(())
+}
+
+fn merge(out: &std::path::Path) -> Result<(), SimError> {
+    let rows = blox_sim::sweep::merge(out)?;
+    print_rows(&rows);
+    println!(
+        "\n{} runs merged into {}/results.csv and results.json",
+        rows.len(),
+        out.display()
+    );
+    Ok(())
+}
+
+fn print_rows(rows: &[blox_sim::sweep::SweepRow]) {
+    println!(
+        "{:>5} {:<7} {:<16} {:<10} {:<10} {:>6} {:>5} {:>12} {:>12} {:>12}",
+        "index",
+        "sem.",
+        "admission",
+        "policy",
+        "placement",
+        "load",
+        "seed",
+        "avg JCT (h)",
+        "p99 JCT (h)",
+        "preemptions"
+    );
+    for r in rows {
+        println!(
+            "{:>5} {:<7} {:<16} {:<10} {:<10} {:>6} {:>5} {:>12.2} {:>12.2} {:>12}",
+            r.index,
+            r.semantics,
+            r.admission,
+            r.policy,
+            r.placement,
+            r.load.map_or_else(|| "-".into(), |l| l.to_string()),
+            r.seed,
+            r.avg_jct_s / 3600.0,
+            r.p99_jct_s / 3600.0,
+            r.preemptions_total
+        );
+    }
 }
 
 fn workload_label(s: &Scenario) -> String {

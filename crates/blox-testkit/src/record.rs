@@ -98,7 +98,9 @@ impl MetricSink for RecordingSink {
             },
             Event::Admitted { time, seq, job } => Recorded::Admitted { time, seq, job },
             Event::Rejected { time, seq } => Recorded::Rejected { time, seq },
-            Event::Started { time, job, gpus, .. } => Recorded::Started {
+            Event::Started {
+                time, job, gpus, ..
+            } => Recorded::Started {
                 time,
                 job,
                 gpus: gpus.iter().map(|g| g.0).collect(),

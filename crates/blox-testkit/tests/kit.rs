@@ -49,19 +49,26 @@ proptest! {
 #[test]
 fn a_double_allocating_placement_is_reported() {
     // Gives every waiting job GPU 0.
-    let mut greedy = placement_fn("greedy", |ctx: &Ctx<'_>, s: &Schedule, out: &mut Decisions| {
-        for a in s.iter() {
-            if !ctx.jobs.get(a.job).is_some_and(|j| j.is_running()) {
-                out.start(a.job, &[GpuId(0)]);
+    let mut greedy = placement_fn(
+        "greedy",
+        |ctx: &Ctx<'_>, s: &Schedule, out: &mut Decisions| {
+            for a in s.iter() {
+                if !ctx.jobs.get(a.job).is_some_and(|j| j.is_running()) {
+                    out.start(a.job, &[GpuId(0)]);
+                }
             }
-        }
-    });
+        },
+    );
     let snap = strategy::Snapshot {
         cluster: blox_core::Cluster::new(blox_core::ClusterSpec::uniform(1, 4)),
         jobs: {
             let mut t = blox_core::JobTable::new();
             for i in 0..2 {
-                t.push(blox_core::Job::new(blox_core::JobId(i), JobSpec::new(Time::ZERO, 1, 10.0), Time::ZERO));
+                t.push(blox_core::Job::new(
+                    blox_core::JobId(i),
+                    JobSpec::new(Time::ZERO, 1, 10.0),
+                    Time::ZERO,
+                ));
             }
             t
         },
@@ -86,12 +93,28 @@ fn a_starving_policy_is_reported() {
         }
     });
     // One GPU; a job arrives every 300 s, each running 600 s.
-    let jobs: Vec<_> = (0..40).map(|i| JobSpec::new(Time::from_secs(i * 300), 1, 600.0)).collect();
-    let (_, rec) = run_recorded(Pipeline::new(AcceptAll, newest_first, Scattered::new()), 1, 1, Semantics::Exact, jobs.clone()).unwrap();
+    let jobs: Vec<_> = (0..40)
+        .map(|i| JobSpec::new(Time::from_secs(i * 300), 1, 600.0))
+        .collect();
+    let (_, rec) = run_recorded(
+        Pipeline::new(AcceptAll, newest_first, Scattered::new()),
+        1,
+        1,
+        Semantics::Exact,
+        jobs.clone(),
+    )
+    .unwrap();
     let v = check_starvation_free(&rec, Time::from_secs(3_600)).unwrap_err();
     assert_eq!(v.invariant, "starvation-free");
     // FIFO on the same jobs keeps every wait bounded by the backlog it builds.
-    let (_, rec) = run_recorded(Pipeline::new(AcceptAll, Fifo::default(), Scattered::new()), 1, 1, Semantics::Exact, jobs).unwrap();
+    let (_, rec) = run_recorded(
+        Pipeline::new(AcceptAll, Fifo::default(), Scattered::new()),
+        1,
+        1,
+        Semantics::Exact,
+        jobs,
+    )
+    .unwrap();
     assert!(check_starvation_free(&rec, Time::from_secs(13_000)).is_ok());
 }
 
@@ -104,7 +127,14 @@ fn work_conservation_is_checked_on_exact_runs() {
         JobSpec::new(Time::from_secs(300), 4, 600.0),
         JobSpec::new(Time::from_secs(300), 1, 600.0),
     ];
-    let (_, rec) = run_recorded(Pipeline::new(AcceptAll, Fifo::default(), Scattered::new()), 1, 4, Semantics::Exact, jobs).unwrap();
+    let (_, rec) = run_recorded(
+        Pipeline::new(AcceptAll, Fifo::default(), Scattered::new()),
+        1,
+        4,
+        Semantics::Exact,
+        jobs,
+    )
+    .unwrap();
     let v = check_work_conserving(&rec).unwrap_err();
     assert!(v.detail.starts_with("at 300 s, 3 GPUs were free"), "{v}");
 }

@@ -22,7 +22,8 @@ impl SchedulingPolicy for Srsf {
             let service = j.remaining_work() * f64::from(j.n_gpus());
             self.keys.push((j.priority, service, j.id, j.n_gpus()));
         }
-        self.keys.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+        self.keys
+            .sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
         for &(_, _, id, n) in &self.keys {
             out.push(id, n);
         }

@@ -3,7 +3,9 @@
 use blox_admission::AcceptAll;
 use blox_core::{Pipeline, Schedule, SchedulingPolicy, Semantics};
 use blox_placement::Scattered;
-use blox_testkit::{check_conservation, check_deterministic, check_permutation, run_recorded, strategy};
+use blox_testkit::{
+    check_conservation, check_deterministic, check_permutation, run_recorded, strategy,
+};
 use my_blox_policy::Srsf;
 use proptest::prelude::*;
 

@@ -1,0 +1,363 @@
+//! Sweeps: many scenarios from one, run in parallel, resumable and shardable.
+//!
+//! A [`Sweep`] is a base [`Scenario`] and lists of values for some of its settings; its runs are
+//! the cross product, in a fixed order (semantics, cluster, admission, policy, placement, load,
+//! seed, with the last varying fastest). Each run has an index in that order and a label, and
+//! writes its outputs to `OUT/runs/LABEL/` (`jobs.csv`, `summary.json`, `timeline.csv`, and
+//! `run.json` with its index, label and scenario). A run whose `run.json` exists is skipped, so
+//! an interrupted sweep resumes where it stopped. `--shard K/N` keeps the runs whose index is
+//! `K mod N` (K counted from 0), so N batch tasks (a Slurm job array, a Kubernetes Indexed Job)
+//! can share one output folder; [`merge`] then writes the one results table from whatever runs
+//! are in the folder.
+
+use crate::{Scenario, SimError, WorkloadConfig};
+use blox_admission::AdmissionConfig;
+use blox_core::Semantics;
+use blox_placement::PlacementConfig;
+use blox_policies::PolicyConfig;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The lists a sweep crosses. An empty list keeps the base scenario's value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sweep {
+    /// The scenario every run starts from.
+    pub base: Scenario,
+    /// Time semantics to try.
+    pub semantics: Vec<Semantics>,
+    /// Clusters to try (`NODESxGPUS`).
+    pub clusters: Vec<String>,
+    /// Admission policies to try.
+    pub admissions: Vec<AdmissionConfig>,
+    /// Scheduling policies to try.
+    pub policies: Vec<PolicyConfig>,
+    /// Placements to try.
+    pub placements: Vec<PlacementConfig>,
+    /// Loads (jobs/hour) to try; needs the generated workload.
+    pub loads: Vec<f64>,
+    /// Seeds to try.
+    pub seeds: Vec<u64>,
+}
+
+/// One run of a sweep.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepRun {
+    /// Position in the sweep's order.
+    pub index: usize,
+    /// A unique, file-name-safe label, e.g. `blox-accept-all-las-scattered-load8-seed1`.
+    pub label: String,
+    /// The scenario.
+    pub scenario: Scenario,
+}
+
+/// One row of the results table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepRow {
+    /// Position in the sweep's order.
+    pub index: usize,
+    /// The run's label.
+    pub label: String,
+    /// Semantics.
+    pub semantics: String,
+    /// Cluster.
+    pub cluster: String,
+    /// Admission policy.
+    pub admission: String,
+    /// Scheduling policy.
+    pub policy: String,
+    /// Placement policy.
+    pub placement: String,
+    /// Load in jobs/hour (empty for traces).
+    pub load: Option<f64>,
+    /// Seed.
+    pub seed: u64,
+    /// Tracked jobs.
+    pub n_tracked: u64,
+    /// Mean JCT of tracked jobs, s.
+    pub avg_jct_s: f64,
+    /// Median JCT, s.
+    pub p50_jct_s: f64,
+    /// 99th-percentile JCT, s.
+    pub p99_jct_s: f64,
+    /// Mean responsiveness, s.
+    pub avg_responsiveness_s: f64,
+    /// Preemptions counted.
+    pub preemptions_total: u64,
+    /// Makespan of the tracked jobs, s.
+    pub makespan_s: f64,
+    /// End of the run, s.
+    pub end_time_s: f64,
+}
+
+/// Header of `results.csv`.
+pub const RESULTS_CSV_HEADER: &str = "index,label,semantics,cluster,admission,policy,placement,load,seed,n_tracked,avg_jct_s,p50_jct_s,p99_jct_s,avg_responsiveness_s,preemptions_total,makespan_s,end_time_s";
+
+fn or_base<T: Clone>(list: &[T], base: T) -> Vec<T> {
+    if list.is_empty() {
+        vec![base]
+    } else {
+        list.to_vec()
+    }
+}
+
+fn safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+impl Sweep {
+    /// Every run, in order.
+    pub fn runs(&self) -> Result<Vec<SweepRun>, SimError> {
+        let b = &self.base;
+        let base_load = b.load();
+        if !self.loads.is_empty() && base_load.is_none() {
+            return Err(SimError::Config(
+                "--load applies to the generated workload, not to a trace".into(),
+            ));
+        }
+        let mut runs = Vec::new();
+        for sem in or_base(&self.semantics, b.semantics) {
+            for cluster in or_base(&self.clusters, b.cluster.clone()) {
+                for adm in or_base(&self.admissions, b.admission.clone()) {
+                    for pol in or_base(&self.policies, b.policy.clone()) {
+                        for pla in or_base(&self.placements, b.placement.clone()) {
+                            for load in or_base(&self.loads, base_load.unwrap_or(0.0)) {
+                                for seed in or_base(&self.seeds, b.seed) {
+                                    let mut s = b.clone();
+                                    s.semantics = sem;
+                                    s.cluster = cluster.clone();
+                                    s.admission = adm.clone();
+                                    s.policy = pol.clone();
+                                    s.placement = pla.clone();
+                                    s.seed = seed;
+                                    if let WorkloadConfig::BloxDefault { load: l, .. } =
+                                        &mut s.workload
+                                    {
+                                        *l = load;
+                                    }
+                                    let load_part =
+                                        s.load().map_or_else(String::new, |l| format!("-load{l}"));
+                                    let label = safe(&format!(
+                                        "{sem}-{cluster}-{adm}-{pol}-{pla}{load_part}-seed{seed}"
+                                    ));
+                                    s.out = None;
+                                    runs.push(SweepRun {
+                                        index: runs.len(),
+                                        label,
+                                        scenario: s,
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(runs)
+    }
+}
+
+/// A deterministic slice `K/N` of a sweep (K from 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, 0-based.
+    pub k: usize,
+    /// Number of shards.
+    pub n: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = SimError;
+    fn from_str(s: &str) -> Result<Self, SimError> {
+        let bad = || {
+            SimError::Config(format!(
+                "invalid shard `{s}` (expected K/N with 0 <= K < N, e.g. 0/4)"
+            ))
+        };
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (k, n): (usize, usize) = (
+            k.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if n == 0 || k >= n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+impl Shard {
+    /// Whether the run with this index belongs to the shard.
+    pub fn contains(&self, index: usize) -> bool {
+        index % self.n == self.k
+    }
+}
+
+/// Run one sweep run into `out/runs/LABEL/`, unless it is already there. Returns whether it ran.
+pub fn run_one(run: &SweepRun, out: &Path) -> Result<bool, SimError> {
+    let dir = out.join("runs").join(&run.label);
+    let marker = dir.join("run.json");
+    if marker.exists() {
+        return Ok(false);
+    }
+    let mut s = run.scenario.clone();
+    s.out = Some(dir.clone());
+    s.run()?;
+    // The marker comes last: a run interrupted before it is run again.
+    let bytes = serde_json::to_vec_pretty(run).expect("serialising to memory");
+    let tmp = dir.join(".run.json.tmp");
+    std::fs::write(&tmp, bytes).map_err(|e| SimError::io(&tmp, e))?;
+    std::fs::rename(&tmp, &marker).map_err(|e| SimError::io(&marker, e))?;
+    Ok(true)
+}
+
+fn row(run: &SweepRun, summary: &serde_json::Value) -> SweepRow {
+    let f = |k: &str| {
+        summary
+            .get(k)
+            .and_then(serde_json::Value::as_f64)
+            .unwrap_or(f64::NAN)
+    };
+    let stat = |k: &str| {
+        summary["statistics"]
+            .get(k)
+            .and_then(serde_json::Value::as_f64)
+            .unwrap_or(f64::NAN)
+    };
+    let s = &run.scenario;
+    SweepRow {
+        index: run.index,
+        label: run.label.clone(),
+        semantics: s.semantics.to_string(),
+        cluster: s.cluster.clone(),
+        admission: s.admission.to_string(),
+        policy: s.policy.to_string(),
+        placement: s.placement.to_string(),
+        load: s.load(),
+        seed: s.seed,
+        n_tracked: summary["n_tracked"].as_u64().unwrap_or(0),
+        avg_jct_s: f("avg_jct_s"),
+        p50_jct_s: stat("p50_jct_s"),
+        p99_jct_s: stat("p99_jct_s"),
+        avg_responsiveness_s: f("avg_responsiveness_s"),
+        preemptions_total: summary["preemptions_total"].as_u64().unwrap_or(0),
+        makespan_s: f("makespan_s"),
+        end_time_s: f("end_time_s"),
+    }
+}
+
+/// Read every finished run under `out/runs/`, and write `out/results.csv` and
+/// `out/results.json` (rows in sweep order). Returns the rows.
+pub fn merge(out: &Path) -> Result<Vec<SweepRow>, SimError> {
+    let runs_dir = out.join("runs");
+    let entries = std::fs::read_dir(&runs_dir).map_err(|e| SimError::io(&runs_dir, e))?;
+    let mut rows = Vec::new();
+    let mut dirs: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    dirs.sort();
+    for dir in dirs {
+        let marker = dir.join("run.json");
+        if !marker.exists() {
+            continue;
+        }
+        let read = |p: &Path| -> Result<serde_json::Value, SimError> {
+            let text = std::fs::read_to_string(p).map_err(|e| SimError::io(p, e))?;
+            serde_json::from_str(&text)
+                .map_err(|e| SimError::input(p, Some(e.line() as u64), None, e.to_string()))
+        };
+        let run: SweepRun = serde_json::from_value(read(&marker)?)
+            .map_err(|e| SimError::input(&marker, None, None, e.to_string()))?;
+        let summary = read(&dir.join("summary.json"))?;
+        rows.push(row(&run, &summary));
+    }
+    rows.sort_by_key(|r| r.index);
+    write_results(out, &rows)?;
+    Ok(rows)
+}
+
+fn csv_cell(s: &str) -> String {
+    if s.contains([',', '"']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn write_results(out: &Path, rows: &[SweepRow]) -> Result<(), SimError> {
+    let mut csv = String::from(RESULTS_CSV_HEADER);
+    csv.push('\n');
+    for r in rows {
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{:?},{:?},{:?},{:?},{},{:?},{:?}\n",
+            r.index,
+            r.label,
+            r.semantics,
+            r.cluster,
+            csv_cell(&r.admission),
+            csv_cell(&r.policy),
+            csv_cell(&r.placement),
+            r.load.map_or_else(String::new, |l| l.to_string()),
+            r.seed,
+            r.n_tracked,
+            r.avg_jct_s,
+            r.p50_jct_s,
+            r.p99_jct_s,
+            r.avg_responsiveness_s,
+            r.preemptions_total,
+            r.makespan_s,
+            r.end_time_s
+        ));
+    }
+    for (name, bytes) in [
+        ("results.csv", csv.into_bytes()),
+        ("results.json", {
+            let mut v = serde_json::to_vec_pretty(rows).expect("serialising to memory");
+            v.push(b'\n');
+            v
+        }),
+    ] {
+        let path = out.join(name);
+        let tmp = out.join(format!(".{name}.tmp"));
+        std::fs::write(&tmp, bytes).map_err(|e| SimError::io(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| SimError::io(&path, e))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expands_the_cross_product_in_order_with_unique_labels() {
+        let sweep = Sweep {
+            policies: vec![PolicyConfig::Fifo, PolicyConfig::Las],
+            loads: vec![1.0, 2.0, 3.0],
+            ..Sweep::default()
+        };
+        let runs = sweep.runs().unwrap();
+        assert_eq!(runs.len(), 6);
+        assert_eq!(
+            runs[0].label,
+            "exact-32x4-accept-all-fifo-scattered-load1-seed1"
+        );
+        assert_eq!(runs[4].scenario.load(), Some(2.0));
+        let mut labels: Vec<_> = runs.iter().map(|r| r.label.clone()).collect();
+        labels.dedup();
+        assert_eq!(labels.len(), 6);
+    }
+
+    #[test]
+    fn shards_partition_the_runs() {
+        let s: Shard = "1/3".parse().unwrap();
+        assert!(s.contains(1) && s.contains(4) && !s.contains(3));
+        assert!("3/3".parse::<Shard>().is_err());
+        assert!("x".parse::<Shard>().is_err());
+    }
+}
