@@ -1,15 +1,54 @@
-use crate::{BloxOptimus, Fifo, Las, Srtf};
-use blox_core::{BoxScheduling, ComponentSpec, ConfigError, Semantics};
+use crate::gavel::MaxMinSolver;
+use crate::tiresias::TIRESIAS_THRESHOLD;
+use crate::{Amdahl, BloxOptimus, Fifo, Gavel, Las, Optimus, Sjf, Srtf, Themis, Tiresias};
+use blox_core::{
+    BoxScheduling, BoxThroughput, ComponentSpec, ConfigError, ConstantSpeed, Semantics,
+};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
 /// Names a scheduling policy and its parameters; builds it at run time.
 ///
-/// In files it is tagged by `kind`: `{"kind": "las"}`. Unknown fields are rejected. On the
-/// command line: `fifo`, `las`, `srtf`, `optimus`, `tiresias`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", from = "PolicyConfigDe")]
+/// In files it is tagged by `kind`, e.g. `{"kind": "tiresias", "thresholds": [3600, 36000]}`;
+/// unknown fields are rejected and parameters left out take their defaults. On the command line:
+/// `name` or `name:key=value,...`:
+///
+/// | name | parameters (default) | `blox` semantics | `exact` semantics |
+/// |---|---|---|---|
+/// | `fifo` | | [`Fifo`] | [`Fifo`] |
+/// | `las` | | [`Las`] (wall-clock service) | [`Las`] (GPU-seconds) |
+/// | `srtf` | | [`Srtf`] | [`Srtf`] |
+/// | `sjf` | `preemptive` (`true`) | [`Sjf`] | [`Sjf`] |
+/// | `tiresias` | `thresholds` (`3600`, `/`-separated on the command line, e.g. `3600/36000`), or `queues` (2) with `threshold` (3600) for thresholds `threshold × 10^i`; `starvation` (off; a multiplier, `0` = off) | Blox's Tiresias, i.e. [`Las`]; no parameters | [`Tiresias`] |
+/// | `optimus` | `parallel_fraction` (0.95) | Blox's Optimus, [`BloxOptimus`]; no parameters | [`Optimus`] with [`Amdahl`] |
+/// | `gavel` | `solver` (`water-filling` or `lp`) | [`Gavel`] | [`Gavel`] |
+/// | `themis` | | [`Themis`] | [`Themis`] |
+///
+/// `Tiresias` and `Optimus` with default parameters are the unit variants
+/// [`PolicyConfig::Tiresias`] and [`PolicyConfig::Optimus`]; other parameters use
+/// [`PolicyConfig::TiresiasWith`] and [`PolicyConfig::OptimusWith`]. Parsing and deserialising
+/// normalise default parameters to the unit variants, so `"tiresias:queues=2"` equals
+/// `PolicyConfig::Tiresias`.
+///
+/// ```
+/// use blox_policies::{PolicyConfig, PolicyEnv, TiresiasParams};
+/// use blox_core::Semantics;
+///
+/// let p: PolicyConfig = "tiresias:queues=3,threshold=1000,starvation=2".parse().unwrap();
+/// assert_eq!(p, PolicyConfig::TiresiasWith(TiresiasParams {
+///     thresholds: vec![1000.0, 10_000.0],
+///     starvation: Some(2.0),
+/// }));
+/// assert_eq!(p.to_string(), "tiresias:thresholds=1000/10000,starvation=2");
+/// assert_eq!(p.to_string().parse::<PolicyConfig>().unwrap(), p);
+/// let policy = p.build(&PolicyEnv::new(Semantics::Exact, None)).unwrap();
+/// assert_eq!(policy.name(), "tiresias");
+/// assert!("tiresias:queue=2".parse::<PolicyConfig>().unwrap_err().to_string()
+///     .contains("unknown parameter `queue`"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "PolicyConfigRepr", try_from = "PolicyConfigRepr")]
 pub enum PolicyConfig {
     /// [`Fifo`].
     Fifo,
@@ -17,32 +56,161 @@ pub enum PolicyConfig {
     Las,
     /// [`Srtf`].
     Srtf,
-    /// Blox's Optimus ([`BloxOptimus`]); `blox` semantics only for now.
-    Optimus,
-    /// Blox's Tiresias, which is exactly LAS in Blox's code; `blox` semantics only for now.
+    /// [`Sjf`].
+    Sjf {
+        /// See [`Sjf`]; default `true`.
+        preemptive: bool,
+    },
+    /// Tiresias with default parameters: Blox's Tiresias ([`Las`]) in `blox` semantics,
+    /// [`Tiresias::default`] in `exact` semantics.
     Tiresias,
+    /// [`Tiresias`] with other parameters (`exact` semantics only).
+    TiresiasWith(TiresiasParams),
+    /// Optimus with default parameters: Blox's Optimus ([`BloxOptimus`]) in `blox` semantics,
+    /// [`Optimus`] with [`Amdahl::default`] in `exact` semantics.
+    Optimus,
+    /// [`Optimus`] with other parameters (`exact` semantics only).
+    OptimusWith(OptimusParams),
+    /// Max-min fairness, [`Gavel`].
+    Gavel {
+        /// How the allocation is computed; default water-filling.
+        solver: MaxMinSolver,
+    },
+    /// Finish-time fairness, [`Themis`].
+    Themis,
 }
 
-/// Deserialisation mirror: empty struct variants make serde reject unknown fields, which it does
-/// not do for unit variants of an internally tagged enum.
-#[derive(Deserialize)]
+/// Parameters of [`Tiresias`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TiresiasParams {
+    /// Queue thresholds in GPU-seconds, increasing (`K − 1` for `K` queues). Default `[3600]`.
+    pub thresholds: Vec<f64>,
+    /// Starvation multiplier; `None` (the default) disables promotion.
+    pub starvation: Option<f64>,
+}
+
+impl Default for TiresiasParams {
+    fn default() -> Self {
+        TiresiasParams {
+            thresholds: vec![TIRESIAS_THRESHOLD],
+            starvation: None,
+        }
+    }
+}
+
+/// Parameters of [`Optimus`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OptimusParams {
+    /// The [`Amdahl`] parallel fraction; default 0.95.
+    pub parallel_fraction: f64,
+}
+
+impl Default for OptimusParams {
+    fn default() -> Self {
+        OptimusParams {
+            parallel_fraction: Amdahl::default().parallel_fraction,
+        }
+    }
+}
+
+/// The file form: struct variants, so serde rejects unknown fields (it does not for unit
+/// variants of an internally tagged enum), with every parameter optional.
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
-enum PolicyConfigDe {
+enum PolicyConfigRepr {
     Fifo {},
     Las {},
     Srtf {},
-    Optimus {},
-    Tiresias {},
+    Sjf {
+        #[serde(default = "yes", skip_serializing_if = "is_true")]
+        preemptive: bool,
+    },
+    Tiresias {
+        #[serde(
+            default = "default_thresholds",
+            skip_serializing_if = "is_default_thresholds"
+        )]
+        thresholds: Vec<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        starvation: Option<f64>,
+    },
+    Optimus {
+        #[serde(default = "default_p", skip_serializing_if = "is_default_p")]
+        parallel_fraction: f64,
+    },
+    Gavel {
+        #[serde(default, skip_serializing_if = "is_default_solver")]
+        solver: MaxMinSolver,
+    },
+    Themis {},
 }
 
-impl From<PolicyConfigDe> for PolicyConfig {
-    fn from(d: PolicyConfigDe) -> Self {
-        match d {
-            PolicyConfigDe::Fifo {} => PolicyConfig::Fifo,
-            PolicyConfigDe::Las {} => PolicyConfig::Las,
-            PolicyConfigDe::Srtf {} => PolicyConfig::Srtf,
-            PolicyConfigDe::Optimus {} => PolicyConfig::Optimus,
-            PolicyConfigDe::Tiresias {} => PolicyConfig::Tiresias,
+fn yes() -> bool {
+    true
+}
+fn is_true(b: &bool) -> bool {
+    *b
+}
+fn default_thresholds() -> Vec<f64> {
+    TiresiasParams::default().thresholds
+}
+fn is_default_thresholds(t: &[f64]) -> bool {
+    t == default_thresholds().as_slice()
+}
+fn default_p() -> f64 {
+    OptimusParams::default().parallel_fraction
+}
+fn is_default_p(p: &f64) -> bool {
+    *p == default_p()
+}
+fn is_default_solver(s: &MaxMinSolver) -> bool {
+    *s == MaxMinSolver::default()
+}
+
+impl TryFrom<PolicyConfigRepr> for PolicyConfig {
+    type Error = ConfigError;
+    fn try_from(r: PolicyConfigRepr) -> Result<Self, ConfigError> {
+        let cfg = match r {
+            PolicyConfigRepr::Fifo {} => PolicyConfig::Fifo,
+            PolicyConfigRepr::Las {} => PolicyConfig::Las,
+            PolicyConfigRepr::Srtf {} => PolicyConfig::Srtf,
+            PolicyConfigRepr::Sjf { preemptive } => PolicyConfig::Sjf { preemptive },
+            PolicyConfigRepr::Tiresias {
+                thresholds,
+                starvation,
+            } => PolicyConfig::tiresias(TiresiasParams {
+                thresholds,
+                starvation,
+            }),
+            PolicyConfigRepr::Optimus { parallel_fraction } => {
+                PolicyConfig::optimus(OptimusParams { parallel_fraction })
+            }
+            PolicyConfigRepr::Gavel { solver } => PolicyConfig::Gavel { solver },
+            PolicyConfigRepr::Themis {} => PolicyConfig::Themis,
+        };
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
+impl From<PolicyConfig> for PolicyConfigRepr {
+    fn from(c: PolicyConfig) -> Self {
+        match c {
+            PolicyConfig::Fifo => PolicyConfigRepr::Fifo {},
+            PolicyConfig::Las => PolicyConfigRepr::Las {},
+            PolicyConfig::Srtf => PolicyConfigRepr::Srtf {},
+            PolicyConfig::Sjf { preemptive } => PolicyConfigRepr::Sjf { preemptive },
+            PolicyConfig::Tiresias => PolicyConfig::TiresiasWith(TiresiasParams::default()).into(),
+            PolicyConfig::TiresiasWith(p) => PolicyConfigRepr::Tiresias {
+                thresholds: p.thresholds,
+                starvation: p.starvation,
+            },
+            PolicyConfig::Optimus => PolicyConfig::OptimusWith(OptimusParams::default()).into(),
+            PolicyConfig::OptimusWith(p) => PolicyConfigRepr::Optimus {
+                parallel_fraction: p.parallel_fraction,
+            },
+            PolicyConfig::Gavel { solver } => PolicyConfigRepr::Gavel { solver },
+            PolicyConfig::Themis => PolicyConfigRepr::Themis {},
         }
     }
 }
@@ -66,47 +234,119 @@ impl PolicyEnv {
 
 impl PolicyConfig {
     /// The accepted names, for help texts and errors.
-    pub const NAMES: &'static [&'static str] = &["fifo", "las", "srtf", "optimus", "tiresias"];
+    pub const NAMES: &'static [&'static str] = &[
+        "fifo", "las", "srtf", "sjf", "tiresias", "optimus", "gavel", "themis",
+    ];
 
-    /// The name used on the command line.
+    /// Tiresias with these parameters, normalised ([`PolicyConfig::Tiresias`] for the defaults).
+    pub fn tiresias(p: TiresiasParams) -> Self {
+        if p == TiresiasParams::default() {
+            PolicyConfig::Tiresias
+        } else {
+            PolicyConfig::TiresiasWith(p)
+        }
+    }
+
+    /// Optimus with these parameters, normalised ([`PolicyConfig::Optimus`] for the defaults).
+    pub fn optimus(p: OptimusParams) -> Self {
+        if p == OptimusParams::default() {
+            PolicyConfig::Optimus
+        } else {
+            PolicyConfig::OptimusWith(p)
+        }
+    }
+
+    /// The policy's name on the command line (without parameters).
     pub fn as_str(&self) -> &'static str {
         match self {
             PolicyConfig::Fifo => "fifo",
             PolicyConfig::Las => "las",
             PolicyConfig::Srtf => "srtf",
-            PolicyConfig::Optimus => "optimus",
-            PolicyConfig::Tiresias => "tiresias",
+            PolicyConfig::Sjf { .. } => "sjf",
+            PolicyConfig::Tiresias | PolicyConfig::TiresiasWith(_) => "tiresias",
+            PolicyConfig::Optimus | PolicyConfig::OptimusWith(_) => "optimus",
+            PolicyConfig::Gavel { .. } => "gavel",
+            PolicyConfig::Themis => "themis",
         }
+    }
+
+    /// Check the parameters without building anything.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        match self {
+            PolicyConfig::TiresiasWith(p) => {
+                Tiresias::new(p.thresholds.clone(), p.starvation)?;
+            }
+            PolicyConfig::OptimusWith(p) => {
+                Amdahl::new(p.parallel_fraction)
+                    .map_err(|e| ConfigError::new(format!("optimus: {e}")))?;
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// Build the policy for a run.
     pub fn build(&self, env: &PolicyEnv) -> Result<BoxScheduling, ConfigError> {
+        let blox = env.semantics == Semantics::Blox;
         Ok(match self {
             PolicyConfig::Fifo => Box::new(Fifo::default()),
             PolicyConfig::Las => Box::new(Las::default()),
             PolicyConfig::Srtf => Box::new(Srtf::default()),
-            PolicyConfig::Optimus => Box::new(self.blox_optimus(env)?),
-            PolicyConfig::Tiresias => {
-                self.blox_only(env)?;
-                Box::new(Las::default())
+            PolicyConfig::Sjf { preemptive } => Box::new(Sjf::new(*preemptive)),
+            PolicyConfig::Tiresias if blox => Box::new(Las::default()),
+            PolicyConfig::Tiresias => Box::new(Tiresias::default()),
+            PolicyConfig::TiresiasWith(p) => {
+                self.exact_only(env)?;
+                Box::new(Tiresias::new(p.thresholds.clone(), p.starvation)?)
             }
+            PolicyConfig::Optimus if blox => Box::new(self.blox_optimus(env)?),
+            PolicyConfig::Optimus => Box::new(Optimus::with_model(Amdahl::default())),
+            PolicyConfig::OptimusWith(p) => {
+                self.exact_only(env)?;
+                Box::new(Optimus::with_model(self.amdahl(p)?))
+            }
+            PolicyConfig::Gavel { solver } => Box::new(Gavel::new(*solver)),
+            PolicyConfig::Themis => Box::new(Themis::default()),
+        })
+    }
+
+    /// The throughput model the policy implies: Blox's Optimus speed-up as a constant in `blox`
+    /// semantics, the [`Amdahl`] model [`Optimus`] plans with in `exact` semantics (so elastic
+    /// jobs run as fast as it expects), and a constant 1.0 for every other policy.
+    pub fn throughput_model(&self, env: &PolicyEnv) -> Result<BoxThroughput, ConfigError> {
+        let blox = env.semantics == Semantics::Blox;
+        Ok(match self {
+            PolicyConfig::Optimus if blox => Box::new(self.blox_optimus(env)?.throughput_model()),
+            PolicyConfig::Optimus => Box::new(Amdahl::default()),
+            PolicyConfig::OptimusWith(p) => {
+                self.exact_only(env)?;
+                Box::new(self.amdahl(p)?)
+            }
+            _ => Box::new(ConstantSpeed(1.0)),
         })
     }
 
     /// The constant progress factor the policy implies in `blox` semantics (Blox's Optimus
-    /// speed-up; 1.0 for every other policy).
+    /// speed-up; 1.0 for every other policy and in `exact` semantics, where
+    /// [`PolicyConfig::throughput_model`] gives the full model).
     pub fn speed_factor(&self, env: &PolicyEnv) -> Result<f64, ConfigError> {
         match self {
-            PolicyConfig::Optimus => Ok(self.blox_optimus(env)?.factor()),
+            PolicyConfig::Optimus if env.semantics == Semantics::Blox => {
+                Ok(self.blox_optimus(env)?.factor())
+            }
             _ => Ok(1.0),
         }
     }
 
-    fn blox_only(&self, env: &PolicyEnv) -> Result<(), ConfigError> {
-        if env.semantics != Semantics::Blox {
+    fn amdahl(&self, p: &OptimusParams) -> Result<Amdahl, ConfigError> {
+        Amdahl::new(p.parallel_fraction).map_err(|e| ConfigError::new(format!("optimus: {e}")))
+    }
+
+    fn exact_only(&self, env: &PolicyEnv) -> Result<(), ConfigError> {
+        if env.semantics == Semantics::Blox {
             return Err(ConfigError::new(format!(
-                "policy `{}` is available in `blox` semantics only for now (as Blox implements \
-                 it); run with --semantics blox",
+                "policy `{self}`: in `blox` semantics `{}` is Blox's own and takes no \
+                 parameters; its parameters apply to `exact` semantics",
                 self.as_str()
             )));
         }
@@ -114,7 +354,6 @@ impl PolicyConfig {
     }
 
     fn blox_optimus(&self, env: &PolicyEnv) -> Result<BloxOptimus, ConfigError> {
-        self.blox_only(env)?;
         let load = env.load.ok_or_else(|| {
             ConfigError::new(
                 "Blox's Optimus needs the workload's load (its speed-up table is keyed by load); \
@@ -125,16 +364,31 @@ impl PolicyConfig {
     }
 }
 
+fn parse_bool(what: &str, v: &str) -> Result<bool, ConfigError> {
+    match v {
+        "true" | "yes" | "1" => Ok(true),
+        "false" | "no" | "0" => Ok(false),
+        _ => Err(ConfigError::new(format!(
+            "{what}: `{v}` is not a boolean (true or false)"
+        ))),
+    }
+}
+
+fn parse_num(what: &str, v: &str) -> Result<f64, ConfigError> {
+    blox_core::parse_f64(what, v)
+}
+
 impl FromStr for PolicyConfig {
     type Err = ConfigError;
     fn from_str(s: &str) -> Result<Self, ConfigError> {
         let spec = ComponentSpec::parse(s, "policy")?;
-        let cfg = match spec.name {
-            "fifo" => PolicyConfig::Fifo,
-            "las" => PolicyConfig::Las,
-            "srtf" => PolicyConfig::Srtf,
-            "optimus" => PolicyConfig::Optimus,
-            "tiresias" => PolicyConfig::Tiresias,
+        let name = spec.name;
+        let keys: &[&str] = match name {
+            "fifo" | "las" | "srtf" | "themis" => &[],
+            "sjf" => &["preemptive"],
+            "tiresias" => &["thresholds", "queues", "threshold", "starvation"],
+            "optimus" => &["parallel_fraction"],
+            "gavel" => &["solver"],
             other => {
                 return Err(ConfigError::new(format!(
                     "unknown policy `{other}` (expected one of: {})",
@@ -142,20 +396,175 @@ impl FromStr for PolicyConfig {
                 )))
             }
         };
-        spec.no_args("policy")?;
+        if keys.is_empty() {
+            spec.no_args("policy")?;
+        }
+        if let Some(v) = spec.value {
+            return Err(ConfigError::new(format!(
+                "policy `{name}`: `{v}` is not key=value (parameters: {})",
+                keys.join(", ")
+            )));
+        }
+        for (i, (k, _)) in spec.params.iter().enumerate() {
+            if !keys.contains(k) {
+                return Err(ConfigError::new(format!(
+                    "policy `{name}`: unknown parameter `{k}` (expected: {})",
+                    keys.join(", ")
+                )));
+            }
+            if spec.params[..i].iter().any(|(k2, _)| k2 == k) {
+                return Err(ConfigError::new(format!(
+                    "policy `{name}`: parameter `{k}` given twice"
+                )));
+            }
+        }
+        let get = |k: &str| spec.params.iter().find(|(k2, _)| *k2 == k).map(|&(_, v)| v);
+        let what = |k: &str| format!("policy `{name}`, parameter `{k}`");
+        let cfg = match name {
+            "fifo" => PolicyConfig::Fifo,
+            "las" => PolicyConfig::Las,
+            "srtf" => PolicyConfig::Srtf,
+            "themis" => PolicyConfig::Themis,
+            "sjf" => PolicyConfig::Sjf {
+                preemptive: get("preemptive")
+                    .map(|v| parse_bool(&what("preemptive"), v))
+                    .transpose()?
+                    .unwrap_or(true),
+            },
+            "gavel" => PolicyConfig::Gavel {
+                solver: get("solver")
+                    .map(|v| v.parse::<MaxMinSolver>())
+                    .transpose()
+                    .map_err(|e| ConfigError::new(format!("{}: {e}", what("solver"))))?
+                    .unwrap_or_default(),
+            },
+            "optimus" => PolicyConfig::optimus(OptimusParams {
+                parallel_fraction: get("parallel_fraction")
+                    .map(|v| parse_num(&what("parallel_fraction"), v))
+                    .transpose()?
+                    .unwrap_or_else(default_p),
+            }),
+            _ => {
+                // tiresias
+                let starvation = match get("starvation") {
+                    None => None,
+                    Some(v) => {
+                        let k = parse_num(&what("starvation"), v)?;
+                        (k != 0.0).then_some(k)
+                    }
+                };
+                let thresholds = if let Some(list) = get("thresholds") {
+                    if get("queues").is_some() || get("threshold").is_some() {
+                        return Err(ConfigError::new(
+                            "policy `tiresias`: give either `thresholds` or `queues`/`threshold`, \
+                             not both",
+                        ));
+                    }
+                    if list.is_empty() || list == "none" {
+                        Vec::new()
+                    } else {
+                        list.split('/')
+                            .map(|v| parse_num(&what("thresholds"), v.trim()))
+                            .collect::<Result<Vec<f64>, _>>()?
+                    }
+                } else {
+                    let queues = match get("queues") {
+                        None => 2,
+                        Some(v) => v
+                            .parse::<u32>()
+                            .ok()
+                            .filter(|&q| (1..=16).contains(&q))
+                            .ok_or_else(|| {
+                                ConfigError::new(format!(
+                                    "{}: `{v}` is not a whole number from 1 to 16",
+                                    what("queues")
+                                ))
+                            })?,
+                    };
+                    let first = get("threshold")
+                        .map(|v| parse_num(&what("threshold"), v))
+                        .transpose()?
+                        .unwrap_or(TIRESIAS_THRESHOLD);
+                    (0..queues - 1)
+                        .map(|i| first * 10f64.powi(i as i32))
+                        .collect()
+                };
+                PolicyConfig::tiresias(TiresiasParams {
+                    thresholds,
+                    starvation,
+                })
+            }
+        };
+        cfg.validate()?;
         Ok(cfg)
     }
 }
 
+/// The command-line form: `name`, or `name:key=value,...` for non-default parameters; it parses
+/// back to the same value.
 impl fmt::Display for PolicyConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.as_str())?;
+        match self {
+            PolicyConfig::Sjf { preemptive: false } => f.write_str(":preemptive=false"),
+            PolicyConfig::TiresiasWith(p) => {
+                f.write_str(":thresholds=")?;
+                if p.thresholds.is_empty() {
+                    f.write_str("none")?;
+                }
+                for (i, t) in p.thresholds.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("/")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                if let Some(k) = p.starvation {
+                    write!(f, ",starvation={k}")?;
+                }
+                Ok(())
+            }
+            PolicyConfig::OptimusWith(p) => write!(f, ":parallel_fraction={}", p.parallel_fraction),
+            PolicyConfig::Gavel { solver } if *solver != MaxMinSolver::default() => {
+                write!(f, ":solver={solver}")
+            }
+            _ => Ok(()),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn all() -> Vec<PolicyConfig> {
+        vec![
+            PolicyConfig::Fifo,
+            PolicyConfig::Las,
+            PolicyConfig::Srtf,
+            PolicyConfig::Sjf { preemptive: true },
+            PolicyConfig::Sjf { preemptive: false },
+            PolicyConfig::Tiresias,
+            PolicyConfig::TiresiasWith(TiresiasParams {
+                thresholds: vec![100.0, 1000.5],
+                starvation: Some(1.5),
+            }),
+            PolicyConfig::TiresiasWith(TiresiasParams {
+                thresholds: vec![],
+                starvation: None,
+            }),
+            PolicyConfig::Optimus,
+            PolicyConfig::OptimusWith(OptimusParams {
+                parallel_fraction: 0.8,
+            }),
+            PolicyConfig::Gavel {
+                solver: MaxMinSolver::WaterFilling,
+            },
+            PolicyConfig::Gavel {
+                solver: MaxMinSolver::Lp,
+            },
+            PolicyConfig::Themis,
+        ]
+    }
 
     #[test]
     fn files_use_a_kind_tag_and_reject_unknown_fields() {
@@ -165,5 +574,132 @@ mod tests {
         let e = serde_json::from_str::<PolicyConfig>(r#"{"kind": "las", "x": 1}"#).unwrap_err();
         assert!(e.to_string().contains("unknown field `x`"), "{e}");
         assert!(serde_json::from_str::<PolicyConfig>(r#"{"kind": "gavel2"}"#).is_err());
+        for kind in ["themis", "tiresias", "optimus", "sjf", "gavel"] {
+            let e =
+                serde_json::from_str::<PolicyConfig>(&format!(r#"{{"kind": "{kind}", "x": 1}}"#))
+                    .unwrap_err();
+            assert!(e.to_string().contains("unknown field `x`"), "{kind}: {e}");
+        }
+    }
+
+    #[test]
+    fn every_config_round_trips_through_files_and_the_command_line() {
+        for c in all() {
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(
+                serde_json::from_str::<PolicyConfig>(&json).unwrap(),
+                c,
+                "{json}"
+            );
+            let s = c.to_string();
+            assert_eq!(s.parse::<PolicyConfig>().unwrap(), c, "{s}");
+            assert!(s.starts_with(c.as_str()));
+        }
+        assert_eq!(
+            serde_json::to_string(&PolicyConfig::Tiresias).unwrap(),
+            r#"{"kind":"tiresias"}"#
+        );
+        let t: PolicyConfig =
+            serde_json::from_str(r#"{"kind":"tiresias","thresholds":[3600]}"#).unwrap();
+        assert_eq!(
+            t,
+            PolicyConfig::Tiresias,
+            "defaults normalise to the unit variant"
+        );
+        let g: PolicyConfig = serde_json::from_str(r#"{"kind":"gavel","solver":"lp"}"#).unwrap();
+        assert_eq!(
+            g,
+            PolicyConfig::Gavel {
+                solver: MaxMinSolver::Lp
+            }
+        );
+        let bad =
+            serde_json::from_str::<PolicyConfig>(r#"{"kind":"tiresias","thresholds":[5, 1]}"#);
+        assert!(bad.unwrap_err().to_string().contains("must increase"));
+    }
+
+    #[test]
+    fn command_line_parameters() {
+        let p = |s: &str| s.parse::<PolicyConfig>();
+        assert_eq!(
+            p("tiresias:queues=2,threshold=3600").unwrap(),
+            PolicyConfig::Tiresias
+        );
+        assert_eq!(
+            p("tiresias:queues=3").unwrap(),
+            PolicyConfig::TiresiasWith(TiresiasParams {
+                thresholds: vec![3600.0, 36_000.0],
+                starvation: None
+            })
+        );
+        assert_eq!(
+            p("tiresias:thresholds=10/20,starvation=0").unwrap(),
+            PolicyConfig::TiresiasWith(TiresiasParams {
+                thresholds: vec![10.0, 20.0],
+                starvation: None
+            })
+        );
+        assert_eq!(
+            p("optimus:parallel_fraction=0.95").unwrap(),
+            PolicyConfig::Optimus
+        );
+        assert_eq!(
+            p("sjf:preemptive=no").unwrap(),
+            PolicyConfig::Sjf { preemptive: false }
+        );
+        let err = |s: &str| p(s).unwrap_err().to_string();
+        assert!(err("lsa").contains("expected one of: fifo, las, srtf, sjf"));
+        assert!(err("fifo:x=1").contains("takes no parameters"));
+        assert!(err("tiresias:queues=0").contains("1 to 16"));
+        assert!(err("tiresias:queues=2,queues=3").contains("given twice"));
+        assert!(err("tiresias:thresholds=1/2,queues=3").contains("not both"));
+        assert!(err("tiresias:thresholds=2/1").contains("must increase"));
+        assert!(err("tiresias:starvation=abc").contains("not a finite number"));
+        assert!(err("optimus:parallel_fraction=2").contains("[0, 1]"));
+        assert!(err("optimus:p=0.5").contains("unknown parameter `p`"));
+        assert!(err("gavel:solver=simplex").contains("water-filling"));
+        assert!(err("sjf:preemptive=maybe").contains("boolean"));
+        assert!(err("sjf:3").contains("not key=value"));
+    }
+
+    #[test]
+    fn build_keeps_blox_behaviour_in_blox_semantics() {
+        let blox = PolicyEnv::new(Semantics::Blox, Some(3.0));
+        let exact = PolicyEnv::new(Semantics::Exact, None);
+        assert_eq!(PolicyConfig::Tiresias.build(&blox).unwrap().name(), "las");
+        assert_eq!(
+            PolicyConfig::Tiresias.build(&exact).unwrap().name(),
+            "tiresias"
+        );
+        assert_eq!(
+            PolicyConfig::Optimus.build(&blox).unwrap().name(),
+            "optimus"
+        );
+        assert_eq!(PolicyConfig::Optimus.speed_factor(&blox).unwrap(), 1.4);
+        assert_eq!(PolicyConfig::Optimus.speed_factor(&exact).unwrap(), 1.0);
+        assert_eq!(
+            PolicyConfig::Optimus
+                .throughput_model(&exact)
+                .unwrap()
+                .name(),
+            "amdahl(0.95)"
+        );
+        assert_eq!(
+            PolicyConfig::Optimus
+                .throughput_model(&blox)
+                .unwrap()
+                .name(),
+            "constant(1.4)"
+        );
+        let with = "tiresias:queues=3".parse::<PolicyConfig>().unwrap();
+        let Err(e) = with.build(&blox) else {
+            panic!("parameters in blox semantics")
+        };
+        assert!(e.to_string().contains("no parameters"), "{e}");
+        for c in all() {
+            assert!(c.build(&exact).is_ok(), "{c}");
+        }
+        let no_load = PolicyEnv::new(Semantics::Blox, None);
+        assert!(PolicyConfig::Optimus.build(&no_load).is_err());
     }
 }

@@ -1,6 +1,7 @@
-//! The shared sort every key-based policy uses.
+//! The shared sorts every key-based policy uses.
 
 use blox_core::{Ctx, Job, JobId, Schedule};
+use std::cmp::Ordering;
 
 /// Reusable buffer for [`order_by_key`].
 pub(crate) type KeyBuf = Vec<(u32, f64, JobId, u32)>;
@@ -24,6 +25,45 @@ pub(crate) fn order_by_key(
             .map(|j| (j.priority, key(j), j.id, j.n_gpus())),
     );
     buf.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+    out.entries.reserve(buf.len());
+    for &(_, _, id, n) in buf.iter() {
+        out.push(id, n);
+    }
+}
+
+/// A key made of a small integer class and a float, compared class first, then the float with
+/// `f64::total_cmp`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct ClassKey {
+    pub(crate) class: u64,
+    pub(crate) value: f64,
+}
+
+impl ClassKey {
+    pub(crate) fn cmp(&self, other: &Self) -> Ordering {
+        self.class
+            .cmp(&other.class)
+            .then(self.value.total_cmp(&other.value))
+    }
+}
+
+/// Reusable buffer for [`order_by_class_key`].
+pub(crate) type ClassKeyBuf = Vec<(u32, ClassKey, JobId, u32)>;
+
+/// As [`order_by_key`], with a two-level key: ascending `(priority, class, value, id)`.
+pub(crate) fn order_by_class_key(
+    ctx: &Ctx<'_>,
+    buf: &mut ClassKeyBuf,
+    out: &mut Schedule,
+    mut key: impl FnMut(&Job) -> ClassKey,
+) {
+    buf.clear();
+    buf.extend(
+        ctx.jobs
+            .iter()
+            .map(|j| (j.priority, key(j), j.id, j.n_gpus())),
+    );
+    buf.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
     out.entries.reserve(buf.len());
     for &(_, _, id, n) in buf.iter() {
         out.push(id, n);
