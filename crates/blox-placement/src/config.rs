@@ -1,45 +1,194 @@
-use crate::Scattered;
+use crate::{Consolidated, FirstFit, ResourceAware, Scattered, Topology, TopologyAware};
 use blox_core::{BoxPlacement, ComponentSpec, ConfigError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
-/// Names a placement policy; builds it at run time.
+/// Names a placement policy and its options; builds it at run time.
 ///
-/// In files it is tagged by `kind`: `{"kind": "scattered"}`. Unknown fields are rejected. On the
-/// command line: `scattered` (alias `place`, Blox's name).
+/// In files it is tagged by `kind`: `{"kind": "scattered"}`, `{"kind": "consolidated", "wait":
+/// true}`, `{"kind": "topology", "backfill": true}`. Options default to `preempt: true`,
+/// `backfill: false`, `wait: false`; unknown fields are rejected. On the command line:
+/// `scattered` (alias `place`, Blox's name), `first-fit`, `consolidated`, `topology` (alias
+/// `topology-aware`), `resource-aware` (alias `synergy`), with options as
+/// `consolidated:wait=true,backfill=true`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", from = "PlacementConfigDe")]
 pub enum PlacementConfig {
     /// [`Scattered`].
     #[default]
     Scattered,
+    /// [`FirstFit`].
+    FirstFit {
+        /// Preempt lower jobs for a job that does not fit.
+        preempt: bool,
+        /// Walk on past a job that cannot be placed.
+        backfill: bool,
+    },
+    /// [`Consolidated`].
+    Consolidated {
+        /// Wait rather than spread over more nodes than needed (Tiresias).
+        wait: bool,
+        /// Preempt lower jobs for a job that does not fit.
+        preempt: bool,
+        /// Walk on past a job that cannot be placed.
+        backfill: bool,
+    },
+    /// [`TopologyAware`].
+    Topology {
+        /// Preempt lower jobs for a job that does not fit.
+        preempt: bool,
+        /// Walk on past a job that cannot be placed.
+        backfill: bool,
+    },
+    /// [`ResourceAware`].
+    ResourceAware {
+        /// Preempt lower jobs for a job that does not fit.
+        preempt: bool,
+        /// Walk on past a job that cannot be placed.
+        backfill: bool,
+    },
 }
 
-/// Deserialisation mirror: an empty struct variant makes serde reject unknown fields.
+fn yes() -> bool {
+    true
+}
+
+/// Deserialisation mirror: struct variants with `deny_unknown_fields` make serde reject unknown
+/// fields, which it does not do for unit variants of an internally tagged enum.
 #[derive(Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 enum PlacementConfigDe {
     Scattered {},
+    FirstFit {
+        #[serde(default = "yes")]
+        preempt: bool,
+        #[serde(default)]
+        backfill: bool,
+    },
+    Consolidated {
+        #[serde(default)]
+        wait: bool,
+        #[serde(default = "yes")]
+        preempt: bool,
+        #[serde(default)]
+        backfill: bool,
+    },
+    Topology {
+        #[serde(default = "yes")]
+        preempt: bool,
+        #[serde(default)]
+        backfill: bool,
+    },
+    ResourceAware {
+        #[serde(default = "yes")]
+        preempt: bool,
+        #[serde(default)]
+        backfill: bool,
+    },
 }
 
 impl From<PlacementConfigDe> for PlacementConfig {
     fn from(d: PlacementConfigDe) -> Self {
         match d {
             PlacementConfigDe::Scattered {} => PlacementConfig::Scattered,
+            PlacementConfigDe::FirstFit { preempt, backfill } => {
+                PlacementConfig::FirstFit { preempt, backfill }
+            }
+            PlacementConfigDe::Consolidated {
+                wait,
+                preempt,
+                backfill,
+            } => PlacementConfig::Consolidated {
+                wait,
+                preempt,
+                backfill,
+            },
+            PlacementConfigDe::Topology { preempt, backfill } => {
+                PlacementConfig::Topology { preempt, backfill }
+            }
+            PlacementConfigDe::ResourceAware { preempt, backfill } => {
+                PlacementConfig::ResourceAware { preempt, backfill }
+            }
         }
     }
 }
 
 impl PlacementConfig {
     /// The accepted names, for help texts and errors.
-    pub const NAMES: &'static [&'static str] = &["scattered"];
+    pub const NAMES: &'static [&'static str] = &[
+        "scattered",
+        "first-fit",
+        "consolidated",
+        "topology",
+        "resource-aware",
+    ];
 
-    /// Build the component.
+    /// The name used on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PlacementConfig::Scattered => "scattered",
+            PlacementConfig::FirstFit { .. } => "first-fit",
+            PlacementConfig::Consolidated { .. } => "consolidated",
+            PlacementConfig::Topology { .. } => "topology",
+            PlacementConfig::ResourceAware { .. } => "resource-aware",
+        }
+    }
+
+    /// Whether the placement reads a topology ([`PlacementConfig::build_with`]).
+    pub fn uses_topology(&self) -> bool {
+        matches!(self, PlacementConfig::Topology { .. })
+    }
+
+    /// Build the component; a topology-aware placement uses [`Topology::default_for`] the
+    /// cluster it runs on.
     pub fn build(&self) -> Result<BoxPlacement, ConfigError> {
-        Ok(match self {
+        self.build_with(None)
+    }
+
+    /// Build the component with this topology for the placements that read one (the others
+    /// ignore it). Check it against the cluster first ([`Topology::check_cluster`]): one whose
+    /// GPU count differs is replaced by the cluster's default.
+    pub fn build_with(&self, topology: Option<Arc<Topology>>) -> Result<BoxPlacement, ConfigError> {
+        Ok(match *self {
             PlacementConfig::Scattered => Box::new(Scattered::new()),
+            PlacementConfig::FirstFit { preempt, backfill } => Box::new(
+                FirstFit::default()
+                    .with_preemption(preempt)
+                    .with_backfill(backfill),
+            ),
+            PlacementConfig::Consolidated {
+                wait,
+                preempt,
+                backfill,
+            } => Box::new(
+                Consolidated::default()
+                    .with_wait(wait)
+                    .with_preemption(preempt)
+                    .with_backfill(backfill),
+            ),
+            PlacementConfig::Topology { preempt, backfill } => Box::new(
+                TopologyAware::new(topology)
+                    .with_preemption(preempt)
+                    .with_backfill(backfill),
+            ),
+            PlacementConfig::ResourceAware { preempt, backfill } => Box::new(
+                ResourceAware::default()
+                    .with_preemption(preempt)
+                    .with_backfill(backfill),
+            ),
         })
+    }
+}
+
+fn parse_bool(name: &str, key: &str, v: &str) -> Result<bool, ConfigError> {
+    match v {
+        "true" | "yes" | "on" | "1" => Ok(true),
+        "false" | "no" | "off" | "0" => Ok(false),
+        _ => Err(ConfigError::new(format!(
+            "placement `{name}`: `{key}={v}` is not true or false"
+        ))),
     }
 }
 
@@ -47,8 +196,16 @@ impl FromStr for PlacementConfig {
     type Err = ConfigError;
     fn from_str(s: &str) -> Result<Self, ConfigError> {
         let spec = ComponentSpec::parse(s, "placement")?;
-        let cfg = match spec.name {
-            "scattered" | "place" => PlacementConfig::Scattered,
+        let name = spec.name;
+        let allowed: &[&str] = match name {
+            "scattered" | "place" => {
+                spec.no_args("placement")?;
+                return Ok(PlacementConfig::Scattered);
+            }
+            "consolidated" => &["wait", "preempt", "backfill"],
+            "first-fit" | "topology" | "topology-aware" | "resource-aware" | "synergy" => {
+                &["preempt", "backfill"]
+            }
             other => {
                 return Err(ConfigError::new(format!(
                     "unknown placement `{other}` (expected one of: {})",
@@ -56,15 +213,124 @@ impl FromStr for PlacementConfig {
                 )))
             }
         };
-        spec.no_args("placement")?;
-        Ok(cfg)
+        if let Some(v) = spec.value {
+            return Err(ConfigError::new(format!(
+                "placement `{name}`: `{v}` is not key=value (options: {})",
+                allowed.join(", ")
+            )));
+        }
+        let (mut wait, mut preempt, mut backfill) = (false, true, false);
+        for &(k, v) in &spec.params {
+            if !allowed.contains(&k) {
+                return Err(ConfigError::new(format!(
+                    "placement `{name}`: unknown option `{k}` (options: {})",
+                    allowed.join(", ")
+                )));
+            }
+            let b = parse_bool(name, k, v)?;
+            match k {
+                "wait" => wait = b,
+                "preempt" => preempt = b,
+                _ => backfill = b,
+            }
+        }
+        Ok(match name {
+            "first-fit" => PlacementConfig::FirstFit { preempt, backfill },
+            "consolidated" => PlacementConfig::Consolidated {
+                wait,
+                preempt,
+                backfill,
+            },
+            "topology" | "topology-aware" => PlacementConfig::Topology { preempt, backfill },
+            _ => PlacementConfig::ResourceAware { preempt, backfill },
+        })
     }
 }
 
 impl fmt::Display for PlacementConfig {
+    /// The command-line form, with the options that differ from their defaults.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PlacementConfig::Scattered => f.write_str("scattered"),
+        f.write_str(self.as_str())?;
+        let (wait, preempt, backfill) = match *self {
+            PlacementConfig::Scattered => return Ok(()),
+            PlacementConfig::Consolidated {
+                wait,
+                preempt,
+                backfill,
+            } => (wait, preempt, backfill),
+            PlacementConfig::FirstFit { preempt, backfill }
+            | PlacementConfig::Topology { preempt, backfill }
+            | PlacementConfig::ResourceAware { preempt, backfill } => (false, preempt, backfill),
+        };
+        let mut opts = Vec::new();
+        if wait {
+            opts.push("wait=true");
         }
+        if !preempt {
+            opts.push("preempt=false");
+        }
+        if backfill {
+            opts.push("backfill=true");
+        }
+        if !opts.is_empty() {
+            write!(f, ":{}", opts.join(","))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_options_and_files() {
+        let c: PlacementConfig = "consolidated:wait=true".parse().unwrap();
+        assert_eq!(
+            c,
+            PlacementConfig::Consolidated {
+                wait: true,
+                preempt: true,
+                backfill: false
+            }
+        );
+        assert_eq!(c.to_string(), "consolidated:wait=true");
+        for name in PlacementConfig::NAMES {
+            let c: PlacementConfig = name.parse().unwrap();
+            assert_eq!(c.to_string(), *name);
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(serde_json::from_str::<PlacementConfig>(&json).unwrap(), c);
+            assert!(c.build().is_ok());
+        }
+        assert_eq!(
+            "place".parse::<PlacementConfig>().unwrap(),
+            PlacementConfig::Scattered
+        );
+        let t: PlacementConfig = serde_json::from_str(r#"{"kind":"topology"}"#).unwrap();
+        assert_eq!(
+            t,
+            PlacementConfig::Topology {
+                preempt: true,
+                backfill: false
+            }
+        );
+        assert!(serde_json::from_str::<PlacementConfig>(r#"{"kind":"topology","x":1}"#).is_err());
+        assert!(serde_json::from_str::<PlacementConfig>(r#"{"kind":"scattered","x":1}"#).is_err());
+        assert!("first-fit:wait=true"
+            .parse::<PlacementConfig>()
+            .unwrap_err()
+            .0
+            .contains("wait"));
+        assert!("first-fit:backfill=maybe"
+            .parse::<PlacementConfig>()
+            .is_err());
+        assert!("scattered:backfill=true"
+            .parse::<PlacementConfig>()
+            .is_err());
+        assert!("best"
+            .parse::<PlacementConfig>()
+            .unwrap_err()
+            .0
+            .contains("first-fit"));
     }
 }

@@ -1,5 +1,7 @@
+use crate::plan::{place_round, Fit, LoopOptions, Plan, Scratch};
 use blox_core::{
-    Ctx, Decisions, FreeGpus, GpuId, GpuSet, JobId, NodeId, PlacementPolicy, Schedule, Semantics,
+    Ctx, Decisions, FreeGpus, GpuId, GpuSet, Job, JobId, NodeId, PlacementPolicy, Schedule,
+    Semantics,
 };
 
 /// Blox's "Place" (`placement/placement.py`, `JobPlacement`) with the scattered fit: walk the
@@ -23,22 +25,47 @@ use blox_core::{
 /// - **failed preemption**: when evicting every lower job still does not make room, the victims
 ///   stay stopped.
 ///
-/// In [`Semantics::Exact`] the fit takes exactly what is needed and a failed preemption is
-/// rolled back (the victims keep running).
+/// In [`Semantics::Exact`] the fit takes exactly what is needed, a failed preemption is rolled
+/// back (the victims keep running), running elastic jobs are resized to their scheduled count
+/// (see the crate docs, "exact-semantics placements"), and back-filling can be turned on
+/// ([`Scattered::with_backfill`]). Unlike the other placements it does not give a victim its old
+/// GPUs back when relaunched in the same round: it keeps Blox's lowest-free choice.
 ///
-/// Ties: schedule order, then lowest node and GPU ids. Cost per round: O(s + v·N) for a schedule
-/// of s jobs, v victims and N nodes.
+/// The victim search keeps a cursor across the round (no entry is a candidate twice) and each
+/// entry's table position is looked up once.
+///
+/// Ties: schedule order, then lowest node and GPU ids. Cost per round: O(s log n + (j + v)·N)
+/// for a schedule of s entries, a table of n jobs, j placed jobs, v victims and N nodes.
 #[derive(Clone, Debug, Default)]
 pub struct Scattered {
+    backfill: bool,
     stopped: Vec<bool>,
+    pos: Vec<Option<usize>>,
     victims: Vec<JobId>,
     gpus: GpuSet,
+    scratch: Scratch,
 }
 
 impl Scattered {
     /// The placement.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// In [`Semantics::Exact`] only: keep walking the schedule past a job that cannot be
+    /// placed (default: no, Blox's strict order). Blox semantics ignore it.
+    pub fn with_backfill(mut self, on: bool) -> Self {
+        self.backfill = on;
+        self
+    }
+}
+
+/// The exact-semantics fit: the lowest free GPUs in node order, exactly what is needed.
+struct ExactScatteredFit;
+
+impl Fit for ExactScatteredFit {
+    fn fit(&mut self, plan: &Plan<'_>, _job: &Job, need: u32, out: &mut GpuSet) -> bool {
+        scattered_fit(&plan.gpus, need, false, out)
     }
 }
 
@@ -73,48 +100,69 @@ pub(crate) fn scattered_fit(
 
 impl PlacementPolicy for Scattered {
     fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
-        let quirks = ctx.semantics == Semantics::Blox;
-        let jobs = ctx.jobs;
+        if ctx.semantics != Semantics::Blox {
+            let opts = LoopOptions {
+                preempt: true,
+                backfill: self.backfill,
+                reuse_victim_gpus: false,
+            };
+            place_round(
+                &mut ExactScatteredFit,
+                opts,
+                &mut self.scratch,
+                ctx,
+                schedule,
+                out,
+            );
+            return;
+        }
+        let jobs = ctx.jobs.as_slice();
         let mut plan = ctx.cluster.free_map();
         self.stopped.clear();
         self.stopped.resize(jobs.len(), false);
         let entries = &schedule.entries;
+        // Each entry's table position, looked up once per round.
+        self.pos.clear();
+        self.pos
+            .extend(entries.iter().map(|e| ctx.jobs.position(e.job)));
+        // Entries at or after `cursor` are never candidate victims again: in Blox's rule a
+        // candidate must be running in the live table and not yet stopped this round, and a
+        // stopped job stays stopped (even when relaunched). So the bottom-up victim search of
+        // every waiting job can resume where the previous one ended, instead of restarting
+        // from the bottom of the schedule: the round visits each entry at most once as a
+        // candidate.
+        let mut cursor = entries.len();
         for (pos, entry) in entries.iter().enumerate() {
-            let Some(idx) = jobs.position(entry.job) else {
+            let Some(idx) = self.pos[pos] else {
                 continue;
             };
-            let job = &jobs.as_slice()[idx];
+            let job = &jobs[idx];
             if job.is_running() && !self.stopped[idx] {
                 continue;
             }
-            let mut fits = scattered_fit(&plan, entry.n_gpus, quirks, &mut self.gpus);
+            let mut fits = scattered_fit(&plan, entry.n_gpus, true, &mut self.gpus);
             if !fits {
                 self.victims.clear();
-                for below in entries[pos + 1..].iter().rev() {
-                    let Some(vidx) = jobs.position(below.job) else {
+                let mut c = cursor;
+                while c > pos + 1 {
+                    c -= 1;
+                    let Some(vidx) = self.pos[c] else {
                         continue;
                     };
-                    let victim = &jobs.as_slice()[vidx];
+                    let victim = &jobs[vidx];
                     if !victim.is_running() || self.stopped[vidx] {
                         continue;
                     }
                     self.stopped[vidx] = true;
                     self.victims.push(victim.id);
                     plan.release(&victim.gpus);
-                    fits = scattered_fit(&plan, entry.n_gpus, quirks, &mut self.gpus);
+                    fits = scattered_fit(&plan, entry.n_gpus, true, &mut self.gpus);
                     if fits {
                         break;
                     }
                 }
-                if !fits && !quirks {
-                    // Exact semantics: roll the failed preemption back.
-                    for v in &self.victims {
-                        let vidx = jobs.position(*v).expect("victim is active");
-                        self.stopped[vidx] = false;
-                        plan.occupy(&jobs.as_slice()[vidx].gpus);
-                    }
-                    self.victims.clear();
-                }
+                cursor = c;
+                // Blox: a failed preemption keeps its victims stopped.
                 out.stop.extend_from_slice(&self.victims);
             }
             if !fits {

@@ -1,0 +1,70 @@
+use crate::plan::{place_round, Fit, LoopOptions, Plan, Scratch};
+use crate::scattered::scattered_fit;
+use blox_core::{Ctx, Decisions, GpuSet, Job, PlacementPolicy, Schedule};
+
+/// First fit: the lowest-numbered free GPUs of the cluster, exactly as many as the schedule
+/// asks, wherever they are.
+///
+/// The round loop is the shared `exact` one (see the crate docs): elastic resizing, preemption
+/// of lower jobs with rollback (on by default), optional back-filling (off by default), and a
+/// victim of the round relaunched on its old GPUs when they are still free.
+///
+/// Ties: schedule order, then lowest GPU ids. Cost per round: O(s + (j + v)·N) for a schedule
+/// of s entries, j placed jobs, v victims and N nodes.
+#[derive(Clone, Debug)]
+pub struct FirstFit {
+    opts: LoopOptions,
+    scratch: Scratch,
+}
+
+impl Default for FirstFit {
+    fn default() -> Self {
+        FirstFit {
+            opts: LoopOptions {
+                preempt: true,
+                backfill: false,
+                reuse_victim_gpus: true,
+            },
+            scratch: Scratch::default(),
+        }
+    }
+}
+
+impl FirstFit {
+    /// Preempt lower jobs when a job does not fit (default: yes).
+    pub fn with_preemption(mut self, on: bool) -> Self {
+        self.opts.preempt = on;
+        self
+    }
+
+    /// Keep walking the schedule past a job that cannot be placed (default: no).
+    pub fn with_backfill(mut self, on: bool) -> Self {
+        self.opts.backfill = on;
+        self
+    }
+}
+
+struct LowestFree;
+
+impl Fit for LowestFree {
+    fn fit(&mut self, plan: &Plan<'_>, _job: &Job, need: u32, out: &mut GpuSet) -> bool {
+        scattered_fit(&plan.gpus, need, false, out)
+    }
+}
+
+impl PlacementPolicy for FirstFit {
+    fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
+        place_round(
+            &mut LowestFree,
+            self.opts,
+            &mut self.scratch,
+            ctx,
+            schedule,
+            out,
+        );
+    }
+
+    fn name(&self) -> String {
+        "first-fit".into()
+    }
+}

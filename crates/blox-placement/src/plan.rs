@@ -1,0 +1,430 @@
+//! The round loop shared by the `exact`-semantics placements: a plan of free GPUs and host
+//! resources, elastic resizing, preemption with rollback, optional back-filling. Each placement
+//! supplies only its fit ([`Fit`]).
+
+use blox_core::{Cluster, Ctx, Decisions, FreeGpus, GpuId, GpuSet, Job, NodeId, Schedule};
+
+/// Relative slack when comparing host resources, so that sums of shares that should fill a node
+/// exactly are not refused by rounding.
+const EPS: f64 = 1e-9;
+
+/// Options of the shared round loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LoopOptions {
+    /// Preempt running jobs below a job that does not fit.
+    pub(crate) preempt: bool,
+    /// Keep walking the schedule after a job that cannot be placed.
+    pub(crate) backfill: bool,
+    /// Relaunch a victim of this round on its old GPUs when they are still free (the engine then
+    /// sees no change). Off for `Scattered`, which keeps Blox's choice of the lowest free GPUs.
+    pub(crate) reuse_victim_gpus: bool,
+}
+
+/// The plan of a round: GPUs (blox-core's free map) and, when tracked, host CPU and memory per
+/// node.
+///
+/// **Host accounting.** A job's CPU and memory demand ([`blox_core::JobSpec::cpus`],
+/// [`blox_core::JobSpec::mem_gb`]) is shared equally among the GPUs it requested: a job holding
+/// `g` GPUs on a node uses `g × cpus / n_gpus` cores there (the same for memory; an elastic job
+/// on more or fewer GPUs than it requested scales with the GPUs it holds). A job with no demand
+/// uses the node's GPU-proportional share, `g × node.cpus / node.gpus` (Synergy's baseline
+/// "fair share").
+#[derive(Clone)]
+pub(crate) struct Plan<'a> {
+    pub(crate) gpus: FreeGpus<'a>,
+    pub(crate) cluster: &'a Cluster,
+    pub(crate) host: bool,
+    pub(crate) cpu_free: Vec<f64>,
+    pub(crate) mem_free: Vec<f64>,
+}
+
+impl<'a> Plan<'a> {
+    pub(crate) fn new(ctx: &Ctx<'a>, host: bool) -> Self {
+        let cluster = ctx.cluster;
+        let mut plan = Plan {
+            gpus: cluster.free_map(),
+            cluster,
+            host,
+            cpu_free: Vec::new(),
+            mem_free: Vec::new(),
+        };
+        if host {
+            plan.cpu_free = cluster
+                .spec()
+                .nodes
+                .iter()
+                .map(|n| f64::from(n.cpus))
+                .collect();
+            plan.mem_free = cluster.spec().nodes.iter().map(|n| n.mem_gb).collect();
+            for job in ctx.jobs.iter().filter(|j| j.is_running()) {
+                plan.charge(job, &job.gpus, -1.0);
+            }
+        }
+        plan
+    }
+
+    /// Per-GPU CPU and memory demand of `job` on `node`.
+    pub(crate) fn per_gpu(&self, job: &Job, node: NodeId) -> (f64, f64) {
+        let spec = &self.cluster.spec().nodes[node.index()];
+        let share = |own: Option<f64>, total: f64| match own {
+            Some(x) if job.spec.n_gpus > 0 => x.max(0.0) / f64::from(job.spec.n_gpus),
+            _ => total / f64::from(spec.gpus.max(1)),
+        };
+        (
+            share(job.spec.cpus, f64::from(spec.cpus)),
+            share(job.spec.mem_gb, spec.mem_gb),
+        )
+    }
+
+    /// Add `sign` × the job's host use on these GPUs to the free amounts.
+    fn charge(&mut self, job: &Job, gpus: &[GpuId], sign: f64) {
+        for &g in gpus {
+            let node = self.cluster.node_of(g);
+            let (c, m) = self.per_gpu(job, node);
+            self.cpu_free[node.index()] += sign * c;
+            self.mem_free[node.index()] += sign * m;
+        }
+    }
+
+    /// How many more GPUs of `job` node `node` can take, given its free GPUs and (when
+    /// tracked) its free CPU and memory.
+    pub(crate) fn capacity(&self, job: &Job, node: NodeId) -> u32 {
+        let free = self.gpus.free_on_node(node);
+        if !self.host || free == 0 {
+            return free;
+        }
+        let (c, m) = self.per_gpu(job, node);
+        let fit = |avail: f64, per: f64| -> u32 {
+            if per <= 0.0 {
+                return u32::MAX;
+            }
+            let k = (avail / per) * (1.0 + EPS) + EPS;
+            if k <= 0.0 {
+                0
+            } else {
+                k.floor().min(f64::from(u32::MAX)) as u32
+            }
+        };
+        free.min(fit(self.cpu_free[node.index()], c))
+            .min(fit(self.mem_free[node.index()], m))
+    }
+
+    pub(crate) fn occupy(&mut self, job: &Job, gpus: &[GpuId]) {
+        self.gpus.occupy(gpus);
+        if self.host {
+            self.charge(job, gpus, -1.0);
+        }
+    }
+
+    pub(crate) fn release(&mut self, job: &Job, gpus: &[GpuId]) {
+        self.gpus.release(gpus);
+        if self.host {
+            self.charge(job, gpus, 1.0);
+        }
+    }
+}
+
+/// A placement's choice of GPUs on the plan.
+pub(crate) trait Fit {
+    /// Whether the plan must track host CPU and memory.
+    fn host(&self) -> bool {
+        false
+    }
+
+    /// Called once per round, before any fit, with the plan as the round starts.
+    fn begin(&mut self, _ctx: &Ctx<'_>, _plan: &Plan<'_>) {}
+
+    /// Choose `need` GPUs for `job` on the plan (which it must not change); false when it
+    /// cannot.
+    fn fit(&mut self, plan: &Plan<'_>, job: &Job, need: u32, out: &mut GpuSet) -> bool;
+
+    /// Choose `extra` more GPUs for a running `job` that holds `have` (occupied in the plan).
+    /// By default: free GPUs on the nodes it already uses first (ascending), then the fit.
+    fn extend(
+        &mut self,
+        plan: &Plan<'_>,
+        job: &Job,
+        have: &[GpuId],
+        extra: u32,
+        out: &mut GpuSet,
+    ) -> bool {
+        out.clear();
+        let mut nodes: Vec<NodeId> = have.iter().map(|&g| plan.cluster.node_of(g)).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        for node in nodes {
+            let room = plan.capacity(job, node) as usize;
+            let want = extra as usize - out.len();
+            out.extend(plan.gpus.free_of_node(node).take(room.min(want)));
+            if out.len() == extra as usize {
+                return true;
+            }
+        }
+        // Not enough next to it: the rest goes where the fit puts a job of that size, on a plan
+        // where the GPUs chosen above are taken.
+        if out.is_empty() {
+            return self.fit(plan, job, extra, out);
+        }
+        let chosen = out.clone();
+        let mut scratch = plan.clone();
+        scratch.occupy(job, &chosen);
+        self.occupied(&chosen);
+        let mut rest = GpuSet::new();
+        let ok = self.fit(&scratch, job, extra - chosen.len() as u32, &mut rest);
+        self.released(&chosen);
+        out.extend(rest);
+        ok
+    }
+
+    /// The plan gave these GPUs away (keep derived counts in step).
+    fn occupied(&mut self, _gpus: &[GpuId]) {}
+
+    /// The plan freed these GPUs.
+    fn released(&mut self, _gpus: &[GpuId]) {}
+}
+
+/// Reusable buffers of the shared loop.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scratch {
+    /// Table index of each schedule entry, looked up once per round.
+    pos: Vec<Option<usize>>,
+    /// By table index: stopped this round and not (yet) restarted.
+    stopped: Vec<bool>,
+    /// By table index: placed (started or resized) this round; never a victim.
+    placed: Vec<bool>,
+    victims: Vec<usize>,
+    gpus: GpuSet,
+}
+
+fn occupy<F: Fit + ?Sized>(plan: &mut Plan<'_>, fit: &mut F, job: &Job, gpus: &[GpuId]) {
+    plan.occupy(job, gpus);
+    fit.occupied(gpus);
+}
+
+fn release<F: Fit + ?Sized>(plan: &mut Plan<'_>, fit: &mut F, job: &Job, gpus: &[GpuId]) {
+    plan.release(job, gpus);
+    fit.released(gpus);
+}
+
+/// What the victim search is trying to make room for.
+#[derive(Clone, Copy)]
+enum Want<'g> {
+    Fresh(u32),
+    Extend(&'g [GpuId], u32),
+}
+
+/// The shared round loop (see the crate docs, "exact-semantics placements").
+///
+/// For each schedule entry, in order:
+/// - a running rigid job, or a running elastic job whose count did not change, stays as it is;
+/// - a running elastic job whose count changed is resized: to 0, it stops; smaller, it stops
+///   and restarts on the first GPUs of its current set (rank order); larger, it keeps its GPUs
+///   and gets more ([`Fit::extend`]), preempting lower jobs if needed; if that fails it keeps
+///   running as it was and counts as a job that could not be placed;
+/// - a waiting job (or a victim of this round) gets GPUs from the fit; if none fit and
+///   preemption is on, running jobs strictly below it are stopped from the bottom of the
+///   schedule up, one at a time, re-trying the fit after each; if it still does not fit, the
+///   victims are restored (rollback);
+/// - a job that cannot be placed ends the walk, unless back-filling is on.
+///
+/// The victim search keeps a cursor across the round: entries below it are never candidates
+/// again (a victim stays stopped or restarted, a placed job is not a victim), so the whole round
+/// visits each entry at most once as a candidate, plus the victims restored by rollbacks.
+pub(crate) fn place_round<F: Fit + ?Sized>(
+    fit: &mut F,
+    opts: LoopOptions,
+    s: &mut Scratch,
+    ctx: &Ctx<'_>,
+    schedule: &Schedule,
+    out: &mut Decisions,
+) {
+    let jobs = ctx.jobs.as_slice();
+    let mut plan = Plan::new(ctx, fit.host());
+    fit.begin(ctx, &plan);
+    let entries = &schedule.entries;
+    s.pos.clear();
+    s.pos
+        .extend(entries.iter().map(|e| ctx.jobs.position(e.job)));
+    s.stopped.clear();
+    s.stopped.resize(jobs.len(), false);
+    s.placed.clear();
+    s.placed.resize(jobs.len(), false);
+    // Entries at or after `cursor` are not candidate victims.
+    let mut cursor = entries.len();
+
+    for (pos, entry) in entries.iter().enumerate() {
+        let Some(idx) = s.pos[pos] else {
+            continue;
+        };
+        if s.placed[idx] {
+            continue;
+        }
+        let job = &jobs[idx];
+        let need = entry.n_gpus;
+        let running = job.is_running() && !s.stopped[idx];
+        if running {
+            let have = job.gpus.len() as u32;
+            if !job.spec.elastic || need == have {
+                continue;
+            }
+            s.placed[idx] = true;
+            if need < have {
+                // Shrink (or stop at 0): keep the first GPUs of its rank order.
+                out.stop.push(job.id);
+                release(&mut plan, fit, job, &job.gpus[need as usize..]);
+                if need > 0 {
+                    out.start(job.id, &job.gpus[..need as usize]);
+                }
+                continue;
+            }
+            let extra = need - have;
+            let mut gpus = std::mem::take(&mut s.gpus);
+            let ok = make_room(
+                fit,
+                &mut plan,
+                s,
+                &mut cursor,
+                jobs,
+                entries,
+                pos,
+                job,
+                Want::Extend(&job.gpus, extra),
+                opts,
+                &mut gpus,
+                out,
+            );
+            if ok {
+                out.stop.push(job.id);
+                occupy(&mut plan, fit, job, &gpus);
+                let mut all = job.gpus.clone();
+                all.extend_from_slice(&gpus);
+                out.start(job.id, &all);
+                s.gpus = gpus;
+                continue;
+            }
+            s.gpus = gpus;
+            if opts.backfill {
+                continue;
+            }
+            break;
+        }
+        if need == 0 {
+            continue;
+        }
+        let mut gpus = std::mem::take(&mut s.gpus);
+        gpus.clear();
+        // A victim of this round whose GPUs are still free gets them back: no change at all.
+        let reuse = opts.reuse_victim_gpus
+            && s.stopped[idx]
+            && job.gpus.len() == need as usize
+            && job.gpus.iter().all(|&g| plan.gpus.is_free(g))
+            && (!plan.host || host_fits(&plan, job, &job.gpus));
+        let ok = if reuse {
+            gpus.extend_from_slice(&job.gpus);
+            true
+        } else {
+            make_room(
+                fit,
+                &mut plan,
+                s,
+                &mut cursor,
+                jobs,
+                entries,
+                pos,
+                job,
+                Want::Fresh(need),
+                opts,
+                &mut gpus,
+                out,
+            )
+        };
+        if ok {
+            occupy(&mut plan, fit, job, &gpus);
+            out.start(job.id, &gpus);
+            s.stopped[idx] = false;
+            s.placed[idx] = true;
+            s.gpus = gpus;
+            continue;
+        }
+        s.gpus = gpus;
+        if !opts.backfill {
+            break;
+        }
+    }
+}
+
+/// Whether `job`'s host share on these GPUs fits the plan.
+fn host_fits(plan: &Plan<'_>, job: &Job, gpus: &[GpuId]) -> bool {
+    let mut per_node: Vec<(NodeId, u32)> = Vec::new();
+    for &g in gpus {
+        let n = plan.cluster.node_of(g);
+        match per_node.iter_mut().find(|(m, _)| *m == n) {
+            Some((_, c)) => *c += 1,
+            None => per_node.push((n, 1)),
+        }
+    }
+    // Capacity counts free GPUs too, which include these GPUs themselves.
+    per_node.iter().all(|&(n, c)| plan.capacity(job, n) >= c)
+}
+
+/// Fit, and when it fails and preemption is on, stop jobs below `pos` from the bottom until it
+/// fits; roll back when it never does. Victims are appended to `out.stop` only on success.
+#[allow(clippy::too_many_arguments)]
+fn make_room<F: Fit + ?Sized>(
+    fit: &mut F,
+    plan: &mut Plan<'_>,
+    s: &mut Scratch,
+    cursor: &mut usize,
+    jobs: &[Job],
+    entries: &[blox_core::Allocation],
+    pos: usize,
+    job: &Job,
+    want: Want<'_>,
+    opts: LoopOptions,
+    gpus: &mut GpuSet,
+    out: &mut Decisions,
+) -> bool {
+    let try_fit = |fit: &mut F, plan: &Plan<'_>, gpus: &mut GpuSet| match want {
+        Want::Fresh(n) => fit.fit(plan, job, n, gpus),
+        Want::Extend(have, n) => fit.extend(plan, job, have, n, gpus),
+    };
+    if try_fit(fit, plan, gpus) {
+        return true;
+    }
+    if !opts.preempt {
+        return false;
+    }
+    s.victims.clear();
+    let saved = *cursor;
+    let mut c = (*cursor).min(entries.len());
+    let mut ok = false;
+    while c > pos + 1 {
+        c -= 1;
+        let Some(vidx) = s.pos[c] else {
+            continue;
+        };
+        let victim = &jobs[vidx];
+        if !victim.is_running() || s.stopped[vidx] || s.placed[vidx] {
+            continue;
+        }
+        s.stopped[vidx] = true;
+        s.victims.push(vidx);
+        release(plan, fit, victim, &victim.gpus);
+        if try_fit(fit, plan, gpus) {
+            ok = true;
+            break;
+        }
+    }
+    if ok {
+        *cursor = c;
+        out.stop.extend(s.victims.iter().map(|&v| jobs[v].id));
+    } else {
+        for &v in &s.victims {
+            s.stopped[v] = false;
+            occupy(plan, fit, &jobs[v], &jobs[v].gpus);
+        }
+        *cursor = saved;
+    }
+    s.victims.clear();
+    ok
+}
