@@ -1,0 +1,18 @@
+//! Fuzz the `philly` reader (gzip included: inputs starting with 1f 8b are inflated): it must
+//! never panic, with or without skipping bad lines.
+#![no_main]
+
+use blox_workload::{parse_trace, ReadOptions, TraceFormat};
+use libfuzzer_sys::fuzz_target;
+use std::path::Path;
+
+fuzz_target!(|data: &[u8]| {
+    for skip in [false, true] {
+        let opts = ReadOptions::default().with_skip_bad_lines(skip);
+        if let Ok(r) = parse_trace(data, Path::new("fuzz"), TraceFormat::Philly, &opts) {
+            for j in &r.jobs {
+                assert!(j.n_gpus >= 1 && j.work_s.is_finite() && j.work_s > 0.0);
+            }
+        }
+    }
+});

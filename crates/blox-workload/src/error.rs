@@ -1,0 +1,110 @@
+//! The error every reader and generator returns.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// What went wrong while reading a trace or configuring a generator.
+///
+/// Input errors name the file, the 1-based line and the field to blame when they are known, and
+/// display as `FILE:LINE: field `NAME`: message` (parts that are unknown are left out). I/O
+/// errors display as `FILE: <io error>`.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct WorkloadError {
+    /// The file (or a description such as `<generator>`).
+    pub file: PathBuf,
+    /// 1-based line number, when the input is line-oriented (JSON inputs give the line on which
+    /// the offending record starts).
+    pub line: Option<u64>,
+    /// The field (column) to blame, when one is.
+    pub field: Option<String>,
+    /// What was wrong.
+    pub message: String,
+    /// The underlying I/O error, for failures to open or read the file.
+    pub io: Option<std::io::Error>,
+}
+
+impl WorkloadError {
+    /// A bad-input error at `file:line`, field `field`.
+    pub fn input(
+        file: impl Into<PathBuf>,
+        line: Option<u64>,
+        field: Option<&str>,
+        message: impl Into<String>,
+    ) -> Self {
+        WorkloadError {
+            file: file.into(),
+            line,
+            field: field.map(str::to_owned),
+            message: message.into(),
+            io: None,
+        }
+    }
+
+    /// An I/O failure on `file`.
+    pub fn io(file: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        WorkloadError {
+            file: file.into(),
+            line: None,
+            field: None,
+            message: source.to_string(),
+            io: Some(source),
+        }
+    }
+
+    /// A bad generator or option value (not tied to a file); the file shows as `<config>`.
+    pub fn config(message: impl Into<String>) -> Self {
+        Self::input("<config>", None, None, message)
+    }
+
+    /// Whether this is an I/O failure rather than bad content.
+    pub fn is_io(&self) -> bool {
+        self.io.is_some()
+    }
+
+    /// Shorthand used by the readers.
+    pub(crate) fn at(origin: &Path, line: u64, field: &str, message: impl Into<String>) -> Self {
+        Self::input(origin, Some(line), Some(field), message)
+    }
+}
+
+impl fmt::Display for WorkloadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ": field `{field}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for WorkloadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.io
+            .as_ref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_file_line_and_field() {
+        let e = WorkloadError::input("a.csv", Some(3), Some("num_gpu"), "`x` is not a number");
+        assert_eq!(
+            e.to_string(),
+            "a.csv:3: field `num_gpu`: `x` is not a number"
+        );
+        let e = WorkloadError::input("a.csv", None, None, "empty");
+        assert_eq!(e.to_string(), "a.csv: empty");
+        let e = WorkloadError::io("b.csv", std::io::Error::other("gone"));
+        assert!(e.is_io());
+        assert_eq!(e.to_string(), "b.csv: gone");
+        assert!(std::error::Error::source(&e).is_some());
+    }
+}

@@ -1,0 +1,259 @@
+//! Gavel (OSDI'20) job traces, `*.trace`: tab-separated, **no header, no quoting**, 10 fields
+//! (the layout Gavel's `utils.parse_trace` reads).
+//!
+//! | # | name | unit | meaning → [`JobSpec`](blox_core::JobSpec) |
+//! |---|---|---|---|
+//! | 1 | `job_type` | text | model and batch size, e.g. `ResNet-50 (batch size 16)`; key into the throughput table → `model` |
+//! | 2 | `command` | text | training command line; not kept |
+//! | 3 | `working_directory` | text | not kept |
+//! | 4 | `num_steps_arg` | text | not kept |
+//! | 5 | `needs_data_dir` | 0/1 | not kept |
+//! | 6 | `total_steps` | iterations | steps to run |
+//! | 7 | `scale_factor` | GPUs | → `n_gpus` |
+//! | 8 | `priority_weight` | int | not kept |
+//! | 9 | `SLO` | multiplier | `-1` = none; if > 0, `deadline = arrival + SLO × work_s` |
+//! | 10 | `arrival_time` | s | → `arrival` |
+//!
+//! The trace gives steps, not seconds: `work_s = total_steps / throughput`, where throughput is
+//! the job's isolated rate in iterations per second for `(job_type, scale_factor)` on the worker
+//! type [`ReadOptions::gavel_worker_type`] (`v100` by default) in a Gavel throughput table
+//! ([`GavelThroughputs`]). A job type missing from the table is a malformed line. Rows with
+//! `scale_factor = 0` or `total_steps = 0` are filtered and counted. Blank lines are skipped and
+//! a trailing `\r` is dropped.
+
+use super::csvutil::{parse_count, parse_nonneg};
+use super::{read_input, secs_to_time, Collector, ReadOptions, Row, TraceRead};
+use crate::WorkloadError;
+use blox_core::{JobSpec, Time};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Gavel's throughput table: isolated throughput (iterations per second) per worker type, job
+/// type and scale factor, from `physical_cluster_throughputs.json` or
+/// `simulation_throughputs.json` (gzipped or not).
+///
+/// The JSON nests `worker type → "('<job_type>', <scale_factor>)" → "null" → rate`; the other
+/// inner keys (space-sharing pairs) are ignored.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GavelThroughputs {
+    rates: HashMap<(String, String, u32), f64>,
+}
+
+impl GavelThroughputs {
+    /// An empty table (add rates with [`GavelThroughputs::insert`]).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the isolated rate of `job_type` at `scale_factor` GPUs on `worker`.
+    pub fn insert(&mut self, worker: &str, job_type: &str, scale_factor: u32, rate: f64) {
+        self.rates
+            .insert((worker.to_owned(), job_type.to_owned(), scale_factor), rate);
+    }
+
+    /// The isolated rate (iterations per second), if the table has it.
+    pub fn isolated(&self, worker: &str, job_type: &str, scale_factor: u32) -> Option<f64> {
+        self.rates
+            .get(&(worker.to_owned(), job_type.to_owned(), scale_factor))
+            .copied()
+    }
+
+    /// Number of `(worker, job type, scale factor)` entries.
+    pub fn len(&self) -> usize {
+        self.rates.len()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.rates.is_empty()
+    }
+
+    /// Reads a table file (gzip detected by magic bytes).
+    pub fn load(path: &Path) -> Result<Self, WorkloadError> {
+        Self::from_json(&read_input(path)?, path)
+    }
+
+    /// Parses a table from JSON bytes; `origin` names the input in errors.
+    pub fn from_json(bytes: &[u8], origin: &Path) -> Result<Self, WorkloadError> {
+        type Raw = HashMap<String, HashMap<String, HashMap<String, serde_json::Value>>>;
+        let raw: Raw = serde_json::from_slice(bytes).map_err(|e| {
+            WorkloadError::input(
+                origin,
+                Some(e.line() as u64),
+                None,
+                format!("not a Gavel throughput table: {e}"),
+            )
+        })?;
+        let mut t = GavelThroughputs::new();
+        for (worker, jobs) in raw {
+            for (key, inner) in jobs {
+                let (Some((job_type, scale)), Some(rate)) = (
+                    parse_key(&key),
+                    inner.get("null").and_then(serde_json::Value::as_f64),
+                ) else {
+                    continue;
+                };
+                t.insert(&worker, job_type, scale, rate);
+            }
+        }
+        Ok(t)
+    }
+}
+
+/// `"('ResNet-50 (batch size 16)', 4)"` → `("ResNet-50 (batch size 16)", 4)`.
+fn parse_key(key: &str) -> Option<(&str, u32)> {
+    let body = key.strip_prefix("('")?.strip_suffix(')')?;
+    let cut = body.rfind("', ")?;
+    let scale = body[cut + 3..].trim().parse().ok()?;
+    Some((&body[..cut], scale))
+}
+
+/// The table for a trace: the one named in the options, or the first found next to the trace.
+pub(crate) fn locate_and_load(
+    trace: &Path,
+    opts: &ReadOptions,
+) -> Result<GavelThroughputs, WorkloadError> {
+    if let Some(p) = &opts.gavel_throughputs {
+        return GavelThroughputs::load(p);
+    }
+    let names = [
+        "physical_cluster_throughputs.json.gz",
+        "physical_cluster_throughputs.json",
+        "simulation_throughputs.json.gz",
+        "simulation_throughputs.json",
+    ];
+    let dir = trace.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = vec![dir.clone()];
+    let mut d = dir.as_path();
+    for _ in 0..2 {
+        match d.parent() {
+            Some(p) => {
+                dirs.push(p.to_path_buf());
+                d = p;
+            }
+            None => break,
+        }
+    }
+    for d in &dirs {
+        for n in names {
+            let p = if d.as_os_str().is_empty() {
+                PathBuf::from(n)
+            } else {
+                d.join(n)
+            };
+            if p.is_file() {
+                return GavelThroughputs::load(&p);
+            }
+        }
+    }
+    Err(WorkloadError::input(
+        trace,
+        None,
+        Some("total_steps"),
+        "a Gavel trace gives steps, not seconds, and no throughput table \
+         (physical_cluster_throughputs.json[.gz] or simulation_throughputs.json[.gz]) was found \
+         next to it, in its parent or grandparent folder: name one in the options",
+    ))
+}
+
+pub(crate) fn parse(
+    bytes: &[u8],
+    origin: &Path,
+    table: &GavelThroughputs,
+    worker: &str,
+    opts: &ReadOptions,
+) -> Result<TraceRead, WorkloadError> {
+    let mut sink = Collector::new(opts);
+    for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = i as u64 + 1;
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let row = std::str::from_utf8(raw)
+            .map_err(|e| WorkloadError::input(origin, Some(line), None, format!("not UTF-8: {e}")))
+            .and_then(|text| row(text, line, origin, table, worker));
+        sink.take(row)?;
+    }
+    Ok(sink.read)
+}
+
+const FIELDS: [&str; 10] = [
+    "job_type",
+    "command",
+    "working_directory",
+    "num_steps_arg",
+    "needs_data_dir",
+    "total_steps",
+    "scale_factor",
+    "priority_weight",
+    "SLO",
+    "arrival_time",
+];
+
+fn row(
+    text: &str,
+    line: u64,
+    origin: &Path,
+    table: &GavelThroughputs,
+    worker: &str,
+) -> Result<Row, WorkloadError> {
+    let f: Vec<&str> = text.split('\t').collect();
+    if f.len() != FIELDS.len() {
+        let field = FIELDS.get(f.len()).or(FIELDS.last()).copied().unwrap_or("");
+        return Err(WorkloadError::at(
+            origin,
+            line,
+            field,
+            format!(
+                "expected {} tab-separated fields, found {}",
+                FIELDS.len(),
+                f.len()
+            ),
+        ));
+    }
+    let err = |i: usize, what: &str| {
+        WorkloadError::at(origin, line, FIELDS[i], format!("`{}` is not {what}", f[i]))
+    };
+    let job_type = f[0].trim();
+    let steps = parse_nonneg(f[5].trim()).ok_or_else(|| err(5, "a step count ≥ 0"))?;
+    let scale = parse_count(f[6].trim()).ok_or_else(|| err(6, "a whole number of GPUs ≥ 0"))?;
+    let slo = f[8]
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| err(8, "a number"))?;
+    let arrival_s = parse_nonneg(f[9].trim()).ok_or_else(|| err(9, "a time in seconds ≥ 0"))?;
+    let arrival = secs_to_time(arrival_s, origin, line, "arrival_time")?;
+    if scale == 0 {
+        return Ok(Row::Filtered("zero GPUs"));
+    }
+    if steps == 0.0 {
+        return Ok(Row::Filtered("zero steps"));
+    }
+    let rate = table
+        .isolated(worker, job_type, scale)
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .ok_or_else(|| {
+            WorkloadError::at(
+                origin,
+                line,
+                "job_type",
+                format!(
+                    "no isolated throughput for (`{job_type}`, {scale}) on worker type `{worker}` in the Gavel throughput table"
+                ),
+            )
+        })?;
+    let work_s = steps / rate;
+    if !work_s.is_finite() {
+        return Err(err(5, "a step count that gives a finite duration"));
+    }
+    let mut j = JobSpec::new(arrival, scale, work_s);
+    j.model = Some(Arc::from(job_type));
+    if slo > 0.0 {
+        j.deadline = Time::from_secs_f64_ceil(arrival_s + slo * work_s);
+    }
+    Ok(Row::Job(Box::new(j)))
+}

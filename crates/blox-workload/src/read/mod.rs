@@ -1,0 +1,472 @@
+//! Trace readers: one function per published format, all producing [`JobSpec`]s.
+//!
+//! The entry points are [`read_trace`] (a file, gzip or not), [`parse_trace`] (bytes already in
+//! memory), and [`read_traces`] (several files merged by arrival). Each format's module documents
+//! the source's columns, units and the reader's filters.
+
+mod alibaba;
+mod canonical;
+mod csvutil;
+mod datetime;
+mod gavel;
+mod helios;
+mod itp;
+mod philly;
+mod pollux;
+mod tiresias;
+
+pub use datetime::parse_datetime;
+pub use gavel::GavelThroughputs;
+pub use philly::{philly_blox_trace_jobs, PhillyMode, BLOX_PHILLY_MAX_S, BLOX_PHILLY_MIN_S};
+pub use pollux::{pollux_reference_gpu_seconds, POLLUX_REFERENCE_GPU_SECONDS};
+
+use crate::WorkloadError;
+use blox_core::JobSpec;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// How many malformed lines a [`TraceRead`] keeps as examples when they are skipped.
+pub const MAX_KEPT_BAD_LINES: usize = 10;
+
+/// Largest decompressed size accepted from a gzip file (a guard against gzip bombs): 4 GiB.
+pub const MAX_DECOMPRESSED_BYTES: u64 = 4 << 30;
+
+/// A trace format, by the name given to `--trace-format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum TraceFormat {
+    /// The toolkit's own CSV: `job_id,arrival_s,n_gpus,duration_s[,model]`.
+    Canonical,
+    /// Microsoft Philly `cluster_job_log` (JSON); see [`PhillyMode`].
+    Philly,
+    /// Microsoft ITP CSV (ElasticFlow traces): `raw/` and `elasticflow/` layouts.
+    Itp,
+    /// Pollux (OSDI'21) CSVs: the 160-job `workload-N.csv` files and `traces/philly.csv`.
+    Pollux,
+    /// Gavel (OSDI'20) `*.trace` TSV files (durations from a throughput table).
+    Gavel,
+    /// Tiresias (NSDI'19) job CSV (`60_job.csv`).
+    Tiresias,
+    /// Alibaba GPU cluster 2023 ("openb") pod list CSV.
+    Alibaba2023,
+    /// SenseTime Helios `cluster_log.csv`.
+    Helios,
+}
+
+impl TraceFormat {
+    /// Every format, in the order of the `--trace-format` help text.
+    pub const ALL: [TraceFormat; 8] = [
+        TraceFormat::Canonical,
+        TraceFormat::Philly,
+        TraceFormat::Itp,
+        TraceFormat::Pollux,
+        TraceFormat::Gavel,
+        TraceFormat::Tiresias,
+        TraceFormat::Alibaba2023,
+        TraceFormat::Helios,
+    ];
+
+    /// The name accepted by [`FromStr`] (and `--trace-format`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TraceFormat::Canonical => "canonical",
+            TraceFormat::Philly => "philly",
+            TraceFormat::Itp => "itp",
+            TraceFormat::Pollux => "pollux",
+            TraceFormat::Gavel => "gavel",
+            TraceFormat::Tiresias => "tiresias",
+            TraceFormat::Alibaba2023 => "alibaba2023",
+            TraceFormat::Helios => "helios",
+        }
+    }
+}
+
+impl fmt::Display for TraceFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown format name; its message lists the known ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownFormat(pub String);
+
+impl fmt::Display for UnknownFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = TraceFormat::ALL.iter().map(|t| t.name()).collect();
+        write!(
+            f,
+            "unknown trace format `{}` (known: {})",
+            self.0,
+            names.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnknownFormat {}
+
+impl FromStr for TraceFormat {
+    type Err = UnknownFormat;
+    /// Case-insensitive; surrounding spaces are ignored.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let wanted = s.trim().to_ascii_lowercase();
+        TraceFormat::ALL
+            .into_iter()
+            .find(|t| t.name() == wanted)
+            .ok_or_else(|| UnknownFormat(s.to_owned()))
+    }
+}
+
+/// Options shared by every reader. Start from `ReadOptions::default()` and chain the `with_*`
+/// methods (or set the public fields on a mutable value).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ReadOptions {
+    /// Count and skip malformed lines (keeping the first [`MAX_KEPT_BAD_LINES`] errors in
+    /// [`TraceRead::bad_lines`]) instead of failing on the first one. A bad header, an
+    /// unreadable file or a JSON document that does not parse at all is still an error.
+    pub skip_bad_lines: bool,
+    /// How Philly jobs are turned into [`JobSpec`]s.
+    pub philly_mode: PhillyMode,
+    /// Time zero, in seconds since 1970-01-01 00:00:00 of the trace's own (naive) clock, for the
+    /// formats with wall-clock timestamps (Philly, Pollux `philly.csv`, Helios). `None` (the
+    /// default) uses the earliest timestamp in each file. Set it when merging several such files
+    /// so that they share a clock (see [`parse_datetime`]).
+    pub time_origin: Option<i64>,
+    /// The Gavel throughput table (`*.json` or `*.json.gz`). `None` looks for
+    /// `physical_cluster_throughputs.json[.gz]`, then `simulation_throughputs.json[.gz]`, in the
+    /// trace's folder, its parent and its grandparent (the shipped and upstream layouts).
+    pub gavel_throughputs: Option<PathBuf>,
+    /// The Gavel worker type whose isolated throughput turns steps into seconds (`v100`).
+    pub gavel_worker_type: String,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            skip_bad_lines: false,
+            philly_mode: PhillyMode::Trace,
+            time_origin: None,
+            gavel_throughputs: None,
+            gavel_worker_type: "v100".to_owned(),
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Sets [`ReadOptions::skip_bad_lines`].
+    pub fn with_skip_bad_lines(mut self, skip: bool) -> Self {
+        self.skip_bad_lines = skip;
+        self
+    }
+
+    /// Sets [`ReadOptions::philly_mode`].
+    pub fn with_philly_mode(mut self, mode: PhillyMode) -> Self {
+        self.philly_mode = mode;
+        self
+    }
+
+    /// Sets [`ReadOptions::time_origin`].
+    pub fn with_time_origin(mut self, origin: Option<i64>) -> Self {
+        self.time_origin = origin;
+        self
+    }
+
+    /// Sets [`ReadOptions::gavel_throughputs`].
+    pub fn with_gavel_throughputs(mut self, table: Option<PathBuf>) -> Self {
+        self.gavel_throughputs = table;
+        self
+    }
+
+    /// Sets [`ReadOptions::gavel_worker_type`].
+    pub fn with_gavel_worker_type(mut self, worker: impl Into<String>) -> Self {
+        self.gavel_worker_type = worker.into();
+        self
+    }
+}
+
+/// The result of reading one or more traces: the jobs, and what was left out.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct TraceRead {
+    /// The jobs, in file order for one file; merged by arrival (stable) by [`read_traces`].
+    pub jobs: Vec<JobSpec>,
+    /// Malformed lines skipped under [`ReadOptions::skip_bad_lines`] (always 0 without it).
+    pub bad_line_count: u64,
+    /// The first [`MAX_KEPT_BAD_LINES`] of those errors, for the report.
+    pub bad_lines: Vec<WorkloadError>,
+    /// Well-formed rows deliberately left out, by reason (e.g. `CPU-only pod`), per the format's
+    /// documented rules.
+    pub filtered: BTreeMap<&'static str, u64>,
+}
+
+impl TraceRead {
+    /// Rows deliberately left out, over all reasons.
+    pub fn filtered_count(&self) -> u64 {
+        self.filtered.values().sum()
+    }
+
+    /// Appends `other`'s jobs and adds up its counts (jobs are not re-sorted).
+    pub fn absorb(&mut self, other: TraceRead) {
+        self.jobs.extend(other.jobs);
+        self.bad_line_count += other.bad_line_count;
+        for e in other.bad_lines {
+            if self.bad_lines.len() < MAX_KEPT_BAD_LINES {
+                self.bad_lines.push(e);
+            }
+        }
+        for (k, v) in other.filtered {
+            *self.filtered.entry(k).or_default() += v;
+        }
+    }
+
+    /// Stably sorts the jobs by arrival: equal arrivals keep their order.
+    pub fn sort_by_arrival(&mut self) {
+        self.jobs.sort_by_key(|j| j.arrival);
+    }
+}
+
+/// Collects jobs, filtered rows and (when skipping) bad lines while a reader runs.
+pub(crate) struct Collector {
+    skip_bad_lines: bool,
+    pub(crate) read: TraceRead,
+}
+
+impl Collector {
+    pub(crate) fn new(opts: &ReadOptions) -> Self {
+        Collector {
+            skip_bad_lines: opts.skip_bad_lines,
+            read: TraceRead::default(),
+        }
+    }
+
+    /// A malformed line: an error, or counted when skipping.
+    pub(crate) fn bad(&mut self, e: WorkloadError) -> Result<(), WorkloadError> {
+        if !self.skip_bad_lines {
+            return Err(e);
+        }
+        self.read.bad_line_count += 1;
+        if self.read.bad_lines.len() < MAX_KEPT_BAD_LINES {
+            self.read.bad_lines.push(e);
+        }
+        Ok(())
+    }
+
+    /// Takes a row result: pushes the job, counts a filter reason, or handles the error.
+    pub(crate) fn take(&mut self, row: Result<Row, WorkloadError>) -> Result<(), WorkloadError> {
+        match row {
+            Ok(Row::Job(j)) => self.read.jobs.push(*j),
+            Ok(Row::Filtered(reason)) => *self.read.filtered.entry(reason).or_default() += 1,
+            Err(e) => self.bad(e)?,
+        }
+        Ok(())
+    }
+}
+
+/// What one well-formed row becomes.
+pub(crate) enum Row {
+    /// A job.
+    Job(Box<JobSpec>),
+    /// Left out, for this reason.
+    Filtered(&'static str),
+}
+
+/// Reads the whole file, decompressing it when it starts with the gzip magic bytes `1f 8b`
+/// (whatever its name).
+pub fn read_input(path: &Path) -> Result<Vec<u8>, WorkloadError> {
+    let bytes = std::fs::read(path).map_err(|e| WorkloadError::io(path, e))?;
+    decompress(bytes, path)
+}
+
+/// Decompresses `bytes` if they start with the gzip magic bytes; returns them unchanged
+/// otherwise. Concatenated gzip members are read as one stream.
+pub fn decompress(bytes: Vec<u8>, origin: &Path) -> Result<Vec<u8>, WorkloadError> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes);
+    }
+    let mut out = Vec::new();
+    let dec = flate2::read::MultiGzDecoder::new(bytes.as_slice());
+    dec.take(MAX_DECOMPRESSED_BYTES + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| WorkloadError::input(origin, None, None, format!("corrupt gzip data: {e}")))?;
+    if out.len() as u64 > MAX_DECOMPRESSED_BYTES {
+        return Err(WorkloadError::input(
+            origin,
+            None,
+            None,
+            "gzip data decompresses to more than 4 GiB",
+        ));
+    }
+    Ok(out)
+}
+
+/// Reads one trace file (gzipped or not) in `format`. See the format's documentation in the
+/// crate docs for units, filters and skipped rows.
+pub fn read_trace(
+    path: &Path,
+    format: TraceFormat,
+    opts: &ReadOptions,
+) -> Result<TraceRead, WorkloadError> {
+    let bytes = read_input(path)?;
+    if format == TraceFormat::Gavel {
+        let table = gavel::locate_and_load(path, opts)?;
+        return gavel::parse(&bytes, path, &table, &opts.gavel_worker_type, opts);
+    }
+    parse_trace(&bytes, path, format, opts)
+}
+
+/// Parses a trace already in memory (gzip is decompressed). `origin` names the input in errors.
+///
+/// For [`TraceFormat::Gavel`] the throughput table is located from `origin` and `opts` as in
+/// [`read_trace`]; use [`parse_gavel`] to pass a table directly.
+pub fn parse_trace(
+    bytes: &[u8],
+    origin: &Path,
+    format: TraceFormat,
+    opts: &ReadOptions,
+) -> Result<TraceRead, WorkloadError> {
+    let owned;
+    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        owned = decompress(bytes.to_vec(), origin)?;
+        owned.as_slice()
+    } else {
+        bytes
+    };
+    match format {
+        TraceFormat::Canonical => canonical::parse(bytes, origin, opts),
+        TraceFormat::Philly => philly::parse(bytes, origin, opts),
+        TraceFormat::Itp => itp::parse(bytes, origin, opts),
+        TraceFormat::Pollux => pollux::parse(bytes, origin, opts),
+        TraceFormat::Gavel => {
+            let table = gavel::locate_and_load(origin, opts)?;
+            gavel::parse(bytes, origin, &table, &opts.gavel_worker_type, opts)
+        }
+        TraceFormat::Tiresias => tiresias::parse(bytes, origin, opts),
+        TraceFormat::Alibaba2023 => alibaba::parse(bytes, origin, opts),
+        TraceFormat::Helios => helios::parse(bytes, origin, opts),
+    }
+}
+
+/// Parses a Gavel `*.trace` already in memory with the given throughput table, converting steps
+/// to seconds with `table`'s isolated throughput on `opts.gavel_worker_type`.
+pub fn parse_gavel(
+    bytes: &[u8],
+    origin: &Path,
+    table: &GavelThroughputs,
+    opts: &ReadOptions,
+) -> Result<TraceRead, WorkloadError> {
+    gavel::parse(bytes, origin, table, &opts.gavel_worker_type, opts)
+}
+
+/// Reads several traces (each with its own format) and merges their jobs by arrival. The sort
+/// is stable: equal arrivals keep the order of `inputs`, then file order. Counts are added up.
+pub fn read_traces(
+    inputs: &[(PathBuf, TraceFormat)],
+    opts: &ReadOptions,
+) -> Result<TraceRead, WorkloadError> {
+    let mut all = TraceRead::default();
+    for (path, format) in inputs {
+        all.absorb(read_trace(path, *format, opts)?);
+    }
+    all.sort_by_arrival();
+    Ok(all)
+}
+
+/// Seconds (≥ 0, finite) to engine time, rounded up to the millisecond.
+pub(crate) fn secs_to_time(
+    s: f64,
+    origin: &Path,
+    line: u64,
+    field: &str,
+) -> Result<blox_core::Time, WorkloadError> {
+    blox_core::Time::from_secs_f64_ceil(s).ok_or_else(|| {
+        WorkloadError::at(
+            origin,
+            line,
+            field,
+            format!("`{s}` is not a time in seconds ≥ 0"),
+        )
+    })
+}
+
+/// For wall-clock formats: sets each job's arrival to its timestamp minus the time origin
+/// ([`ReadOptions::time_origin`], or the earliest stamp). `stamps[i]` is `(seconds, line)` of
+/// `sink.read.jobs[i]`. A stamp before a user-given origin is a bad line.
+pub(crate) fn apply_wall_clock(
+    sink: &mut Collector,
+    stamps: &[(i64, u64)],
+    opts: &ReadOptions,
+    origin: &Path,
+    field: &str,
+) -> Result<(), WorkloadError> {
+    debug_assert_eq!(stamps.len(), sink.read.jobs.len());
+    let Some(t0) = opts
+        .time_origin
+        .or_else(|| stamps.iter().map(|s| s.0).min())
+    else {
+        return Ok(());
+    };
+    let jobs = std::mem::take(&mut sink.read.jobs);
+    let mut kept = Vec::with_capacity(jobs.len());
+    for (mut j, &(ts, line)) in jobs.into_iter().zip(stamps) {
+        let Some(rel) = ts.checked_sub(t0).filter(|r| *r >= 0) else {
+            sink.bad(WorkloadError::at(
+                origin,
+                line,
+                field,
+                format!("timestamp is before the time origin ({t0} s)"),
+            ))?;
+            continue;
+        };
+        // `rel` fits in u64 (it is ≥ 0) and is below 2^63 s, but Time counts ms: saturate.
+        j.arrival = blox_core::Time((rel as u64).saturating_mul(1000));
+        kept.push(j);
+    }
+    sink.read.jobs = kept;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn format_names_round_trip() {
+        for f in TraceFormat::ALL {
+            assert_eq!(f.name().parse::<TraceFormat>().unwrap(), f);
+            assert_eq!(f.to_string(), f.name());
+        }
+        assert_eq!(
+            " Alibaba2023 ".parse::<TraceFormat>().unwrap(),
+            TraceFormat::Alibaba2023
+        );
+        let e = "csv".parse::<TraceFormat>().unwrap_err();
+        assert!(e.to_string().contains("unknown trace format `csv`"));
+        assert!(e.to_string().contains("helios"));
+    }
+
+    #[test]
+    fn gzip_is_detected_by_magic_bytes() {
+        use std::io::Write;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(b"job_id,arrival_s,n_gpus,duration_s\na,0,1,5\n")
+            .unwrap();
+        let gz = enc.finish().unwrap();
+        let r = parse_trace(
+            &gz,
+            Path::new("x.bin"),
+            TraceFormat::Canonical,
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(r.jobs.len(), 1);
+        let e = decompress(vec![0x1f, 0x8b, 8, 0, 1, 2], Path::new("bad.gz")).unwrap_err();
+        assert!(
+            e.to_string().starts_with("bad.gz: corrupt gzip data"),
+            "{e}"
+        );
+    }
+}
