@@ -1,19 +1,39 @@
 //! # blox-metrics
 //!
 //! Metric sinks that observe a run's [`Event`](blox_core::Event)s, the statistics computed from
-//! them, and the writers of the standard output files.
+//! them, and the writers of the output files: CSV, JSON and SVG plots.
 //!
-//! | component | what it records | cost per event |
+//! | component | what it records or computes | cost |
 //! |---|---|---|
-//! | [`JobLog`] | one [`JobRecord`] per arrived job: arrival, id, first start, first progress, completion, preemptions | O(1) |
-//! | [`Timeline`] | one [`RoundSample`](blox_core::RoundSample) per round | O(1) |
-//! | [`Summary`] | JCT mean and percentiles, responsiveness, preemptions, makespan over the tracked jobs | O(n log n) once |
+//! | [`JobLog`] (sink) | one [`JobRecord`] per arrived job: arrival, id, GPUs, work, first start, first progress, completion, preemptions | O(1) per event |
+//! | [`Timeline`] (sink) | one [`RoundSample`](blox_core::RoundSample) per round: queue, running, free GPUs, GPU demand, preemptions | O(1) per round |
+//! | [`Summary`] | over the tracked jobs: JCT mean/p50/p95/p99/max, responsiveness, queueing delay (mean and percentiles), preemptions, makespan, finish-time fairness ρ (mean, worst, fraction > 1, Jain's index) | O(n log n) once |
+//! | [`Fairness`] | per-job ρ = shared JCT ÷ isolated JCT (Themis, NSDI 2020), isolated JCT = `work_s` or a caller's model | O(n) once |
+//! | [`TimelineStats`] | time-weighted mean GPU utilisation, busy/free GPUs, queue length, GPU demand; maxima; preemptions | O(rounds) once |
+//! | [`Distribution`], [`cdf_points`], [`nearest_rank`], [`jain_index`] | the plain statistics the above are built from | O(n log n) |
+//! | [`RunMetrics`], [`ComparisonRow`] | all of a run's metrics; one run's line in a comparison | O(n log n + rounds) once |
 //!
-//! Writers: [`write_jobs_csv`], [`write_timeline_csv`], and [`Summary`] serialises to JSON.
+//! Percentiles use the **nearest-rank** rule everywhere: the value at 1-based rank
+//! `⌈p/100 · n⌉`, so a percentile is always one of the samples.
+//!
+//! Writers (every column is documented on the function):
+//!
+//! | file | function |
+//! |---|---|
+//! | `jobs.csv` | [`write_jobs_csv`] (format frozen) |
+//! | `timeline.csv` | [`write_timeline_csv`] (format frozen) |
+//! | `fairness.csv` | [`write_fairness_csv`] |
+//! | `jct_cdf.csv` | [`write_jct_cdf_csv`] |
+//! | `compare.csv`, `compare.json` | [`write_comparison_csv`], [`write_comparison_json`]; [`comparison_table`] renders it for a terminal |
+//! | `summary.json`, `metrics.json` | [`Summary`], [`TimelineStats`], [`RunMetrics`] implement `Serialize` |
+//! | `jct_cdf.svg`, `timeline.svg`, `jct_vs_load.svg` | [`plot_jct_cdf`], [`plot_timeline`], [`plot_jct_vs_load`] |
+//!
+//! Plots use plotters' SVG backend only: no system fonts or C libraries are needed; text is
+//! drawn by whatever displays the SVG.
 //!
 //! ```
-//! use blox_core::{Event, JobId, JobSpec, MetricSink, Time};
-//! use blox_metrics::{JobLog, Summary};
+//! use blox_core::{Event, JobId, JobSpec, MetricSink, RoundSample, Time};
+//! use blox_metrics::{comparison_table, plot_jct_cdf, JobLog, RunMetrics, Summary, Timeline};
 //!
 //! let mut log = JobLog::default();
 //! let spec = JobSpec::new(Time::from_secs(1000), 1, 1000.0);
@@ -24,12 +44,42 @@
 //! let s = Summary::compute(&log, None);
 //! assert_eq!(s.avg_jct_s, 1400.0);
 //! assert_eq!(s.avg_responsiveness_s, 500.0);
+//! assert_eq!(s.worst_rho, 1.4); // 1400 s shared ÷ 1000 s alone
+//!
+//! // A whole run, on a 4-GPU cluster, then a comparison table and a CDF plot.
+//! let mut timeline = Timeline::default();
+//! timeline.on_event(&Event::Round(RoundSample::new(Time::from_secs(1200), 0, 1, 0, 3, 1, 0)));
+//! timeline.on_event(&Event::Round(RoundSample::new(Time::from_secs(2400), 0, 0, 0, 4, 0, 0)));
+//! let run = RunMetrics::compute("fifo", &log, &timeline, None, 4);
+//! assert_eq!(run.cluster.mean_utilisation, 0.25);
+//! let table = comparison_table(&[run.row()]);
+//! assert!(table.starts_with("policy"));
+//! let mut svg = Vec::new();
+//! plot_jct_cdf(&mut svg, "JCT CDF", &[("fifo", &run.jcts_s)])?;
+//! # Ok::<(), blox_metrics::PlotError>(())
 //! ```
 
+mod compare;
+mod fairness;
 mod log;
+mod plot;
+mod series;
+mod stats;
 mod summary;
+#[cfg(test)]
+mod test_support;
 mod write;
 
+pub use compare::{
+    comparison_table, write_comparison_csv, write_comparison_json, ComparisonRow, RunMetrics,
+    COMPARISON_CSV_HEADER,
+};
+pub use fairness::{write_fairness_csv, Fairness, FairnessStats, JobFairness, FAIRNESS_CSV_HEADER};
 pub use log::{JobLog, JobRecord, Timeline};
+pub use plot::{plot_jct_cdf, plot_jct_vs_load, plot_timeline, PlotError};
+pub use series::{busy_gpus, utilisation, TimelineStats};
+pub use stats::{
+    cdf_points, jain_index, mean, nearest_rank, write_jct_cdf_csv, Distribution, JCT_CDF_CSV_HEADER,
+};
 pub use summary::Summary;
 pub use write::{write_jobs_csv, write_timeline_csv, JOBS_CSV_HEADER, TIMELINE_CSV_HEADER};

@@ -70,6 +70,23 @@ impl JobLog {
             .map(|&seq| &self.records[seq as usize])
     }
 
+    /// Admitted jobs whose id lies in `window` (inclusive), or every admitted job without one,
+    /// in id order: the jobs every statistic of this crate is computed over.
+    pub fn tracked(&self, window: Option<(JobId, JobId)>) -> impl Iterator<Item = &JobRecord> + '_ {
+        self.admitted().filter(move |r| {
+            window.map_or(true, |(a, b)| r.id.is_some_and(|id| id >= a && id <= b))
+        })
+    }
+
+    /// JCTs in seconds of the tracked jobs that completed, in id order: the input of
+    /// [`crate::plot_jct_cdf`] and [`crate::write_jct_cdf_csv`].
+    pub fn jcts_s(&self, window: Option<(JobId, JobId)>) -> Vec<f64> {
+        self.tracked(window)
+            .filter_map(JobRecord::jct)
+            .map(|t| t.as_secs_f64())
+            .collect()
+    }
+
     fn by_job(&mut self, id: JobId) -> Option<&mut JobRecord> {
         let seq = *self.by_id.get(id.index())?;
         self.records.get_mut(seq as usize)
