@@ -122,3 +122,22 @@ impl From<blox_core::ConfigError> for SimError {
         SimError::Config(e.0)
     }
 }
+
+impl From<blox_workload::WorkloadError> for SimError {
+    fn from(e: blox_workload::WorkloadError) -> Self {
+        match e.io {
+            Some(source) => SimError::Io {
+                path: e.file,
+                source,
+            },
+            None => SimError::Input {
+                at: InputLocation {
+                    file: e.file,
+                    line: e.line,
+                    field: e.field,
+                },
+                message: e.message,
+            },
+        }
+    }
+}

@@ -39,7 +39,10 @@ pub mod workload;
 
 pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 pub use error::{InputLocation, SimError};
-pub use scenario::{RunReport, Scenario, WorkloadConfig, BLOX_TRACE_JOBS, DEFAULT_LOAD};
+pub use scenario::{
+    RunReport, Scenario, ThroughputChoice, WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS,
+    DEFAULT_LOAD,
+};
 pub use workload::{read_canonical_csv, BloxDefaultWorkload, JobList, Workload};
 
 /// The README's Rust examples, compiled and run as doctests.

@@ -42,6 +42,9 @@ enum Command {
     /// Join the finished runs under DIR/runs (e.g. from several shards) into DIR/results.csv
     /// and DIR/results.json.
     Merge(MergeArgs),
+    /// Inspect traces: `blox-sim trace stats FILE... --trace-format F`.
+    #[command(subcommand)]
+    Trace(TraceCommand),
     /// Time the engine on Blox's README configuration (LAS, load 1, jobs 3000..4000, blox
     /// semantics: 48,471 rounds) and print the figures.
     Bench(BenchArgs),
@@ -64,12 +67,18 @@ struct ScenarioArgs {
     /// Blox's N: durations of the default workload repeat after this many jobs [default: 12000].
     #[arg(long, value_name = "N")]
     blox_trace_jobs: Option<usize>,
-    /// Read jobs from this file instead of generating them.
+    /// Read jobs from this file instead of generating them; repeat it to merge several files
+    /// (e.g. the ten ITP clusters) by arrival. Gzipped files are read transparently.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "load", "blox_trace_jobs"])]
-    trace: Option<PathBuf>,
-    /// Format of --trace: `canonical` (job_id,arrival_s,n_gpus,duration_s[,model]) [default: canonical].
-    #[arg(long, value_name = "FORMAT", requires = "trace")]
+    trace: Vec<PathBuf>,
+    /// Format of --trace: canonical (job_id,arrival_s,n_gpus,duration_s[,model]), philly, itp,
+    /// pollux, gavel, tiresias, alibaba2023, helios [default: canonical].
+    #[arg(long, value_name = "FORMAT")]
     trace_format: Option<String>,
+    /// Count and skip malformed trace lines instead of stopping at the first (the count and the
+    /// first errors go to summary.json).
+    #[arg(long)]
+    skip_bad_lines: bool,
     /// Cluster shape as NODESxGPUS [default: 32x4].
     #[arg(long, value_name = "NODESxGPUS")]
     cluster: Option<String>,
@@ -79,9 +88,20 @@ struct ScenarioArgs {
     /// Admission policy: `accept-all` or `load-based:FACTOR` [default: accept-all].
     #[arg(long, value_name = "POLICY")]
     admission: Option<AdmissionConfig>,
-    /// Placement policy: `scattered` (Blox's Place) [default: scattered].
+    /// Placement: scattered (Blox's Place), first-fit, consolidated, topology, resource-aware;
+    /// options as `name:key=value,...` (e.g. `consolidated:wait=true,backfill=true`)
+    /// [default: scattered].
     #[arg(long, value_name = "POLICY")]
     placement: Option<PlacementConfig>,
+    /// Interconnect model: a topology JSON file or a shape (default, dgx, pcie, with options
+    /// such as `dgx:rack=8,nic=25,uplink=100`) [default: default, for the cluster shape].
+    #[arg(long, value_name = "FILE|SHAPE")]
+    topology: Option<String>,
+    /// Throughput model: placement (speed depends on where a job runs), policy (Optimus's
+    /// scaling model) or constant (Blox's) [default: placement in exact semantics (policy for
+    /// optimus), constant in blox].
+    #[arg(long, value_name = "MODEL")]
+    throughput: Option<blox_sim::ThroughputChoice>,
     /// Tracked job ids FIRST..LAST, inclusive; the run ends when all have completed
     /// [default: 3000..4000 for blox-default, every job for a trace].
     #[arg(long, value_name = "FIRST..LAST")]
@@ -102,7 +122,10 @@ struct ScenarioArgs {
 struct RunArgs {
     #[command(flatten)]
     scenario: ScenarioArgs,
-    /// Scheduling policy: fifo, las, srtf, optimus (blox semantics), tiresias (blox semantics) [default: fifo].
+    /// Scheduling policy: fifo, las, srtf, sjf, tiresias, optimus, gavel (max-min fairness),
+    /// themis (finish-time fairness); parameters as `name:key=value,...`, e.g.
+    /// `tiresias:queues=2,threshold=3600`. In blox semantics tiresias and optimus are Blox's
+    /// versions [default: fifo].
     #[arg(long, value_name = "POLICY")]
     policy: Option<PolicyConfig>,
     /// Write jobs.csv, summary.json and timeline.csv into this folder.
@@ -114,14 +137,10 @@ struct RunArgs {
 struct CompareArgs {
     #[command(flatten)]
     scenario: ScenarioArgs,
-    /// Policies to compare, comma-separated.
-    #[arg(
-        long,
-        value_name = "P1,P2,...",
-        value_delimiter = ',',
-        default_value = "fifo,las,srtf"
-    )]
-    policy: Vec<PolicyConfig>,
+    /// Policies to compare, comma-separated (parameters stay with their policy:
+    /// `tiresias:queues=2,threshold=3600,las`).
+    #[arg(long, value_name = "P1,P2,...", default_value = "fifo,las,srtf")]
+    policy: String,
     /// Write each policy's outputs into DIR/POLICY/.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -141,12 +160,15 @@ struct SweepArgs {
     /// Blox's N for the generated workload [default: 12000].
     #[arg(long, value_name = "N")]
     blox_trace_jobs: Option<usize>,
-    /// Read jobs from this file instead of generating them.
+    /// Read jobs from this file (repeatable) instead of generating them.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["load", "blox_trace_jobs"])]
-    trace: Option<PathBuf>,
+    trace: Vec<PathBuf>,
     /// Format of --trace [default: canonical].
-    #[arg(long, value_name = "FORMAT", requires = "trace")]
+    #[arg(long, value_name = "FORMAT")]
     trace_format: Option<String>,
+    /// Count and skip malformed trace lines.
+    #[arg(long)]
+    skip_bad_lines: bool,
     /// Clusters to try, e.g. `32x4,16x8`.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     cluster: Vec<String>,
@@ -162,6 +184,12 @@ struct SweepArgs {
     /// Placements to try.
     #[arg(long, value_name = "LIST")]
     placement: Option<String>,
+    /// Interconnect model for every run (see `run --help`).
+    #[arg(long, value_name = "FILE|SHAPE")]
+    topology: Option<String>,
+    /// Throughput model for every run: placement or constant.
+    #[arg(long, value_name = "MODEL")]
+    throughput: Option<blox_sim::ThroughputChoice>,
     /// Tracked job ids FIRST..LAST for every run.
     #[arg(long, value_name = "FIRST..LAST")]
     track: Option<String>,
@@ -185,6 +213,31 @@ struct SweepArgs {
     threads: Option<usize>,
 }
 
+#[derive(Subcommand)]
+enum TraceCommand {
+    /// Job count, arrival span, GPU-count histogram, duration percentiles and offered load.
+    Stats(TraceStatsArgs),
+}
+
+#[derive(Args)]
+struct TraceStatsArgs {
+    /// Trace files (merged by arrival).
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+    /// Their format: canonical, philly, itp, pollux, gavel, tiresias, alibaba2023, helios.
+    #[arg(long, value_name = "FORMAT", default_value = "canonical")]
+    trace_format: String,
+    /// Count and skip malformed lines.
+    #[arg(long)]
+    skip_bad_lines: bool,
+    /// Also give the offered load as a fraction of this cluster's GPUs.
+    #[arg(long, value_name = "NODESxGPUS")]
+    cluster: Option<String>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
 #[derive(Args)]
 struct MergeArgs {
     /// The sweep's output folder.
@@ -204,13 +257,14 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None => compare(CompareArgs {
             scenario: ScenarioArgs::default(),
-            policy: vec![PolicyConfig::Fifo, PolicyConfig::Las, PolicyConfig::Srtf],
+            policy: "fifo,las,srtf".into(),
             out: None,
         }),
         Some(Command::Run(a)) => run(a),
         Some(Command::Compare(a)) => compare(a),
         Some(Command::Sweep(a)) => sweep(a),
         Some(Command::Merge(a)) => merge(&a.out),
+        Some(Command::Trace(TraceCommand::Stats(a))) => trace_stats(a),
         Some(Command::Bench(a)) => bench(a),
     };
     match result {
@@ -236,14 +290,19 @@ impl ScenarioArgs {
         if let Some(v) = self.semantics {
             s.semantics = v;
         }
-        if let Some(path) = &self.trace {
+        if !self.trace.is_empty() {
             s.workload = WorkloadConfig::Trace {
-                path: path.clone(),
+                paths: self.trace.clone(),
                 format: self
                     .trace_format
                     .clone()
                     .unwrap_or_else(|| "canonical".into()),
+                skip_bad_lines: self.skip_bad_lines,
             };
+        } else if self.trace_format.is_some() || self.skip_bad_lines {
+            return Err(SimError::Config(
+                "--trace-format and --skip-bad-lines need --trace FILE".into(),
+            ));
         } else if self.workload.is_some() || self.load.is_some() || self.blox_trace_jobs.is_some() {
             let (old_load, old_n) = match s.workload {
                 WorkloadConfig::BloxDefault { load, trace_jobs } => (load, trace_jobs),
@@ -266,6 +325,12 @@ impl ScenarioArgs {
         if let Some(v) = &self.placement {
             s.placement = v.clone();
         }
+        if let Some(v) = &self.topology {
+            s.topology = Some(v.clone());
+        }
+        if let Some(v) = self.throughput {
+            s.throughput_model = Some(v);
+        }
         if let Some(v) = &self.track {
             s.track = Some(v.clone());
         }
@@ -281,6 +346,7 @@ impl ScenarioArgs {
         // Validate everything up front so that errors come before any work.
         s.cluster_spec()?;
         s.sim_config()?;
+        s.topology_model()?;
         Ok(s)
     }
 }
@@ -296,7 +362,9 @@ fn run(a: RunArgs) -> Result<(), SimError> {
     let started = Instant::now();
     let report = s.run()?;
     let elapsed = started.elapsed();
-    print_table(&[&report]);
+    let mut row = report.metrics.row();
+    row.preemptions = report.outcome.preemptions;
+    print!("{}", blox_metrics::comparison_table(&[row]));
     println!(
         "\n{} | {} GPUs ({}) | {} | end {} s after {} rounds ({} simulated) | {:.3} s wall",
         report.scenario.label(),
@@ -319,8 +387,8 @@ fn run(a: RunArgs) -> Result<(), SimError> {
 
 fn compare(a: CompareArgs) -> Result<(), SimError> {
     let base = a.scenario.build()?;
-    let scenarios: Vec<Scenario> = a
-        .policy
+    let policies: Vec<PolicyConfig> = parse_list(&Some(a.policy.clone()), "policy")?;
+    let scenarios: Vec<Scenario> = policies
         .iter()
         .map(|p| {
             let mut s = base.clone();
@@ -328,8 +396,8 @@ fn compare(a: CompareArgs) -> Result<(), SimError> {
             s.out = a
                 .out
                 .as_ref()
-                .map(|d| d.join(p.as_str()))
-                .or_else(|| base.out.as_ref().map(|d| d.join(p.as_str())));
+                .map(|d| d.join(dir_name(&p.to_string())))
+                .or_else(|| base.out.as_ref().map(|d| d.join(dir_name(&p.to_string()))));
             s
         })
         .collect();
@@ -345,8 +413,15 @@ fn compare(a: CompareArgs) -> Result<(), SimError> {
             .collect()
     });
     let reports = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-    let refs: Vec<&RunReport> = reports.iter().collect();
-    print_table(&refs);
+    let rows: Vec<blox_metrics::ComparisonRow> = reports
+        .iter()
+        .map(|r| {
+            let mut row = r.metrics.row();
+            row.preemptions = r.outcome.preemptions;
+            row
+        })
+        .collect();
+    print!("{}", blox_metrics::comparison_table(&rows));
     println!(
         "\n{} semantics | {} GPUs ({}) | {} | admission {} | placement {} | jobs {} tracked | {:.2} s wall",
         base.semantics,
@@ -358,6 +433,13 @@ fn compare(a: CompareArgs) -> Result<(), SimError> {
         base.track_window()?.map_or_else(|| "all".to_string(), |w| w.to_string()),
         started.elapsed().as_secs_f64()
     );
+    if let Some(dir) = a.out.as_ref().or(base.out.as_ref()) {
+        write_comparison(dir, &reports, &rows)?;
+        println!(
+            "wrote {}/{{compare.csv,compare.json,jct_cdf.svg}} and one folder per policy",
+            dir.display()
+        );
+    }
     Ok(())
 }
 
@@ -428,6 +510,9 @@ fn sweep(a: SweepArgs) -> Result<(), SimError> {
         scenario: a.scenario.clone(),
         trace: a.trace.clone(),
         trace_format: a.trace_format.clone(),
+        skip_bad_lines: a.skip_bad_lines,
+        topology: a.topology.clone(),
+        throughput: a.throughput,
         blox_trace_jobs: a.blox_trace_jobs,
         round: a.round,
         track: a.track.clone(),
@@ -515,6 +600,43 @@ fn sweep(a: SweepArgs) -> Result<(), SimError> {
     Ok(())
 }
 
+fn trace_stats(a: TraceStatsArgs) -> Result<(), SimError> {
+    let format: blox_workload::TraceFormat = a
+        .trace_format
+        .parse()
+        .map_err(|e: blox_workload::UnknownFormat| SimError::Config(e.to_string()))?;
+    let total = match &a.cluster {
+        Some(c) => Some(
+            c.parse::<blox_core::ClusterSpec>()
+                .map_err(|e| SimError::Config(e.0))?
+                .total_gpus(),
+        ),
+        None => None,
+    };
+    let inputs: Vec<_> = a.files.iter().map(|p| (p.clone(), format)).collect();
+    let opts = blox_workload::ReadOptions::default().with_skip_bad_lines(a.skip_bad_lines);
+    let read = blox_workload::read_traces(&inputs, &opts)?;
+    let stats = blox_workload::TraceStats::compute(&read.jobs, total);
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&stats).expect("serialising to memory")
+        );
+    } else {
+        print!("{stats}");
+        if read.bad_line_count > 0 {
+            println!("skipped malformed lines: {}", read.bad_line_count);
+            for e in &read.bad_lines {
+                println!("  {e}");
+            }
+        }
+        for (why, n) in &read.filtered {
+            println!("left out ({why}): {n}");
+        }
+    }
+    Ok(())
+}
+
 fn merge(out: &std::path::Path) -> Result<(), SimError> {
     let rows = blox_sim::sweep::merge(out)?;
     print_rows(&rows);
@@ -557,40 +679,57 @@ fn print_rows(rows: &[blox_sim::sweep::SweepRow]) {
     }
 }
 
+/// A folder name for a component spec: `tiresias:queues=2` becomes `tiresias-queues-2`.
+fn dir_name(spec: &str) -> String {
+    spec.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+fn write_comparison(
+    dir: &std::path::Path,
+    reports: &[RunReport],
+    rows: &[blox_metrics::ComparisonRow],
+) -> Result<(), SimError> {
+    let io = |e: std::io::Error| SimError::io(dir, e);
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let mut csv = Vec::new();
+    blox_metrics::write_comparison_csv(&mut csv, rows).map_err(io)?;
+    let mut json = Vec::new();
+    blox_metrics::write_comparison_json(&mut json, rows).map_err(io)?;
+    let series: Vec<(&str, &[f64])> = reports
+        .iter()
+        .map(|r| (r.metrics.label.as_str(), r.metrics.jcts_s.as_slice()))
+        .collect();
+    let mut svg = Vec::new();
+    blox_metrics::plot_jct_cdf(&mut svg, "JCT CDF of the tracked jobs", &series)
+        .map_err(|e| SimError::Config(format!("CDF plot: {e}")))?;
+    for (name, bytes) in [
+        ("compare.csv", csv),
+        ("compare.json", json),
+        ("jct_cdf.svg", svg),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).map_err(|e| SimError::io(&path, e))?;
+    }
+    Ok(())
+}
+
 fn workload_label(s: &Scenario) -> String {
     match &s.workload {
         WorkloadConfig::BloxDefault { load, .. } => {
             format!("blox-default at {load} jobs/h, seed {}", s.seed)
         }
-        WorkloadConfig::Trace { path, format } => format!("trace {} ({format})", path.display()),
-    }
-}
-
-fn print_table(reports: &[&RunReport]) {
-    println!(
-        "{:<10} {:>8} {:>12} {:>12} {:>12} {:>14} {:>12} {:>13}",
-        "policy",
-        "tracked",
-        "avg JCT (h)",
-        "p50 JCT (h)",
-        "p99 JCT (h)",
-        "avg resp. (s)",
-        "preemptions",
-        "makespan (h)"
-    );
-    for r in reports {
-        let s = &r.summary;
-        println!(
-            "{:<10} {:>8} {:>12.2} {:>12.2} {:>12.2} {:>14.1} {:>12} {:>13.1}",
-            r.scenario.policy.as_str(),
-            s.n_tracked,
-            s.avg_jct_s / 3600.0,
-            s.p50_jct_s / 3600.0,
-            s.p99_jct_s / 3600.0,
-            s.avg_responsiveness_s,
-            r.outcome.preemptions,
-            s.makespan_s / 3600.0
-        );
+        WorkloadConfig::Trace { paths, format, .. } => match paths.as_slice() {
+            [one] => format!("trace {} ({format})", one.display()),
+            many => format!("{} trace files ({format})", many.len()),
+        },
     }
 }
 

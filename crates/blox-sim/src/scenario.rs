@@ -2,16 +2,21 @@
 //! running one through the boxed (runtime) path.
 
 use crate::engine::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
-use crate::workload::{read_canonical_csv, BloxDefaultWorkload, JobList, Workload};
+use crate::workload::{BloxDefaultWorkload, JobList, Workload};
 use crate::SimError;
 use blox_admission::AdmissionConfig;
 use blox_core::{BoxThroughput, ClusterSpec, ConstantSpeed, JobId, Pipeline, Semantics, Time};
-use blox_metrics::{write_jobs_csv, write_timeline_csv, JobLog, Summary, Timeline};
-use blox_placement::PlacementConfig;
+use blox_metrics::{
+    plot_timeline, write_fairness_csv, write_jct_cdf_csv, write_jobs_csv, write_timeline_csv,
+    JobLog, RunMetrics, Summary, Timeline,
+};
+use blox_placement::{PlacementConfig, PlacementSpeed, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
+use blox_workload::{ReadOptions, TraceFormat};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Blox's N: the number of trace jobs whose durations the default generator cycles through.
 pub const BLOX_TRACE_JOBS: usize = 12_000;
@@ -30,14 +35,55 @@ pub enum WorkloadConfig {
         #[serde(default = "default_trace_jobs")]
         trace_jobs: usize,
     },
-    /// Jobs read from a file.
+    /// Jobs read from one or more files of one format, merged by arrival.
     Trace {
-        /// The file.
-        path: PathBuf,
-        /// Its format (only `canonical` for now).
+        /// The files (`path = "a.csv"` or `paths = ["a.csv", "b.csv"]` in scenario files).
+        #[serde(alias = "path", deserialize_with = "one_or_many")]
+        paths: Vec<PathBuf>,
+        /// Their format: canonical, philly, itp, pollux, gavel, tiresias, alibaba2023, helios.
         #[serde(default = "default_format")]
         format: String,
+        /// Count and skip malformed lines instead of stopping at the first.
+        #[serde(default)]
+        skip_bad_lines: bool,
     },
+}
+
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(PathBuf),
+        Many(Vec<PathBuf>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(p) => vec![p],
+        OneOrMany::Many(v) => v,
+    })
+}
+
+impl WorkloadConfig {
+    /// A trace workload of one canonical CSV file.
+    pub fn canonical(path: impl Into<PathBuf>) -> Self {
+        WorkloadConfig::Trace {
+            paths: vec![path.into()],
+            format: default_format(),
+            skip_bad_lines: false,
+        }
+    }
+}
+
+/// What reading the workload reported besides its jobs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct WorkloadReport {
+    /// Jobs read (or, for a generator, `None`).
+    pub jobs_read: Option<u64>,
+    /// Malformed lines skipped (with `skip_bad_lines`).
+    pub bad_lines: u64,
+    /// The first few skipped lines' errors.
+    pub bad_line_errors: Vec<String>,
+    /// Well-formed rows the reader left out, by documented reason.
+    pub filtered: std::collections::BTreeMap<String, u64>,
 }
 
 fn default_load() -> f64 {
@@ -93,8 +139,43 @@ pub struct Scenario {
     /// Seconds of waiting after which a job is promoted to the starved class (Blox: 3,600,000);
     /// `0` disables it.
     pub starvation_s: u64,
-    /// Output folder (`jobs.csv`, `summary.json`, `timeline.csv`).
+    /// Interconnect model for topology-aware placement and the placement-aware throughput
+    /// model: a topology JSON file or a built-in shape (`default`, `dgx`, `pcie`, with options
+    /// such as `dgx:rack=8,nic=25,uplink=100`). Default: `default` for the cluster shape.
+    pub topology: Option<String>,
+    /// Throughput model: `placement` (a job's speed depends on where it runs; the default in
+    /// `exact` semantics), `policy` (the policy's scaling model; the default for Optimus in
+    /// `exact` semantics) or `constant` (Blox's; the default in `blox` semantics).
+    pub throughput_model: Option<ThroughputChoice>,
+    /// Output folder (`jobs.csv`, `summary.json`, `timeline.csv`, …).
     pub out: Option<PathBuf>,
+}
+
+/// Which throughput model a scenario uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThroughputChoice {
+    /// Every job at constant speed wherever it runs (Blox's model).
+    Constant,
+    /// Compute time plus ring all-reduce time over the placement's bottleneck bandwidth
+    /// (`blox_placement::PlacementSpeed`).
+    Placement,
+    /// The scaling model of the scheduling policy (Optimus's Amdahl model).
+    Policy,
+}
+
+impl std::str::FromStr for ThroughputChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "constant" => Ok(ThroughputChoice::Constant),
+            "placement" => Ok(ThroughputChoice::Placement),
+            "policy" => Ok(ThroughputChoice::Policy),
+            _ => Err(format!(
+                "unknown throughput model `{s}` (expected constant, placement or policy)"
+            )),
+        }
+    }
 }
 
 impl Default for Scenario {
@@ -111,6 +192,8 @@ impl Default for Scenario {
             seed: 1,
             preemption_cost_s: 0.0,
             starvation_s: BLOX_STARVATION.as_secs(),
+            topology: None,
+            throughput_model: None,
             out: None,
         }
     }
@@ -127,8 +210,12 @@ pub struct RunReport {
     pub log: JobLog,
     /// Per-round samples.
     pub timeline: Timeline,
+    /// What reading the workload reported.
+    pub workload: WorkloadReport,
     /// Statistics over the tracked jobs.
     pub summary: Summary,
+    /// Statistics, cluster series and fairness (the summary is `metrics.statistics`).
+    pub metrics: RunMetrics,
 }
 
 /// `summary.json`'s shape.
@@ -141,7 +228,9 @@ struct SummaryFile<'a> {
     makespan_s: f64,
     end_time_s: f64,
     statistics: &'a Summary,
+    cluster: &'a blox_metrics::TimelineStats,
     run: &'a crate::RunOutcome,
+    workload: &'a WorkloadReport,
     config: &'a Scenario,
 }
 
@@ -227,18 +316,49 @@ impl Scenario {
 
     /// Build the workload.
     pub fn workload(&self) -> Result<Box<dyn Workload + Send>, SimError> {
+        Ok(self.load_workload()?.0)
+    }
+
+    /// Build the workload and report what reading it found (skipped and filtered rows).
+    pub fn load_workload(&self) -> Result<(Box<dyn Workload + Send>, WorkloadReport), SimError> {
         Ok(match &self.workload {
-            WorkloadConfig::BloxDefault { load, trace_jobs } => Box::new(
-                BloxDefaultWorkload::with_seed(*load, *trace_jobs, self.seed)?,
+            WorkloadConfig::BloxDefault { load, trace_jobs } => (
+                Box::new(BloxDefaultWorkload::with_seed(
+                    *load,
+                    *trace_jobs,
+                    self.seed,
+                )?),
+                WorkloadReport::default(),
             ),
-            WorkloadConfig::Trace { path, format } => match format.as_str() {
-                "canonical" => Box::new(JobList::new(read_canonical_csv(path)?)),
-                other => {
-                    return Err(SimError::Config(format!(
-                        "unknown trace format `{other}` (supported: canonical)"
-                    )))
+            WorkloadConfig::Trace {
+                paths,
+                format,
+                skip_bad_lines,
+            } => {
+                let format: TraceFormat = format
+                    .parse()
+                    .map_err(|e: blox_workload::UnknownFormat| SimError::Config(e.to_string()))?;
+                if paths.is_empty() {
+                    return Err(SimError::Config(
+                        "a trace workload needs at least one file".into(),
+                    ));
                 }
-            },
+                let inputs: Vec<(PathBuf, TraceFormat)> =
+                    paths.iter().map(|p| (p.clone(), format)).collect();
+                let opts = ReadOptions::default().with_skip_bad_lines(*skip_bad_lines);
+                let read = blox_workload::read_traces(&inputs, &opts)?;
+                let report = WorkloadReport {
+                    jobs_read: Some(read.jobs.len() as u64),
+                    bad_lines: read.bad_line_count,
+                    bad_line_errors: read.bad_lines.iter().map(ToString::to_string).collect(),
+                    filtered: read
+                        .filtered
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), *v))
+                        .collect(),
+                };
+                (Box::new(JobList::new(read.jobs)), report)
+            }
         })
     }
 
@@ -253,8 +373,48 @@ impl Scenario {
     /// The throughput model the scenario implies: constant speed (1.0, or Blox's Optimus
     /// factor).
     pub fn throughput(&self) -> Result<BoxThroughput, SimError> {
+        self.throughput_with(self.topology_model()?)
+    }
+
+    /// The interconnect model: `--topology FILE|SHAPE`, else the documented default for the
+    /// cluster shape.
+    pub fn topology_model(&self) -> Result<Arc<Topology>, SimError> {
+        let cluster = self.cluster_spec()?;
+        let topo = match &self.topology {
+            Some(arg) => {
+                Topology::resolve(arg, &cluster).map_err(|e| SimError::Config(e.to_string()))?
+            }
+            None => Topology::default_for(&cluster),
+        };
+        Ok(Arc::new(topo))
+    }
+
+    fn throughput_with(&self, topology: Arc<Topology>) -> Result<BoxThroughput, SimError> {
         let env = PolicyEnv::new(self.semantics, self.load());
-        Ok(Box::new(ConstantSpeed(self.policy.speed_factor(&env)?)))
+        let factor = self.policy.speed_factor(&env)?;
+        let elastic_policy = matches!(
+            self.policy,
+            PolicyConfig::Optimus | PolicyConfig::OptimusWith(_)
+        );
+        let model = match self.throughput_model {
+            Some(t) => t,
+            None if self.semantics == Semantics::Blox => ThroughputChoice::Constant,
+            // Optimus allocates by its own scaling model; the jobs then run at that speed.
+            None if elastic_policy => ThroughputChoice::Policy,
+            None => ThroughputChoice::Placement,
+        };
+        Ok(match model {
+            ThroughputChoice::Constant => Box::new(ConstantSpeed(factor)),
+            ThroughputChoice::Policy => self.policy.throughput_model(&env)?,
+            ThroughputChoice::Placement => {
+                if factor != 1.0 {
+                    return Err(SimError::Config(
+                        "Blox's Optimus speed-up table needs the constant throughput model".into(),
+                    ));
+                }
+                Box::new(PlacementSpeed::new(Some(topology)))
+            }
+        })
     }
 
     /// A one-line description, e.g. `exact accept-all/las/scattered`.
@@ -269,15 +429,16 @@ impl Scenario {
     /// `out` is set.
     pub fn run(&self) -> Result<RunReport, SimError> {
         let env = PolicyEnv::new(self.semantics, self.load());
+        let topology = self.topology_model()?;
         let scheduler = Pipeline::new(
             self.admission.build()?,
             self.policy.build(&env)?,
-            self.placement.build()?,
+            self.placement.build_with(Some(topology.clone()))?,
         );
         let cfg = self.sim_config()?;
         let cluster = self.cluster_spec()?;
-        let throughput = self.throughput()?;
-        let mut workload = self.workload()?;
+        let throughput = self.throughput_with(topology)?;
+        let (mut workload, workload_report) = self.load_workload()?;
         let mut sim = Simulator::new(
             cfg,
             cluster,
@@ -287,41 +448,39 @@ impl Scenario {
         );
         let outcome = sim.run(&mut workload)?;
         let (log, timeline) = sim.into_sink();
-        self.report(outcome, log, timeline)
+        let mut report = self.report(outcome, log, timeline)?;
+        report.workload = workload_report;
+        if let Some(dir) = &self.out {
+            report.write(dir)?;
+        }
+        Ok(report)
     }
 
-    /// Turn a finished run's records into a report (and files, if `out` is set).
+    /// Turn a finished run's records into a report (write it with [`RunReport::write`]).
     pub fn report(
         &self,
         outcome: crate::RunOutcome,
         log: JobLog,
         timeline: Timeline,
     ) -> Result<RunReport, SimError> {
-        let window = self
-            .track_window()?
-            .map(|w| (JobId(w.first), JobId(w.last)));
-        let summary = Summary::compute(&log, window);
-        let report = RunReport {
+        let window = self.track_window()?.map(|w| w.ids());
+        let total = self.cluster_spec()?.total_gpus();
+        let metrics = RunMetrics::compute(self.policy.to_string(), &log, &timeline, window, total);
+        Ok(RunReport {
             scenario: self.clone(),
             outcome,
             log,
             timeline,
-            summary,
-        };
-        if let Some(dir) = &self.out {
-            report.write(dir)?;
-        }
-        Ok(report)
+            summary: metrics.statistics.clone(),
+            metrics,
+            workload: WorkloadReport::default(),
+        })
     }
 }
 
 impl RunReport {
     fn window(&self) -> Option<(JobId, JobId)> {
-        self.scenario
-            .track_window()
-            .ok()
-            .flatten()
-            .map(|w| (JobId(w.first), JobId(w.last)))
+        self.scenario.track_window().ok().flatten().map(|w| w.ids())
     }
 
     /// The `jobs.csv` text.
@@ -348,7 +507,9 @@ impl RunReport {
             makespan_s: self.summary.makespan_s,
             end_time_s: self.outcome.end_time.as_secs_f64(),
             statistics: &self.summary,
+            cluster: &self.metrics.cluster,
             run: &self.outcome,
+            workload: &self.workload,
             config: &self.scenario,
         };
         let mut buf = serde_json::to_vec_pretty(&file).expect("serialising to memory");
@@ -356,23 +517,40 @@ impl RunReport {
         buf
     }
 
-    /// Write `jobs.csv`, `summary.json` and `timeline.csv` into `dir` (created if missing). Each
-    /// file is written to a temporary name and renamed, so an existing output is never left
-    /// half-written.
+    /// Write the run's files into `dir` (created if missing): `jobs.csv`, `summary.json`,
+    /// `timeline.csv`, `fairness.csv`, `jct_cdf.csv` and `timeline.svg`. Each file is written to a
+    /// temporary name and renamed, so an existing output is never left half-written.
     pub fn write(&self, dir: &Path) -> Result<(), SimError> {
         std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
+        let mut fairness = Vec::new();
+        write_fairness_csv(&mut fairness, &self.metrics.fairness).expect("writing to memory");
+        let mut cdf = Vec::new();
+        write_jct_cdf_csv(&mut cdf, &self.metrics.jcts_s).expect("writing to memory");
+        let mut svg = Vec::new();
+        let total = self.scenario.cluster_spec()?.total_gpus();
+        let title = format!("{}: utilisation and queue", self.scenario.label());
+        plot_timeline(&mut svg, &title, self.timeline.samples(), total)
+            .map_err(|e| SimError::Config(format!("timeline plot: {e}")))?;
         for (name, bytes) in [
             ("jobs.csv", self.jobs_csv()),
             ("timeline.csv", self.timeline_csv()),
+            ("fairness.csv", fairness),
+            ("jct_cdf.csv", cdf),
+            ("timeline.svg", svg),
             ("summary.json", self.summary_json()),
         ] {
-            let path = dir.join(name);
-            let tmp = dir.join(format!(".{name}.tmp"));
-            let mut f = std::fs::File::create(&tmp).map_err(|e| SimError::io(&tmp, e))?;
-            f.write_all(&bytes).map_err(|e| SimError::io(&tmp, e))?;
-            f.sync_all().map_err(|e| SimError::io(&tmp, e))?;
-            std::fs::rename(&tmp, &path).map_err(|e| SimError::io(&path, e))?;
+            write_atomically(dir, name, &bytes)?;
         }
         Ok(())
     }
+}
+
+/// Write `bytes` to `dir/name` through a temporary file and a rename.
+pub(crate) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), SimError> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let mut f = std::fs::File::create(&tmp).map_err(|e| SimError::io(&tmp, e))?;
+    f.write_all(bytes).map_err(|e| SimError::io(&tmp, e))?;
+    f.sync_all().map_err(|e| SimError::io(&tmp, e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| SimError::io(&path, e))
 }

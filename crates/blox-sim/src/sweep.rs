@@ -8,14 +8,16 @@
 //! an interrupted sweep resumes where it stopped. `--shard K/N` keeps the runs whose index is
 //! `K mod N` (K counted from 0), so N batch tasks (a Slurm job array, a Kubernetes Indexed Job)
 //! can share one output folder; [`merge`] then writes the one results table from whatever runs
-//! are in the folder.
+//! are in the folder, plus `jct_vs_load.svg` when runs differ in load.
 
+use crate::scenario::write_atomically;
 use crate::{Scenario, SimError, WorkloadConfig};
 use blox_admission::AdmissionConfig;
 use blox_core::Semantics;
 use blox_placement::PlacementConfig;
 use blox_policies::PolicyConfig;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The lists a sweep crosses. An empty list keeps the base scenario's value.
@@ -212,9 +214,7 @@ pub fn run_one(run: &SweepRun, out: &Path) -> Result<bool, SimError> {
     s.run()?;
     // The marker comes last: a run interrupted before it is run again.
     let bytes = serde_json::to_vec_pretty(run).expect("serialising to memory");
-    let tmp = dir.join(".run.json.tmp");
-    std::fs::write(&tmp, bytes).map_err(|e| SimError::io(&tmp, e))?;
-    std::fs::rename(&tmp, &marker).map_err(|e| SimError::io(&marker, e))?;
+    write_atomically(&dir, "run.json", &bytes)?;
     Ok(true)
 }
 
@@ -314,18 +314,47 @@ fn write_results(out: &Path, rows: &[SweepRow]) -> Result<(), SimError> {
             r.end_time_s
         ));
     }
-    for (name, bytes) in [
-        ("results.csv", csv.into_bytes()),
-        ("results.json", {
-            let mut v = serde_json::to_vec_pretty(rows).expect("serialising to memory");
-            v.push(b'\n');
-            v
-        }),
-    ] {
-        let path = out.join(name);
-        let tmp = out.join(format!(".{name}.tmp"));
-        std::fs::write(&tmp, bytes).map_err(|e| SimError::io(&tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| SimError::io(&path, e))?;
+    let mut json = serde_json::to_vec_pretty(rows).expect("serialising to memory");
+    json.push(b'\n');
+    write_atomically(out, "results.csv", csv.as_bytes())?;
+    write_atomically(out, "results.json", &json)?;
+    // Average JCT against load, one series per setting other than load and seed (seeds averaged).
+    let mut series: BTreeMap<String, BTreeMap<u64, (f64, u32)>> = BTreeMap::new();
+    for r in rows {
+        if let Some(load) = r.load {
+            let label = format!(
+                "{} {}/{}/{} {}",
+                r.semantics, r.admission, r.policy, r.placement, r.cluster
+            );
+            let e = series
+                .entry(label)
+                .or_default()
+                .entry(load.to_bits())
+                .or_insert((0.0, 0));
+            e.0 += r.avg_jct_s;
+            e.1 += 1;
+        }
+    }
+    if series.values().any(|s| s.len() > 1) {
+        let data: Vec<(String, Vec<(f64, f64)>)> = series
+            .into_iter()
+            .map(|(label, pts)| {
+                let mut v: Vec<(f64, f64)> = pts
+                    .into_iter()
+                    .map(|(l, (sum, n))| (f64::from_bits(l), sum / f64::from(n)))
+                    .collect();
+                v.sort_by(|a, b| a.0.total_cmp(&b.0));
+                (label, v)
+            })
+            .collect();
+        let refs: Vec<(&str, &[(f64, f64)])> = data
+            .iter()
+            .map(|(l, v)| (l.as_str(), v.as_slice()))
+            .collect();
+        let mut svg = Vec::new();
+        blox_metrics::plot_jct_vs_load(&mut svg, "Average JCT against load", &refs)
+            .map_err(|e| SimError::Config(format!("JCT-vs-load plot: {e}")))?;
+        write_atomically(out, "jct_vs_load.svg", &svg)?;
     }
     Ok(())
 }

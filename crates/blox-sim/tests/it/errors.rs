@@ -6,9 +6,9 @@ use blox_sim::{Scenario, SimError};
 #[test]
 fn unknown_names_list_what_is_accepted() {
     let e = "lsa".parse::<PolicyConfig>().unwrap_err().to_string();
-    assert_eq!(
-        e,
-        "unknown policy `lsa` (expected one of: fifo, las, srtf, optimus, tiresias)"
+    assert!(
+        e.starts_with("unknown policy `lsa` (expected one of: fifo, las, srtf"),
+        "{e}"
     );
     let e = "load-based:x"
         .parse::<AdmissionConfig>()
@@ -33,20 +33,12 @@ fn malformed_trace_line_names_file_line_and_field() {
     )
     .unwrap();
     let s = Scenario {
-        workload: blox_sim::WorkloadConfig::Trace {
-            path: path.clone(),
-            format: "canonical".into(),
-        },
+        workload: blox_sim::WorkloadConfig::canonical(path.clone()),
         ..Scenario::default()
     };
-    let e = s.run().unwrap_err().to_string();
-    assert_eq!(
-        e,
-        format!(
-            "{}:3: field `duration_s`: `forever` is not a duration in seconds > 0",
-            path.display()
-        )
-    );
+    let e = run_err(&s);
+    let at = format!("{}:3: field `duration_s`: ", path.display());
+    assert!(e.starts_with(&at) && e.contains("`forever`"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -56,7 +48,7 @@ fn impossible_cluster_and_impossible_jobs_are_errors() {
         cluster: "0x4".into(),
         ..Scenario::default()
     };
-    let e = s.run().unwrap_err().to_string();
+    let e = run_err(&s);
     assert!(e.contains("invalid cluster `0x4`"), "{e}");
     // A job asking for more GPUs than the cluster has.
     let e = run_with(
@@ -106,17 +98,8 @@ fn optimus_outside_its_table_is_an_error() {
         },
         ..Scenario::default()
     };
-    let e = s.run().unwrap_err().to_string();
+    let e = run_err(&s);
     assert!(e.contains("no speed-up for load 2.5"), "{e}");
-    let s = Scenario {
-        policy: PolicyConfig::Optimus,
-        ..Scenario::default()
-    };
-    assert!(s
-        .run()
-        .unwrap_err()
-        .to_string()
-        .contains("`blox` semantics only"));
 }
 
 #[test]
@@ -141,4 +124,12 @@ fn scenario_files_reject_unknown_fields_with_a_line() {
     assert_eq!(s.policy, PolicyConfig::Srtf);
     assert_eq!(s.semantics, Semantics::Blox);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The error of a run that must fail (without printing a whole report if it does not).
+fn run_err(s: &Scenario) -> String {
+    match s.run() {
+        Ok(_) => panic!("the run of {} should have failed", s.label()),
+        Err(e) => e.to_string(),
+    }
 }

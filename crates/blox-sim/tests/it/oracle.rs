@@ -239,10 +239,7 @@ fn multi_gpu_jobs_exercise_overshoot_failed_preemption_and_relaunch() {
             semantics: Semantics::Blox,
             policy: policy.parse().unwrap(),
             cluster: "4x4".into(),
-            workload: blox_sim::WorkloadConfig::Trace {
-                path: trace.clone(),
-                format: "canonical".into(),
-            },
+            workload: blox_sim::WorkloadConfig::canonical(trace.clone()),
             track: Some("0..79".into()),
             ..Scenario::default()
         };
