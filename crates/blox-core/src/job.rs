@@ -154,9 +154,17 @@ impl Job {
 
 /// The active jobs (admitted, not finished), in ascending id order, which is also the order in
 /// which they were admitted. This is Blox's job table.
+///
+/// Lookups by id are O(1) (ids are dense, so a position index is kept beside the jobs); removing
+/// jobs costs O(n) per call, so the engine removes a round's completions in one
+/// [`JobTable::retain`].
 #[derive(Clone, Debug, Default)]
 pub struct JobTable {
     jobs: Vec<Job>,
+    /// `index[id]` is the job's position + 1, or 0 when it is not in the table.
+    index: Vec<u32>,
+    /// Σ requested GPUs, kept up to date.
+    demand: u64,
 }
 
 impl JobTable {
@@ -185,19 +193,22 @@ impl JobTable {
         &self.jobs
     }
 
-    /// The active job with this id, if any (binary search: O(log n)).
+    /// The active job with this id, if any (O(1)).
     pub fn get(&self, id: JobId) -> Option<&Job> {
         self.position(id).map(|i| &self.jobs[i])
     }
 
-    /// Index of `id` in [`JobTable::as_slice`].
+    /// Index of `id` in [`JobTable::as_slice`] (O(1)).
     pub fn position(&self, id: JobId) -> Option<usize> {
-        self.jobs.binary_search_by_key(&id, |j| j.id).ok()
+        match self.index.get(id.index()) {
+            Some(&p) if p > 0 => Some(p as usize - 1),
+            _ => None,
+        }
     }
 
     /// Sum of requested GPUs over the table (Blox's `gpu_demand`).
     pub fn gpu_demand(&self) -> u64 {
-        self.jobs.iter().map(|j| u64::from(j.spec.n_gpus)).sum()
+        self.demand
     }
 
     /// Engine-side: append a newly admitted job. Its id must exceed every id in the table.
@@ -206,15 +217,19 @@ impl JobTable {
     /// If the id is not larger than the last one (an engine bug, not a user error).
     pub fn push(&mut self, job: Job) {
         if let Some(last) = self.jobs.last() {
-            assert!(
-                job.id > last.id,
-                "job ids must be pushed in increasing order"
-            );
+            assert!(job.id > last.id, "job ids must be pushed in increasing order");
         }
+        let id = job.id.index();
+        if self.index.len() <= id {
+            self.index.resize(id + 1, 0);
+        }
+        self.demand += u64::from(job.spec.n_gpus);
         self.jobs.push(job);
+        self.index[id] = self.jobs.len() as u32;
     }
 
-    /// Engine-side: mutable access to an active job.
+    /// Engine-side: mutable access to an active job. The engine never changes a job's
+    /// `spec.n_gpus` through it (the table keeps their sum).
     pub fn get_mut(&mut self, id: JobId) -> Option<&mut Job> {
         self.position(id).map(|i| &mut self.jobs[i])
     }
@@ -224,14 +239,42 @@ impl JobTable {
         self.jobs.iter_mut()
     }
 
-    /// Engine-side: remove and return a job (when it completes).
+    /// Engine-side: remove and return one job (O(n); prefer [`JobTable::retain`] for many).
     pub fn remove(&mut self, id: JobId) -> Option<Job> {
-        self.position(id).map(|i| self.jobs.remove(i))
+        let pos = self.position(id)?;
+        let job = self.jobs.remove(pos);
+        self.demand -= u64::from(job.spec.n_gpus);
+        self.reindex_from(pos);
+        self.index[id.index()] = 0;
+        Some(job)
     }
 
-    /// Engine-side: remove every job for which `f` returns true, keeping the order of the rest.
-    pub fn retain(&mut self, f: impl FnMut(&Job) -> bool) {
-        self.jobs.retain(f);
+    /// Engine-side: remove every job for which `keep` returns false, keeping the order of the
+    /// rest (one O(n) pass).
+    pub fn retain(&mut self, mut keep: impl FnMut(&Job) -> bool) {
+        let index = &mut self.index;
+        let demand = &mut self.demand;
+        let mut first_removed = None;
+        let mut pos = 0;
+        self.jobs.retain(|j| {
+            let k = keep(j);
+            if !k {
+                index[j.id.index()] = 0;
+                *demand -= u64::from(j.spec.n_gpus);
+                first_removed.get_or_insert(pos);
+            }
+            pos += 1;
+            k
+        });
+        if let Some(from) = first_removed {
+            self.reindex_from(from);
+        }
+    }
+
+    fn reindex_from(&mut self, from: usize) {
+        for (i, j) in self.jobs.iter().enumerate().skip(from) {
+            self.index[j.id.index()] = i as u32 + 1;
+        }
     }
 }
 
@@ -272,6 +315,14 @@ mod tests {
         t.remove(JobId(2));
         let ids: Vec<u32> = t.iter().map(|j| j.id.0).collect();
         assert_eq!(ids, vec![0, 5]);
+        assert_eq!(t.position(JobId(5)), Some(1));
+        assert!(t.get(JobId(2)).is_none());
+        t.push(Job::new(JobId(9), JobSpec::new(Time::ZERO, 1, 10.0), Time::ZERO));
+        t.retain(|j| j.id != JobId(0));
+        assert_eq!(t.position(JobId(5)), Some(0));
+        assert_eq!(t.position(JobId(9)), Some(1));
+        assert_eq!(t.position(JobId(0)), None);
+        assert_eq!(t.position(JobId(100)), None);
     }
 
     #[test]

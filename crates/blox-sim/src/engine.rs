@@ -232,6 +232,8 @@ struct RunState {
     stall_until: Time,
     responded: bool,
     started: bool,
+    /// Completed; leaves the table at the end of the step.
+    finished: bool,
 }
 
 impl Default for RunState {
@@ -244,6 +246,7 @@ impl Default for RunState {
             stall_until: Time::ZERO,
             responded: false,
             started: false,
+            finished: false,
         }
     }
 }
@@ -351,6 +354,10 @@ struct Run<'c> {
     last_completion: Time,
     /// Scratch for validation: GPUs claimed by this round's starts.
     claimed: Vec<bool>,
+    /// Some completed jobs are still in the table.
+    pending_removal: bool,
+    /// Jobs in the table that hold GPUs.
+    running_jobs: usize,
 }
 
 enum Step {
@@ -388,6 +395,8 @@ impl<'c> Run<'c> {
             last_sample: None,
             last_completion: Time::ZERO,
             claimed: Vec::new(),
+            pending_removal: false,
+            running_jobs: 0,
         }
     }
 
@@ -428,6 +437,7 @@ impl<'c> Run<'c> {
             } else {
                 self.complete_exact_until(t, sink)?
             };
+            self.flush_completed();
             if let Step::Finished = finished {
                 // The final round's later steps change no output; arrivals up to the end are
                 // still admitted so that the job list is complete.
@@ -506,15 +516,31 @@ impl<'c> Run<'c> {
         }
     }
 
+    /// Complete a job: its GPUs are freed at once; it leaves the table at the next
+    /// [`Run::flush_completed`] (one pass for all of a step's completions).
     fn complete<M: MetricSink + ?Sized>(&mut self, id: JobId, time: Time, sink: &mut M) {
-        if let Some(job) = self.table.remove(id) {
-            self.cluster.release(&job.gpus);
+        if let Some(job) = self.table.get_mut(id) {
+            let gpus = std::mem::take(&mut job.gpus);
+            if !gpus.is_empty() {
+                self.running_jobs -= 1;
+            }
+            self.cluster.release(&gpus);
+            self.state[id.index()].finished = true;
+            self.pending_removal = true;
             self.outcome.completed += 1;
             self.last_completion = self.last_completion.max(time);
             if self.cfg.track.is_some_and(|w| w.contains(id)) {
                 self.tracked_done += 1;
             }
             sink.on_event(&Event::Completed { time, job: id });
+        }
+    }
+
+    /// Drop completed jobs from the table.
+    fn flush_completed(&mut self) {
+        if std::mem::take(&mut self.pending_removal) {
+            let state = &self.state;
+            self.table.retain(|j| !state[j.id.index()].finished);
         }
     }
 
@@ -687,7 +713,7 @@ impl<'c> Run<'c> {
         }
         let counted = d.stop.len() - kept.len();
         if blox {
-            let running = self.table.iter().filter(|j| j.is_running()).count() - d.stop.len();
+            let running = self.running_jobs - d.stop.len();
             let s = self.sample(t, running as u32, d.stop.len() as u32);
             sink.on_event(&Event::Round(s));
         }
@@ -702,6 +728,7 @@ impl<'c> Run<'c> {
             let job = self.table.get_mut(id).expect("validated");
             let gpus = std::mem::take(&mut job.gpus);
             job.preemptions += 1;
+            self.running_jobs -= 1;
             self.cluster.release(&gpus);
             sink.on_event(&Event::Preempted {
                 time: t,
@@ -721,7 +748,8 @@ impl<'c> Run<'c> {
         }
         // The state after this round's decisions: the exact-mode sample, and what a skipped
         // round repeats in either mode.
-        let running = self.table.iter().filter(|j| j.is_running()).count() as u32;
+        debug_assert_eq!(self.running_jobs, self.table.iter().filter(|j| j.is_running()).count());
+        let running = self.running_jobs as u32;
         let after = self.sample(t, running, counted as u32);
         if !blox {
             sink.on_event(&Event::Round(after));
@@ -757,6 +785,7 @@ impl<'c> Run<'c> {
         let r = self.cfg.round;
         let cost = self.cfg.preemption_cost;
         self.cluster.allocate(id, gpus);
+        self.running_jobs += 1;
         let job = self.table.get_mut(id).expect("validated");
         job.gpus = gpus.clone();
         job.time_since_scheduled = Time::ZERO;
@@ -899,6 +928,10 @@ impl<'c> Run<'c> {
 
     /// Step 6: starvation counters.
     fn age(&mut self, t: Time) {
+        if self.running_jobs == self.table.len() {
+            // Every job runs: their counters were reset when they started.
+            return;
+        }
         let r = self.cfg.round;
         let threshold = self.cfg.starvation;
         for job in self.table.iter_mut() {
@@ -915,11 +948,11 @@ impl<'c> Run<'c> {
 
     fn check_stall(&mut self, t: Time) -> Result<(), SimError> {
         let running = self.cluster.free_gpus() < self.cluster.total_gpus();
-        let waiting = self.table.iter().find(|j| !j.is_running());
-        if running || (waiting.is_none() && self.queue.is_empty()) {
+        if running || (self.running_jobs == self.table.len() && self.queue.is_empty()) {
             self.idle_rounds = 0;
             return Ok(());
         }
+        let waiting = self.table.iter().find(|j| !j.is_running());
         self.idle_rounds += 1;
         if self.idle_rounds >= STALL_ROUNDS {
             let what = match waiting {
@@ -951,7 +984,7 @@ impl<'c> Run<'c> {
     ) -> Result<Time, SimError> {
         let r = self.cfg.round;
         let next = t + r;
-        let busy = !self.queue.is_empty() || self.table.iter().any(|j| !j.is_running());
+        let busy = !self.queue.is_empty() || self.running_jobs < self.table.len();
         if busy || (started && self.blox()) {
             return Ok(next);
         }

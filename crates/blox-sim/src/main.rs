@@ -85,7 +85,8 @@ struct ScenarioArgs {
     /// Round length in seconds [default: 300].
     #[arg(long, value_name = "SECONDS")]
     round: Option<u64>,
-    /// Admission policy: `accept-all` or `load-based:FACTOR` [default: accept-all].
+    /// Admission policy: `accept-all`, `load-based:FACTOR` or
+    /// `queue-cap:limit=N[,mode=hold|reject]` [default: accept-all].
     #[arg(long, value_name = "POLICY")]
     admission: Option<AdmissionConfig>,
     /// Placement: scattered (Blox's Place), first-fit, consolidated, topology, resource-aware;
@@ -128,7 +129,8 @@ struct RunArgs {
     /// versions [default: fifo].
     #[arg(long, value_name = "POLICY")]
     policy: Option<PolicyConfig>,
-    /// Write jobs.csv, summary.json and timeline.csv into this folder.
+    /// Write jobs.csv, summary.json, timeline.csv, fairness.csv, jct_cdf.csv and timeline.svg
+    /// into this folder.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
@@ -141,7 +143,8 @@ struct CompareArgs {
     /// `tiresias:queues=2,threshold=3600,las`).
     #[arg(long, value_name = "P1,P2,...", default_value = "fifo,las,srtf")]
     policy: String,
-    /// Write each policy's outputs into DIR/POLICY/.
+    /// Write compare.csv, compare.json and jct_cdf.svg into DIR, and each policy's outputs into
+    /// DIR/POLICY/.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
