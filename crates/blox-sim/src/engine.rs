@@ -748,7 +748,10 @@ impl<'c> Run<'c> {
         }
         // The state after this round's decisions: the exact-mode sample, and what a skipped
         // round repeats in either mode.
-        debug_assert_eq!(self.running_jobs, self.table.iter().filter(|j| j.is_running()).count());
+        debug_assert_eq!(
+            self.running_jobs,
+            self.table.iter().filter(|j| j.is_running()).count()
+        );
         let running = self.running_jobs as u32;
         let after = self.sample(t, running, counted as u32);
         if !blox {

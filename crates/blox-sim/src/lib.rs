@@ -40,8 +40,8 @@ pub mod workload;
 pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 pub use error::{InputLocation, SimError};
 pub use scenario::{
-    RunReport, Scenario, ThroughputChoice, WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS,
-    DEFAULT_LOAD,
+    parse_durations, parse_gpus, RunReport, Scenario, ThroughputChoice, WorkloadConfig,
+    WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD,
 };
 pub use workload::{read_canonical_csv, BloxDefaultWorkload, JobList, Workload};
 

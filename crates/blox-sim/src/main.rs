@@ -58,9 +58,25 @@ struct ScenarioArgs {
     /// Time semantics: `blox` (Blox's simulator exactly) or `exact` (true finish times) [default: exact].
     #[arg(long, value_name = "blox|exact")]
     semantics: Option<Semantics>,
-    /// Synthetic workload [default: blox-default].
-    #[arg(long, value_name = "NAME", value_parser = ["blox-default"])]
+    /// Synthetic workload: blox-default (Blox's generator, bit-exact), poisson (configurable
+    /// durations and GPU counts) or dual-load (Blox's bursty workload, intended form)
+    /// [default: blox-default].
+    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "poisson", "dual-load"])]
     workload: Option<String>,
+    /// Number of jobs of the poisson and dual-load generators and of --resample [default: 10000].
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Durations of the poisson generator: philly-like, constant:S, uniform:LO..HI,
+    /// log-uniform:LO..HI, exponential:MEAN [default: philly-like].
+    #[arg(long, value_name = "DIST")]
+    durations: Option<String>,
+    /// GPU counts of the poisson generator: philly (Philly's mix, capped at the cluster), N, or
+    /// weights such as 1:0.7,4:0.2,8:0.1 [default: philly].
+    #[arg(long, value_name = "DIST")]
+    gpus: Option<String>,
+    /// Resample the --trace at this many jobs per hour (--jobs jobs, fresh Poisson arrivals).
+    #[arg(long, value_name = "JOBS_PER_HOUR", requires = "trace")]
+    resample: Option<f64>,
     /// Arrival rate of the synthetic workload, jobs per hour [default: 8].
     #[arg(long, value_name = "JOBS_PER_HOUR")]
     load: Option<f64>,
@@ -293,23 +309,52 @@ impl ScenarioArgs {
         if let Some(v) = self.semantics {
             s.semantics = v;
         }
+        let jobs = self.jobs.unwrap_or(blox_sim::DEFAULT_GENERATED_JOBS);
         if !self.trace.is_empty() {
-            s.workload = WorkloadConfig::Trace {
-                paths: self.trace.clone(),
-                format: self
-                    .trace_format
-                    .clone()
-                    .unwrap_or_else(|| "canonical".into()),
-                skip_bad_lines: self.skip_bad_lines,
+            let format = self
+                .trace_format
+                .clone()
+                .unwrap_or_else(|| "canonical".into());
+            s.workload = match self.resample {
+                Some(load) => WorkloadConfig::Resample {
+                    paths: self.trace.clone(),
+                    format,
+                    load,
+                    jobs,
+                },
+                None => WorkloadConfig::Trace {
+                    paths: self.trace.clone(),
+                    format,
+                    skip_bad_lines: self.skip_bad_lines,
+                },
             };
         } else if self.trace_format.is_some() || self.skip_bad_lines {
             return Err(SimError::Config(
                 "--trace-format and --skip-bad-lines need --trace FILE".into(),
             ));
+        } else if self.workload.as_deref() == Some("poisson") {
+            s.workload = WorkloadConfig::Poisson {
+                load: self.load.unwrap_or(DEFAULT_LOAD),
+                jobs,
+                durations: self
+                    .durations
+                    .clone()
+                    .unwrap_or_else(|| "philly-like".into()),
+                gpus: self.gpus.clone().unwrap_or_else(|| "philly".into()),
+            };
+        } else if self.workload.as_deref() == Some("dual-load") {
+            s.workload = WorkloadConfig::DualLoad {
+                load: self.load.unwrap_or(9.0),
+                jobs,
+            };
+        } else if self.durations.is_some() || self.gpus.is_some() {
+            return Err(SimError::Config(
+                "--durations and --gpus go with --workload poisson".into(),
+            ));
         } else if self.workload.is_some() || self.load.is_some() || self.blox_trace_jobs.is_some() {
             let (old_load, old_n) = match s.workload {
                 WorkloadConfig::BloxDefault { load, trace_jobs } => (load, trace_jobs),
-                WorkloadConfig::Trace { .. } => (DEFAULT_LOAD, BLOX_TRACE_JOBS),
+                _ => (DEFAULT_LOAD, BLOX_TRACE_JOBS),
             };
             s.workload = WorkloadConfig::BloxDefault {
                 load: self.load.unwrap_or(old_load),
@@ -733,6 +778,26 @@ fn workload_label(s: &Scenario) -> String {
             [one] => format!("trace {} ({format})", one.display()),
             many => format!("{} trace files ({format})", many.len()),
         },
+        WorkloadConfig::Poisson {
+            load,
+            jobs,
+            durations,
+            gpus,
+        } => {
+            format!("poisson, {jobs} jobs at {load} jobs/h, durations {durations}, GPUs {gpus}, seed {}", s.seed)
+        }
+        WorkloadConfig::DualLoad { load, jobs } => format!(
+            "dual-load, {jobs} jobs at base {load} jobs/h, seed {}",
+            s.seed
+        ),
+        WorkloadConfig::Resample {
+            load, jobs, format, ..
+        } => {
+            format!(
+                "{format} trace resampled: {jobs} jobs at {load} jobs/h, seed {}",
+                s.seed
+            )
+        }
     }
 }
 

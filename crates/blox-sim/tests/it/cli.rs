@@ -143,3 +143,83 @@ fn sweep_runs_the_cross_product_resumes_and_merges_shards() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn generators_and_resampling_run_from_the_command_line() {
+    let (code, stdout, stderr) = blox_sim(&[
+        "run",
+        "--workload",
+        "poisson",
+        "--load",
+        "20",
+        "--jobs",
+        "300",
+        "--gpus",
+        "1:0.8,4:0.2",
+        "--durations",
+        "log-uniform:600..20000",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("poisson, 300 jobs at 20 jobs/h"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .nth(2)
+            .is_some_and(|l| l.starts_with("fifo") && l.contains(" 300 ")),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = blox_sim(&[
+        "run",
+        "--workload",
+        "dual-load",
+        "--jobs",
+        "200",
+        "--cluster",
+        "8x4",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("dual-load, 200 jobs"), "{stdout}");
+    let dir = std::env::temp_dir().join(format!("blox-sim-resample-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.csv");
+    std::fs::write(
+        &trace,
+        "job_id,arrival_s,n_gpus,duration_s\na,0,1,600\nb,5,2,1200\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = blox_sim(&[
+        "run",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--resample",
+        "10",
+        "--jobs",
+        "50",
+        "--cluster",
+        "2x4",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("resampled: 50 jobs at 10 jobs/h"),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    let (code, _, stderr) = blox_sim(&[
+        "run",
+        "--workload",
+        "poisson",
+        "--durations",
+        "uniform:5..1",
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("durations `uniform:5..1`"), "{stderr}");
+    let (code, _, stderr) = blox_sim(&["run", "--gpus", "4"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("--durations and --gpus go with --workload poisson"),
+        "{stderr}"
+    );
+}
