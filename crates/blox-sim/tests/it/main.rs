@@ -8,6 +8,7 @@ mod exact;
 mod oracle;
 mod placement;
 mod policies;
+mod traces;
 
 use blox_admission::{AcceptAll, AdmissionConfig};
 use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Semantics, Time};
