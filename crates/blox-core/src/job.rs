@@ -217,7 +217,10 @@ impl JobTable {
     /// If the id is not larger than the last one (an engine bug, not a user error).
     pub fn push(&mut self, job: Job) {
         if let Some(last) = self.jobs.last() {
-            assert!(job.id > last.id, "job ids must be pushed in increasing order");
+            assert!(
+                job.id > last.id,
+                "job ids must be pushed in increasing order"
+            );
         }
         let id = job.id.index();
         if self.index.len() <= id {
@@ -317,7 +320,11 @@ mod tests {
         assert_eq!(ids, vec![0, 5]);
         assert_eq!(t.position(JobId(5)), Some(1));
         assert!(t.get(JobId(2)).is_none());
-        t.push(Job::new(JobId(9), JobSpec::new(Time::ZERO, 1, 10.0), Time::ZERO));
+        t.push(Job::new(
+            JobId(9),
+            JobSpec::new(Time::ZERO, 1, 10.0),
+            Time::ZERO,
+        ));
         t.retain(|j| j.id != JobId(0));
         assert_eq!(t.position(JobId(5)), Some(0));
         assert_eq!(t.position(JobId(9)), Some(1));
