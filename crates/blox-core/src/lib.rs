@@ -60,6 +60,7 @@ mod combinators;
 mod context;
 mod decision;
 mod event;
+mod executor;
 mod ids;
 mod job;
 mod rng;
@@ -76,6 +77,9 @@ pub use combinators::{
 pub use context::{Ctx, Semantics};
 pub use decision::{Admissions, Allocation, Decisions, Schedule};
 pub use event::{Event, RoundSample};
+pub use executor::{
+    BoxExecutor, ExecError, ExecEvent, Executor, ExitStatus, Inventory, Launch, NodeInfo, NodeSlice,
+};
 pub use ids::{GpuId, JobId, NodeId};
 pub use job::{GpuSet, Job, JobSpec, JobTable, QueuedJob, PRIORITY_NORMAL, PRIORITY_STARVED};
 pub use rng::{Seed, StreamRng};

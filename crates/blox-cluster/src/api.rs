@@ -1,0 +1,229 @@
+//! The HTTP API: JSON over HTTP/1.1 on loopback, every request authenticated with a bearer
+//! token and validated.
+//!
+//! | method and path | does |
+//! |---|---|
+//! | `POST /v1/jobs` | submit (body: [`Submission`] as JSON) → `201 {"id": N}` |
+//! | `GET /v1/jobs` | every job → `{"jobs": [...]}` |
+//! | `GET /v1/jobs/N` | one job |
+//! | `DELETE /v1/jobs/N` | cancel → `202` |
+//! | `GET /v1/nodes` | nodes, GPUs and which job holds each |
+//!
+//! Errors are `{"error": "...", "field": "..."}` (the field only for a bad submission) with 400
+//! (bad request), 401 (missing or wrong token), 404, 405, 409 (job already ended) or 413 (body
+//! over 1 MiB).
+
+use crate::model::{JobState, Submission};
+use crate::store::{unix_ms, JobRow, Store};
+use crate::ClusterError;
+use blox_core::Inventory;
+use serde_json::{json, Value};
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::Arc;
+use tiny_http::{Header, Method, Request, Response, Server};
+
+const MAX_BODY: u64 = 1 << 20;
+
+/// What the API thread needs.
+pub struct Api {
+    /// The state database.
+    pub db: PathBuf,
+    /// The bearer token.
+    pub token: String,
+    /// The nodes (for `GET /v1/nodes` and submission checks).
+    pub inventory: Inventory,
+    /// The run's epoch (Unix ms).
+    pub epoch: u64,
+}
+
+/// A job as the API shows it.
+pub fn job_json(row: &JobRow, inventory: &Inventory) -> Value {
+    let r = &row.run;
+    let placement: Vec<Value> = r
+        .gpus
+        .iter()
+        .filter_map(|&g| inventory.locate(blox_core::GpuId(g)))
+        .map(|(n, idx)| json!({"node": inventory.nodes[n.index()].name, "gpu": idx}))
+        .collect();
+    json!({
+        "id": row.id,
+        "blox_id": r.blox_id,
+        "state": row.state.as_str(),
+        "cancel_requested": row.cancel,
+        "submission": row.submission,
+        "submitted_s": row.submitted_ms as f64 / 1000.0,
+        "gpus": r.gpus,
+        "placement": placement,
+        "iterations": r.iterations,
+        "executed_s": r.executed,
+        "attained_gpu_s": r.attained,
+        "preemptions": r.preemptions,
+        "launches": r.launches,
+        "first_start_s": r.first_start_ms.map(|t| t as f64 / 1000.0),
+        "completion_s": r.completion_ms.map(|t| t as f64 / 1000.0),
+        "exit_status": r.exit_status,
+    })
+}
+
+fn reply(req: Request, code: u16, body: &Value) {
+    let mut text = body.to_string();
+    text.push('\n');
+    let mut resp = Response::from_string(text).with_status_code(code);
+    if let Ok(h) = Header::from_bytes("Content-Type", "application/json") {
+        resp.add_header(h);
+    }
+    if code == 401 {
+        if let Ok(h) = Header::from_bytes("WWW-Authenticate", "Bearer") {
+            resp.add_header(h);
+        }
+    }
+    let _ = req.respond(resp);
+}
+
+fn error(req: Request, code: u16, msg: &str) {
+    reply(req, code, &json!({ "error": msg }));
+}
+
+/// Constant-time comparison, so the token cannot be guessed byte by byte from timings.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+impl Api {
+    /// Serve requests until the server is unblocked.
+    pub fn run(self, server: Arc<Server>) -> Result<(), ClusterError> {
+        let store = Store::open(&self.db)?;
+        for req in server.incoming_requests() {
+            self.handle(&store, req);
+        }
+        Ok(())
+    }
+
+    fn handle(&self, store: &Store, mut req: Request) {
+        let auth = req
+            .headers()
+            .iter()
+            .find(|h| h.field.equiv("Authorization"))
+            .map(|h| h.value.as_str().to_string());
+        match auth {
+            None => {
+                return error(
+                    req,
+                    401,
+                    "missing bearer token (send `Authorization: Bearer TOKEN`)",
+                )
+            }
+            Some(a) => {
+                let given = a.strip_prefix("Bearer ").unwrap_or("").trim();
+                if !same(given.as_bytes(), self.token.as_bytes()) {
+                    return error(req, 401, "wrong bearer token");
+                }
+            }
+        }
+        let url = req.url().to_string();
+        let path = url.split('?').next().unwrap_or("").trim_end_matches('/');
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        let method = req.method().clone();
+        let result = match (method, parts.as_slice()) {
+            (Method::Post, ["v1", "jobs"]) => {
+                let mut body = Vec::new();
+                if req.body_length().is_some_and(|n| n as u64 > MAX_BODY) {
+                    return error(req, 413, "body over 1 MiB");
+                }
+                if req
+                    .as_reader()
+                    .take(MAX_BODY + 1)
+                    .read_to_end(&mut body)
+                    .is_err()
+                {
+                    return error(req, 400, "could not read the body");
+                }
+                if body.len() as u64 > MAX_BODY {
+                    return error(req, 413, "body over 1 MiB");
+                }
+                match Submission::from_json(&body, self.inventory.total_gpus()) {
+                    Err(e) => {
+                        let msg = e.to_string();
+                        return reply(req, 400, &json!({"error": msg, "field": e.field}));
+                    }
+                    Ok(sub) => {
+                        let t = unix_ms().saturating_sub(self.epoch);
+                        store.submit(&sub, t).map(|id| (201, json!({ "id": id })))
+                    }
+                }
+            }
+            (Method::Get, ["v1", "jobs"]) => store.jobs().map(|rows| {
+                let jobs: Vec<Value> = rows.iter().map(|r| job_json(r, &self.inventory)).collect();
+                (200, json!({ "jobs": jobs }))
+            }),
+            (m, ["v1", "jobs", id]) => {
+                let Ok(id) = id.parse::<i64>() else {
+                    return error(req, 400, &format!("job id `{id}` is not a number"));
+                };
+                match m {
+                    Method::Get => store.job(id).map(|row| match row {
+                        Some(r) => (200, job_json(&r, &self.inventory)),
+                        None => (404, json!({ "error": format!("no job {id}") })),
+                    }),
+                    Method::Delete => store.request_cancel(id).map(|st| match st {
+                        None => (404, json!({ "error": format!("no job {id}") })),
+                        Some(s) if s.is_terminal() => (
+                            409,
+                            json!({ "error": format!("job {id} has already ended ({})", s.as_str()) }),
+                        ),
+                        Some(_) => (202, json!({ "id": id, "cancel_requested": true })),
+                    }),
+                    _ => Ok((405, json!({ "error": "use GET or DELETE on /v1/jobs/ID" }))),
+                }
+            }
+            (Method::Get, ["v1", "nodes"]) => {
+                store.jobs().map(|rows| (200, self.nodes_json(&rows)))
+            }
+            (_, ["v1", "jobs"]) | (_, ["v1", "nodes"]) => Ok((
+                405,
+                json!({ "error": format!("method not allowed on {path}") }),
+            )),
+            _ => Ok((404, json!({ "error": format!("no such endpoint: {path}") }))),
+        };
+        match result {
+            Ok((code, body)) => reply(req, code, &body),
+            Err(e) => error(req, 500, &e.to_string()),
+        }
+    }
+
+    fn nodes_json(&self, rows: &[JobRow]) -> Value {
+        // Who holds each GPU: the live launch (also while stopping), else the placement.
+        let mut holder: std::collections::BTreeMap<u32, Value> = Default::default();
+        for r in rows.iter().filter(|r| !r.state.is_terminal()) {
+            let gpus = r.run.live.as_ref().map_or(&r.run.gpus, |l| &l.gpus);
+            for &g in gpus {
+                holder.insert(
+                    g,
+                    json!({"id": r.id, "blox_id": r.run.blox_id, "state": r.state.as_str()}),
+                );
+            }
+        }
+        let mut first = 0u32;
+        let nodes: Vec<Value> = self
+            .inventory
+            .nodes
+            .iter()
+            .map(|n| {
+                let gpus: Vec<Value> = n
+                    .gpu_indices
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &idx)| {
+                        let g = first + i as u32;
+                        json!({"gpu_id": g, "index": idx, "job": holder.get(&g)})
+                    })
+                    .collect();
+                first += n.gpu_indices.len() as u32;
+                json!({"name": n.name, "address": n.address, "cpus": n.cpus, "mem_gb": n.mem_gb, "gpus": gpus})
+            })
+            .collect();
+        let _ = JobState::Running;
+        json!({ "nodes": nodes })
+    }
+}

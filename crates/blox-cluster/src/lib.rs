@@ -1,0 +1,88 @@
+//! # blox-cluster
+//!
+//! Real-cluster mode: the same [`blox_core::Scheduler`] that drives a simulation launches and
+//! preempts real jobs. The scheduler keeps every decision (admission, order, placement,
+//! preemption); an [`blox_core::Executor`] only carries them out.
+//!
+//! | part | what it is |
+//! |---|---|
+//! | [`RoundLoop`] | the round loop over an executor, mirroring `blox-sim`'s engine (`exact` semantics, wall-clock time) |
+//! | [`LocalExecutor`] | the `local` backend: one process per rank, one process group per launch, SIGTERM then SIGKILL |
+//! | [`Store`] | all job state in SQLite (bundled), so a restarted server loses no job |
+//! | [`Api`] | the HTTP API on loopback, bearer token from a 0600 file, validated requests |
+//! | [`request`] | a minimal HTTP/1.1 client for the command-line clients |
+//! | [`Submission`] | what a user submits (command, GPUs, iterations, model, CPU and memory needs) |
+//!
+//! Outputs are the simulator's: `jobs.csv`, `timeline.csv` and `summary.json`, written by
+//! `blox-metrics` from the same [`blox_core::Event`]s, so a real run and a simulated run of the
+//! same jobs compare side by side.
+//!
+//! ```
+//! use blox_cluster::{parse_nodes, Submission};
+//!
+//! let inv = parse_nodes("2x2", 8, 32.0).unwrap();
+//! assert_eq!(inv.total_gpus(), 4);
+//! let err = Submission::from_json(br#"{"command": "train.py", "n_gpus": 9}"#, 4).unwrap_err();
+//! assert_eq!(err.field, "n_gpus");
+//! ```
+
+mod api;
+mod client;
+mod local;
+mod model;
+mod nodes;
+mod server;
+mod store;
+mod token;
+
+pub use api::{job_json, Api};
+pub use client::{request, HttpResponse};
+pub use local::{job_dir, LocalConfig, LocalExecutor};
+pub use model::{FieldError, JobState, LiveRecord, RunRecord, Submission};
+pub use nodes::{job_env, parse_nodes};
+pub use server::{stop_flag, LoopConfig, RoundLoop, RunCounters};
+pub use store::{unix_ms, JobRow, Store, StoredEvent};
+pub use token::{load_or_create as load_or_create_token, read as read_token};
+
+use std::fmt;
+use std::path::Path;
+
+/// Errors of the real-cluster mode; each message names the file, field or component at fault.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ClusterError {
+    /// Bad configuration (a flag, a token file).
+    Config(String),
+    /// A file could not be read or written.
+    Io(String),
+    /// The state database failed or holds something unreadable.
+    State(String),
+    /// The executor failed.
+    Exec(String),
+    /// A component returned an invalid decision.
+    Decision(String),
+    /// A client request failed.
+    Client(String),
+}
+
+impl ClusterError {
+    /// An I/O error on `path`.
+    pub fn io(path: &Path, e: impl fmt::Display) -> Self {
+        ClusterError::Io(format!("{}: {e}", path.display()))
+    }
+}
+
+impl fmt::Display for ClusterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClusterError::Config(m) => write!(f, "configuration: {m}"),
+            ClusterError::Io(m) => write!(f, "{m}"),
+            ClusterError::State(m) => write!(f, "state database: {m}"),
+            ClusterError::Exec(m) => write!(f, "executor: {m}"),
+            ClusterError::Decision(m) => write!(f, "invalid decision: {m}"),
+            ClusterError::Client(m) => write!(f, "request: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ClusterError {}

@@ -1,0 +1,443 @@
+//! The `local` backend: every launch is a set of processes on this machine (one per GPU, i.e.
+//! per rank), all in one process group of their own, over a configured list of real or fake GPU
+//! indices grouped into fake nodes.
+//!
+//! Each rank runs `sh -c WRAPPER` with the job's command in `BLOX_COMMAND`. The wrapper traps the
+//! preemption signal only to outlive the command, so that it can record the command's exit code
+//! in an exit file; that file is how a restarted server learns how an adopted launch ended.
+
+use crate::nodes::job_env;
+use blox_core::{ExecError, ExecEvent, Executor, ExitStatus, Inventory, JobId, Launch};
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The shell wrapper each rank runs. A trap (not an ignore, which the command would inherit)
+/// keeps the shell alive until the command has exited, then the exit code is written atomically.
+const WRAPPER: &str = r#"trap 'blox_term=1' TERM INT USR1 USR2 HUP
+eval "$BLOX_COMMAND"
+rc=$?
+printf '%s\n' "$rc" > "$BLOX_EXIT_FILE.tmp" && mv "$BLOX_EXIT_FILE.tmp" "$BLOX_EXIT_FILE"
+exit $rc"#;
+
+/// How long a preempted launch that has not yet said it started may run before it is signalled
+/// anyway (a signal before the training loop installs its handler would kill it outright).
+const START_WAIT: Duration = Duration::from_secs(10);
+
+/// Settings of the local backend.
+#[derive(Clone, Debug)]
+pub struct LocalConfig {
+    /// The fake (or real) nodes and GPU indices.
+    pub inventory: Inventory,
+    /// Per-job folders (checkpoints, metrics, logs, exit files) go under this folder.
+    pub jobs_dir: PathBuf,
+    /// The preemption signal (SIGTERM by default).
+    pub signal: Signal,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct RankHandle {
+    pid: i32,
+    /// `/proc/PID/stat` start time, to tell a reused pid from ours.
+    start: Option<u64>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Handle {
+    pgid: i32,
+    ranks: Vec<RankHandle>,
+}
+
+struct Rank {
+    pid: i32,
+    start: Option<u64>,
+    child: Option<Child>,
+    exit_file: PathBuf,
+    done: Option<ExitStatus>,
+}
+
+struct Running {
+    attempt: u32,
+    pgid: i32,
+    ranks: Vec<Rank>,
+    metrics: PathBuf,
+    offset: u64,
+    partial: Vec<u8>,
+    started: bool,
+    last_iter: Option<u64>,
+    launched: Instant,
+    preempt: Option<Duration>,
+    signalled: Option<Instant>,
+    killed: bool,
+}
+
+/// The local executor.
+pub struct LocalExecutor {
+    cfg: LocalConfig,
+    running: BTreeMap<JobId, Running>,
+}
+
+/// The folder of one job.
+pub fn job_dir(jobs_dir: &Path, job: JobId) -> PathBuf {
+    jobs_dir.join(job.to_string())
+}
+
+fn proc_start(pid: i32) -> Option<(char, u64)> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: fields follow the last `)`.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let state = fields.first()?.chars().next()?;
+    let start = fields.get(19)?.parse().ok()?;
+    Some((state, start))
+}
+
+fn err(job: JobId, what: &str, e: impl std::fmt::Display) -> ExecError {
+    ExecError::new(format!("local backend: job {job}: {what}: {e}"))
+}
+
+impl LocalExecutor {
+    /// A local executor.
+    pub fn new(mut cfg: LocalConfig) -> Result<Self, ExecError> {
+        let io = |e: std::io::Error| ExecError::new(format!("{}: {e}", cfg.jobs_dir.display()));
+        fs::create_dir_all(&cfg.jobs_dir).map_err(io)?;
+        // Jobs run in their own folder: every path handed to them must be absolute.
+        cfg.jobs_dir = fs::canonicalize(&cfg.jobs_dir).map_err(io)?;
+        Ok(LocalExecutor {
+            cfg,
+            running: BTreeMap::new(),
+        })
+    }
+
+    fn exit_file(dir: &Path, attempt: u32, rank: u32) -> PathBuf {
+        dir.join(format!("attempt{attempt}.rank{rank}.exit"))
+    }
+
+    /// Whether a rank has ended; its status if so.
+    fn check_rank(r: &mut Rank) -> Option<ExitStatus> {
+        if let Some(s) = r.done {
+            return Some(s);
+        }
+        let from_file = |f: &Path| {
+            fs::read_to_string(f)
+                .ok()
+                .and_then(|s| s.trim().parse::<i32>().ok())
+        };
+        let status = match &mut r.child {
+            Some(child) => match child.try_wait() {
+                Ok(None) => return None,
+                Ok(Some(st)) => match from_file(&r.exit_file) {
+                    Some(c) => ExitStatus::Code(c),
+                    None => match (st.code(), st.signal()) {
+                        (_, Some(s)) => ExitStatus::Signal(s),
+                        (Some(c), None) => ExitStatus::Code(c),
+                        _ => ExitStatus::Lost,
+                    },
+                },
+                Err(_) => ExitStatus::Lost,
+            },
+            None => {
+                let alive = match proc_start(r.pid) {
+                    Some((state, start)) => {
+                        state != 'Z' && (r.start.is_none() || r.start == Some(start))
+                    }
+                    None => false,
+                };
+                if alive {
+                    return None;
+                }
+                from_file(&r.exit_file).map_or(ExitStatus::Lost, ExitStatus::Code)
+            }
+        };
+        r.done = Some(status);
+        Some(status)
+    }
+
+    /// Read new metrics lines of a launch.
+    fn read_metrics(run: &mut Running) {
+        let Ok(mut f) = fs::File::open(&run.metrics) else {
+            return;
+        };
+        if f.seek(SeekFrom::Start(run.offset)).is_err() {
+            return;
+        }
+        let mut buf = Vec::new();
+        if f.read_to_end(&mut buf).is_err() {
+            return;
+        }
+        run.offset += buf.len() as u64;
+        run.partial.extend_from_slice(&buf);
+        while let Some(nl) = run.partial.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = run.partial.drain(..=nl).collect();
+            let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line) else {
+                continue;
+            };
+            let attempt = v.get("attempt").and_then(|a| a.as_u64());
+            if attempt.is_some_and(|a| a != u64::from(run.attempt)) {
+                continue;
+            }
+            if v.get("event").and_then(|e| e.as_str()) == Some("started") {
+                run.started = true;
+            }
+            if let Some(i) = v.get("iter").and_then(|i| i.as_u64()) {
+                run.last_iter = Some(i);
+            }
+        }
+    }
+}
+
+impl Executor for LocalExecutor {
+    fn inventory(&self) -> &Inventory {
+        &self.cfg.inventory
+    }
+
+    fn launch(&mut self, l: &Launch<'_>) -> Result<String, ExecError> {
+        let job = l.job;
+        if self.running.contains_key(&job) {
+            return Err(err(job, "launch", "the job is still running"));
+        }
+        let layout = self
+            .cfg
+            .inventory
+            .layout(l.gpus)
+            .ok_or_else(|| err(job, "launch", "a GPU id is outside the inventory"))?;
+        let dir = job_dir(&self.cfg.jobs_dir, job);
+        fs::create_dir_all(dir.join("checkpoint")).map_err(|e| err(job, "job folder", e))?;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .map(|a| a.port())
+            .map_err(|e| err(job, "rendezvous port", e))?;
+        let master = self.cfg.inventory.nodes[layout[0].node.index()]
+            .address
+            .clone();
+        let metrics = dir.join("metrics.jsonl");
+        let mut ranks: Vec<Rank> = Vec::new();
+        let mut pgid = 0i32;
+        let world = l.gpus.len() as u32;
+        for slice in &layout {
+            for (local_rank, &index) in slice.gpu_indices.iter().enumerate() {
+                let rank = slice.first_rank + local_rank as u32;
+                let exit_file = Self::exit_file(&dir, l.attempt, rank);
+                let _ = fs::remove_file(&exit_file);
+                let log = fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(dir.join(format!("rank{rank}.log")))
+                    .map_err(|e| err(job, "log file", e))?;
+                let log2 = log.try_clone().map_err(|e| err(job, "log file", e))?;
+                let mut cmd = Command::new("/bin/sh");
+                cmd.arg("-c").arg(WRAPPER).arg("blox-job");
+                let env = job_env(
+                    l,
+                    &self.cfg.inventory.nodes[slice.node.index()].name,
+                    index,
+                    &slice.gpu_indices,
+                    local_rank as u32,
+                    rank,
+                    world,
+                    &master,
+                    port,
+                    &dir,
+                    &metrics,
+                    self.cfg.signal.as_str(),
+                );
+                cmd.envs(env)
+                    .env("BLOX_COMMAND", l.command)
+                    .env("BLOX_EXIT_FILE", &exit_file)
+                    .current_dir(&dir)
+                    .stdin(Stdio::null())
+                    .stdout(log)
+                    .stderr(log2)
+                    .process_group(pgid);
+                let child = match cmd.spawn() {
+                    Ok(c) => c,
+                    Err(e) => {
+                        if pgid != 0 {
+                            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+                        }
+                        return Err(err(job, "spawn", e));
+                    }
+                };
+                let pid = child.id() as i32;
+                if pgid == 0 {
+                    pgid = pid;
+                }
+                ranks.push(Rank {
+                    pid,
+                    start: proc_start(pid).map(|s| s.1),
+                    child: Some(child),
+                    exit_file,
+                    done: None,
+                });
+            }
+        }
+        let _ = fs::write(
+            dir.join(format!("attempt{}.pgid", l.attempt)),
+            pgid.to_string(),
+        );
+        let handle = Handle {
+            pgid,
+            ranks: ranks
+                .iter()
+                .map(|r| RankHandle {
+                    pid: r.pid,
+                    start: r.start,
+                })
+                .collect(),
+        };
+        let offset = fs::metadata(&metrics).map(|m| m.len()).unwrap_or(0);
+        self.running.insert(
+            job,
+            Running {
+                attempt: l.attempt,
+                pgid,
+                ranks,
+                metrics,
+                offset,
+                partial: Vec::new(),
+                started: false,
+                last_iter: None,
+                launched: Instant::now(),
+                preempt: None,
+                signalled: None,
+                killed: false,
+            },
+        );
+        serde_json::to_string(&handle).map_err(|e| err(job, "handle", e))
+    }
+
+    fn preempt(&mut self, job: JobId, grace: Duration) -> Result<(), ExecError> {
+        if let Some(r) = self.running.get_mut(&job) {
+            if r.preempt.is_none() {
+                r.preempt = Some(grace);
+            }
+        }
+        Ok(())
+    }
+
+    fn poll(&mut self, out: &mut Vec<ExecEvent>) -> Result<(), ExecError> {
+        let mut ended = Vec::new();
+        for (&job, r) in &mut self.running {
+            let was_started = r.started;
+            let last = r.last_iter;
+            Self::read_metrics(r);
+            if r.started && !was_started {
+                out.push(ExecEvent::Started {
+                    job,
+                    attempt: r.attempt,
+                });
+            }
+            if let Some(i) = r.last_iter.filter(|&i| Some(i) != last) {
+                out.push(ExecEvent::Progress {
+                    job,
+                    attempt: r.attempt,
+                    iterations: i,
+                });
+            }
+            let mut all_done = true;
+            for rank in &mut r.ranks {
+                all_done &= Self::check_rank(rank).is_some();
+            }
+            if all_done {
+                let statuses: Vec<ExitStatus> = r.ranks.iter().filter_map(|k| k.done).collect();
+                let status = statuses
+                    .iter()
+                    .copied()
+                    .find(|s| matches!(s, ExitStatus::Code(c) if *c != 0))
+                    .or_else(|| {
+                        statuses
+                            .iter()
+                            .copied()
+                            .find(|s| matches!(s, ExitStatus::Signal(_)))
+                    })
+                    .or_else(|| statuses.iter().copied().find(|s| *s == ExitStatus::Lost))
+                    .unwrap_or(ExitStatus::Code(0));
+                // Stragglers of the group (e.g. a command's own children) go with it.
+                let _ = killpg(Pid::from_raw(r.pgid), Signal::SIGKILL);
+                out.push(ExecEvent::Exited {
+                    job,
+                    attempt: r.attempt,
+                    status,
+                });
+                ended.push(job);
+                continue;
+            }
+            if let Some(grace) = r.preempt {
+                match r.signalled {
+                    None if r.started || r.launched.elapsed() >= START_WAIT => {
+                        let _ = killpg(Pid::from_raw(r.pgid), self.cfg.signal);
+                        r.signalled = Some(Instant::now());
+                    }
+                    Some(at) if !r.killed && at.elapsed() >= grace => {
+                        let _ = killpg(Pid::from_raw(r.pgid), Signal::SIGKILL);
+                        r.killed = true;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for job in ended {
+            self.running.remove(&job);
+        }
+        Ok(())
+    }
+
+    fn adopt(&mut self, l: &Launch<'_>, handle: &str) -> Result<bool, ExecError> {
+        let Ok(h) = serde_json::from_str::<Handle>(handle) else {
+            return Ok(false);
+        };
+        if h.ranks.is_empty() || h.pgid <= 0 {
+            return Ok(false);
+        }
+        let dir = job_dir(&self.cfg.jobs_dir, l.job);
+        let ranks: Vec<Rank> = h
+            .ranks
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Rank {
+                pid: r.pid,
+                start: r.start,
+                child: None,
+                exit_file: Self::exit_file(&dir, l.attempt, i as u32),
+                done: None,
+            })
+            .collect();
+        // A launch is worth adopting if a rank still runs or left its exit code.
+        let any_alive = ranks.iter().any(|r| {
+            proc_start(r.pid).is_some_and(|(s, st)| s != 'Z' && r.start.map_or(true, |x| x == st))
+                || r.exit_file.exists()
+        });
+        if !any_alive {
+            return Ok(false);
+        }
+        self.running.insert(
+            l.job,
+            Running {
+                attempt: l.attempt,
+                pgid: h.pgid,
+                ranks,
+                metrics: dir.join("metrics.jsonl"),
+                offset: 0,
+                partial: Vec::new(),
+                started: false,
+                last_iter: None,
+                launched: Instant::now(),
+                preempt: None,
+                signalled: None,
+                killed: false,
+            },
+        );
+        Ok(true)
+    }
+
+    fn name(&self) -> String {
+        "local".into()
+    }
+}

@@ -1,0 +1,363 @@
+//! The `blox-cluster` program: `serve` runs the scheduler over a real backend; `submit`,
+//! `status`, `cancel` and `nodes` talk to a running server.
+
+use blox_admission::AdmissionConfig;
+use blox_cluster::{
+    parse_nodes, read_token, request, ClusterError, LocalConfig, LocalExecutor, LoopConfig,
+    RoundLoop, Store,
+};
+use blox_core::{Pipeline, Semantics, Time};
+use blox_placement::PlacementConfig;
+use blox_policies::{PolicyConfig, PolicyEnv};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use nix::sys::signal::Signal;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Run a Blox scheduler over real jobs: local processes (fake or real GPUs) or Slurm.
+#[derive(Parser)]
+#[command(name = "blox-cluster", version)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the scheduler and its HTTP API (jobs keep running if it stops; a restart adopts them).
+    Serve(ServeArgs),
+    /// Submit a job: `blox-cluster submit --gpus 2 -- python3 train.py`.
+    Submit(SubmitArgs),
+    /// Show every job, or one.
+    Status {
+        #[command(flatten)]
+        conn: Conn,
+        /// Submission id.
+        id: Option<i64>,
+    },
+    /// Cancel a job (preempted with the grace period if it runs).
+    Cancel {
+        #[command(flatten)]
+        conn: Conn,
+        /// Submission id.
+        id: i64,
+    },
+    /// Show nodes, GPUs and which job holds each.
+    Nodes {
+        #[command(flatten)]
+        conn: Conn,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Backend {
+    /// Processes on this machine.
+    Local,
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// State folder: SQLite database, token, per-job folders, outputs.
+    #[arg(long, default_value = "blox-state", value_name = "DIR")]
+    state: PathBuf,
+    /// Address of the HTTP API (loopback by default; port 0 picks a free one, written to
+    /// STATE/server.addr).
+    #[arg(long, default_value = "127.0.0.1:7878", value_name = "ADDR")]
+    listen: String,
+    /// Backend.
+    #[arg(long, value_enum, default_value = "local")]
+    backend: Backend,
+    /// Local backend: NxG fake nodes (e.g. 2x2) or GPU index lists per node (e.g. 0,1/2,3).
+    #[arg(long, default_value = "1x4", value_name = "NODES")]
+    nodes: String,
+    /// CPU cores per node.
+    #[arg(long, default_value_t = 16)]
+    cpus_per_node: u32,
+    /// Host memory per node, GB.
+    #[arg(long, default_value_t = 64.0)]
+    mem_per_node: f64,
+    /// Round length in seconds.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    round: f64,
+    /// Admission policy: `accept-all` or `load-based:FACTOR`.
+    #[arg(long, default_value = "accept-all", value_name = "POLICY")]
+    admission: AdmissionConfig,
+    /// Scheduling policy: fifo, las, srtf, sjf, tiresias, gavel, themis (`name:key=value,...`).
+    #[arg(long, default_value = "las", value_name = "POLICY")]
+    policy: PolicyConfig,
+    /// Placement: scattered, first-fit, consolidated, topology, resource-aware.
+    #[arg(long, default_value = "scattered", value_name = "POLICY")]
+    placement: PlacementConfig,
+    /// Seconds between the preemption signal and SIGKILL.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    grace: f64,
+    /// Preemption signal (TERM, INT, USR1, …).
+    #[arg(long, default_value = "TERM", value_name = "SIGNAL")]
+    preempt_signal: String,
+    /// Seconds of waiting before a job is promoted to the starved class; 0 disables.
+    #[arg(long, default_value_t = 3_600_000)]
+    starvation: u64,
+    /// Output folder [default: STATE/out].
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Token file [default: STATE/token, created with mode 0600].
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Milliseconds between two polls of the backend.
+    #[arg(long, default_value_t = 100, value_name = "MS")]
+    tick_ms: u64,
+    /// Exit once every submitted job has ended.
+    #[arg(long)]
+    exit_when_done: bool,
+}
+
+#[derive(Args)]
+struct Conn {
+    /// State folder of the server (its address and token are read from there).
+    #[arg(long, default_value = "blox-state", value_name = "DIR")]
+    state: PathBuf,
+    /// Server address [default: from STATE/server.addr].
+    #[arg(long, value_name = "ADDR")]
+    server: Option<String>,
+    /// Token file [default: STATE/token].
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct SubmitArgs {
+    #[command(flatten)]
+    conn: Conn,
+    /// GPUs.
+    #[arg(long)]
+    gpus: u32,
+    /// Total iterations.
+    #[arg(long)]
+    iterations: Option<u64>,
+    /// Seconds per iteration.
+    #[arg(long, value_name = "SECONDS")]
+    iteration_time: Option<f64>,
+    /// Expected run time in seconds.
+    #[arg(long, value_name = "SECONDS")]
+    duration: Option<f64>,
+    /// Model name.
+    #[arg(long)]
+    model: Option<String>,
+    /// CPU cores.
+    #[arg(long)]
+    cpus: Option<f64>,
+    /// Host memory, GB.
+    #[arg(long)]
+    mem_gb: Option<f64>,
+    /// Name for listings.
+    #[arg(long)]
+    name: Option<String>,
+    /// The command (a shell command line).
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    command: Vec<String>,
+}
+
+fn parse_signal(s: &str) -> Result<Signal, ClusterError> {
+    let name = if s.starts_with("SIG") {
+        s.to_string()
+    } else {
+        format!("SIG{s}")
+    };
+    name.parse::<Signal>()
+        .map_err(|_| ClusterError::Config(format!("--preempt-signal `{s}`: not a signal name")))
+}
+
+fn secs(what: &str, s: f64) -> Result<Duration, ClusterError> {
+    Duration::try_from_secs_f64(s)
+        .map_err(|_| ClusterError::Config(format!("{what} `{s}`: not a number of seconds ≥ 0")))
+}
+
+fn serve(a: ServeArgs) -> Result<(), ClusterError> {
+    std::fs::create_dir_all(&a.state).map_err(|e| ClusterError::io(&a.state, e))?;
+    let token_path = a
+        .token_file
+        .clone()
+        .unwrap_or_else(|| a.state.join("token"));
+    let token = blox_cluster::load_or_create_token(&token_path)?;
+    let inventory =
+        parse_nodes(&a.nodes, a.cpus_per_node, a.mem_per_node).map_err(ClusterError::Config)?;
+    let round = secs("--round", a.round)?;
+    if round < Duration::from_millis(100) {
+        return Err(ClusterError::Config(
+            "--round must be at least 0.1 s".into(),
+        ));
+    }
+    let grace = secs("--grace", a.grace)?;
+    let signal = parse_signal(&a.preempt_signal)?;
+    let env = PolicyEnv::new(Semantics::Exact, None);
+    let cfg_err = |e: blox_core::ConfigError| ClusterError::Config(e.0);
+    let scheduler = Pipeline::new(
+        a.admission.build().map_err(cfg_err)?,
+        a.policy.build(&env).map_err(cfg_err)?,
+        a.placement.build().map_err(cfg_err)?,
+    );
+    let db = a.state.join("state.sqlite");
+    let epoch = Store::open(&db)?.epoch()?;
+    let executor = match a.backend {
+        Backend::Local => LocalExecutor::new(LocalConfig {
+            inventory: inventory.clone(),
+            jobs_dir: a.state.join("jobs"),
+            signal,
+        })
+        .map_err(|e| ClusterError::Exec(e.0))?,
+    };
+    let label = json!({
+        "mode": "real",
+        "backend": "local",
+        "nodes": a.nodes,
+        "round_s": a.round,
+        "admission": a.admission.to_string(),
+        "policy": a.policy.to_string(),
+        "placement": a.placement.to_string(),
+        "grace_s": a.grace,
+        "preempt_signal": signal.as_str(),
+    });
+    let cfg = LoopConfig {
+        round,
+        grace,
+        tick: Duration::from_millis(a.tick_ms.clamp(10, 10_000)),
+        starvation: (a.starvation > 0).then(|| Time::from_secs(a.starvation)),
+        out: a.out.clone().unwrap_or_else(|| a.state.join("out")),
+        exit_when_done: a.exit_when_done,
+        label,
+    };
+    let mut rl = RoundLoop::new(cfg, scheduler, executor, &db)?;
+    let server = tiny_http::Server::http(a.listen.as_str())
+        .map_err(|e| ClusterError::Config(format!("--listen {}: {e}", a.listen)))?;
+    let server = Arc::new(server);
+    let addr = server
+        .server_addr()
+        .to_ip()
+        .map(|a| a.to_string())
+        .unwrap_or_else(|| a.listen.clone());
+    let addr_file = a.state.join("server.addr");
+    std::fs::write(&addr_file, format!("{addr}\n")).map_err(|e| ClusterError::io(&addr_file, e))?;
+    eprintln!(
+        "blox-cluster: serving on http://{addr} ({} GPUs on {} nodes, {})",
+        inventory.total_gpus(),
+        inventory.nodes.len(),
+        db.display()
+    );
+    let api = blox_cluster::Api {
+        db: db.clone(),
+        token,
+        inventory,
+        epoch,
+    };
+    let srv = Arc::clone(&server);
+    let api_thread = std::thread::spawn(move || {
+        if let Err(e) = api.run(srv) {
+            eprintln!("blox-cluster: HTTP API stopped: {e}");
+        }
+    });
+    let stop = blox_cluster::stop_flag()?;
+    let result = rl.run(&stop);
+    server.unblock();
+    let _ = api_thread.join();
+    let c = rl.counters();
+    eprintln!(
+        "blox-cluster: stopped ({} completed, {} failed, {} cancelled, {} preemptions)",
+        c.completed, c.failed, c.cancelled, c.preemptions
+    );
+    result
+}
+
+fn connect(c: &Conn) -> Result<(String, String), ClusterError> {
+    let addr = match &c.server {
+        Some(s) => s.clone(),
+        None => {
+            let f = c.state.join("server.addr");
+            std::fs::read_to_string(&f)
+                .map_err(|e| {
+                    ClusterError::io(&f, format!("{e} (is the server running? or pass --server)"))
+                })?
+                .trim()
+                .to_string()
+        }
+    };
+    let token = read_token(
+        &c.token_file
+            .clone()
+            .unwrap_or_else(|| c.state.join("token")),
+    )?;
+    Ok((addr, token))
+}
+
+fn call(c: &Conn, method: &str, path: &str, body: Option<&str>) -> Result<Value, ClusterError> {
+    let (addr, token) = connect(c)?;
+    let r = request(&addr, method, path, Some(&token), body)?;
+    let v = r.json();
+    if r.status >= 400 {
+        let msg = v
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or(&r.body)
+            .to_string();
+        return Err(ClusterError::Client(format!(
+            "{} {path}: {} {msg}",
+            method, r.status
+        )));
+    }
+    Ok(v)
+}
+
+fn print(v: &Value) {
+    println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+}
+
+fn run(cli: Cli) -> Result<(), ClusterError> {
+    match cli.cmd {
+        Cmd::Serve(a) => serve(a),
+        Cmd::Submit(s) => {
+            let mut body = json!({ "command": s.command.join(" "), "n_gpus": s.gpus });
+            let m = body.as_object_mut().expect("object");
+            let opt = |v: Option<Value>| v.unwrap_or(Value::Null);
+            m.insert(
+                "total_iterations".into(),
+                opt(s.iterations.map(Value::from)),
+            );
+            m.insert(
+                "iteration_time_s".into(),
+                opt(s.iteration_time.map(Value::from)),
+            );
+            m.insert("duration_s".into(), opt(s.duration.map(Value::from)));
+            m.insert("model".into(), opt(s.model.map(Value::from)));
+            m.insert("cpus".into(), opt(s.cpus.map(Value::from)));
+            m.insert("mem_gb".into(), opt(s.mem_gb.map(Value::from)));
+            m.insert("name".into(), opt(s.name.map(Value::from)));
+            print(&call(&s.conn, "POST", "/v1/jobs", Some(&body.to_string()))?);
+            Ok(())
+        }
+        Cmd::Status { conn, id } => {
+            let path = id.map_or_else(|| "/v1/jobs".to_string(), |i| format!("/v1/jobs/{i}"));
+            print(&call(&conn, "GET", &path, None)?);
+            Ok(())
+        }
+        Cmd::Cancel { conn, id } => {
+            print(&call(&conn, "DELETE", &format!("/v1/jobs/{id}"), None)?);
+            Ok(())
+        }
+        Cmd::Nodes { conn } => {
+            print(&call(&conn, "GET", "/v1/nodes", None)?);
+            Ok(())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("blox-cluster: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,344 @@
+//! What the server stores about a job: the submission as the user sent it ([`Submission`]) and
+//! the loop's record of its life ([`RunRecord`]).
+
+use blox_core::{JobSpec, Time};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+use std::sync::Arc;
+
+/// A job as submitted: a command, a GPU count, and optional facts about it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Submission {
+    /// The shell command each rank runs.
+    pub command: String,
+    /// GPUs the job needs (rigid).
+    pub n_gpus: u32,
+    /// Total training iterations, when known (passed to the job as `BLOX_TOTAL_ITERATIONS`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_iterations: Option<u64>,
+    /// Seconds per iteration, when known (passed as `BLOX_ITERATION_TIME_S`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iteration_time_s: Option<f64>,
+    /// Expected run time on its GPUs, when known (otherwise iterations × iteration time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
+    /// Model name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// CPU cores the whole job needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<f64>,
+    /// Host memory the whole job needs, in GB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_gb: Option<f64>,
+    /// A free-form name for listings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// A submission that failed validation: which field, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    /// The offending field (`body` for the document as a whole).
+    pub field: String,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "field `{}`: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+fn bad(field: &str, message: impl Into<String>) -> FieldError {
+    FieldError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+const FIELDS: &[&str] = &[
+    "command",
+    "n_gpus",
+    "total_iterations",
+    "iteration_time_s",
+    "duration_s",
+    "model",
+    "cpus",
+    "mem_gb",
+    "name",
+];
+
+impl Submission {
+    /// Parse and validate a JSON body against a cluster of `total_gpus` GPUs. Every error names
+    /// its field.
+    pub fn from_json(body: &[u8], total_gpus: u32) -> Result<Submission, FieldError> {
+        let v: Value = serde_json::from_slice(body)
+            .map_err(|e| bad("body", format!("not valid JSON: {e}")))?;
+        let Value::Object(map) = v else {
+            return Err(bad("body", "expected a JSON object"));
+        };
+        if let Some(k) = map.keys().find(|k| !FIELDS.contains(&k.as_str())) {
+            return Err(bad(
+                k,
+                format!("unknown field (expected one of: {})", FIELDS.join(", ")),
+            ));
+        }
+        let command = match map.get("command") {
+            None | Some(Value::Null) => return Err(bad("command", "missing")),
+            Some(Value::String(s)) if s.trim().is_empty() => {
+                return Err(bad("command", "must not be empty"))
+            }
+            Some(Value::String(s)) if s.contains('\0') => {
+                return Err(bad("command", "must not contain NUL"))
+            }
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => return Err(bad("command", "must be a string")),
+        };
+        let n_gpus = match map.get("n_gpus") {
+            None | Some(Value::Null) => return Err(bad("n_gpus", "missing")),
+            Some(v) => v
+                .as_u64()
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| bad("n_gpus", "must be a whole number ≥ 1"))?,
+        };
+        if n_gpus > u64::from(total_gpus) {
+            return Err(bad(
+                "n_gpus",
+                format!("{n_gpus} GPUs requested but the cluster has {total_gpus}"),
+            ));
+        }
+        let total_iterations = match map.get("total_iterations") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                v.as_u64()
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(|| bad("total_iterations", "must be a whole number ≥ 1"))?,
+            ),
+        };
+        let num = |k: &str, zero_ok: bool| -> Result<Option<f64>, FieldError> {
+            match map.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => {
+                    let x = v.as_f64().filter(|x| x.is_finite());
+                    match x {
+                        Some(x) if x > 0.0 || (zero_ok && x == 0.0) => Ok(Some(x)),
+                        _ => Err(bad(
+                            k,
+                            if zero_ok {
+                                "must be a number ≥ 0"
+                            } else {
+                                "must be a number > 0"
+                            },
+                        )),
+                    }
+                }
+            }
+        };
+        let text = |k: &str| -> Result<Option<String>, FieldError> {
+            match map.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) if s.len() <= 256 && !s.contains(['\0', '\n']) => {
+                    Ok(Some(s.clone()))
+                }
+                Some(Value::String(_)) => Err(bad(k, "must be one line of at most 256 bytes")),
+                Some(_) => Err(bad(k, "must be a string")),
+            }
+        };
+        Ok(Submission {
+            command,
+            n_gpus: n_gpus as u32,
+            total_iterations,
+            iteration_time_s: num("iteration_time_s", false)?,
+            duration_s: num("duration_s", true)?,
+            model: text("model")?,
+            cpus: num("cpus", false)?,
+            mem_gb: num("mem_gb", false)?,
+            name: text("name")?,
+        })
+    }
+
+    /// The service demand the scheduler sees: `duration_s`, else iterations × iteration time,
+    /// else 0 (unknown).
+    pub fn work_s(&self) -> f64 {
+        match (
+            self.duration_s,
+            self.total_iterations,
+            self.iteration_time_s,
+        ) {
+            (Some(d), _, _) => d,
+            (None, Some(n), Some(t)) => n as f64 * t,
+            _ => 0.0,
+        }
+    }
+
+    /// The canonical job record, arriving at `arrival`.
+    pub fn to_spec(&self, arrival: Time) -> JobSpec {
+        let mut spec = JobSpec::new(arrival, self.n_gpus, self.work_s());
+        spec.model = self.model.as_deref().map(Arc::from);
+        spec.source_id = self.name.as_deref().map(Arc::from);
+        spec.cpus = self.cpus;
+        spec.mem_gb = self.mem_gb;
+        spec
+    }
+}
+
+/// Where a job is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JobState {
+    /// Accepted by the API, not yet seen by the loop.
+    Submitted,
+    /// Arrived; waiting for admission.
+    Queued,
+    /// Admitted; waiting for GPUs.
+    Waiting,
+    /// Placed; its launch waits for the GPUs' previous holders to exit.
+    Starting,
+    /// Launched.
+    Running,
+    /// Asked to stop (preempted); its process has not exited yet.
+    Stopping,
+    /// Finished with exit code 0.
+    Completed,
+    /// Exited with an error.
+    Failed,
+    /// Cancelled by a user.
+    Cancelled,
+    /// Rejected by admission.
+    Rejected,
+}
+
+impl JobState {
+    /// The name used in the API and the database.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Submitted => "submitted",
+            JobState::Queued => "queued",
+            JobState::Waiting => "waiting",
+            JobState::Starting => "starting",
+            JobState::Running => "running",
+            JobState::Stopping => "stopping",
+            JobState::Completed => "completed",
+            JobState::Failed => "failed",
+            JobState::Cancelled => "cancelled",
+            JobState::Rejected => "rejected",
+        }
+    }
+
+    /// Parse a name written by [`JobState::as_str`].
+    pub fn parse(s: &str) -> Option<JobState> {
+        Some(match s {
+            "submitted" => JobState::Submitted,
+            "queued" => JobState::Queued,
+            "waiting" => JobState::Waiting,
+            "starting" => JobState::Starting,
+            "running" => JobState::Running,
+            "stopping" => JobState::Stopping,
+            "completed" => JobState::Completed,
+            "failed" => JobState::Failed,
+            "cancelled" => JobState::Cancelled,
+            "rejected" => JobState::Rejected,
+            _ => return None,
+        })
+    }
+
+    /// Whether the job's life is over.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            JobState::Completed | JobState::Failed | JobState::Cancelled | JobState::Rejected
+        )
+    }
+}
+
+/// A launch the executor is (or was, before a restart) running.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LiveRecord {
+    /// Attempt number.
+    pub attempt: u32,
+    /// Global GPU ids it holds, in rank order.
+    pub gpus: Vec<u32>,
+    /// The executor's handle.
+    pub handle: String,
+    /// Whether it was asked to stop.
+    pub stopping: bool,
+}
+
+/// The loop's record of a job, stored as JSON beside the submission.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunRecord {
+    /// Arrival sequence number.
+    pub seq: Option<u64>,
+    /// Admission-order id (Blox's `job_id`).
+    pub blox_id: Option<u32>,
+    /// When it was admitted (ms since the run's epoch).
+    pub admitted_ms: Option<u64>,
+    /// GPUs the placement gave it (global ids, rank order); empty when waiting.
+    pub gpus: Vec<u32>,
+    /// Work done, in seconds at full speed.
+    pub executed: f64,
+    /// Attained service in GPU-seconds.
+    pub attained: f64,
+    /// Iterations reported.
+    pub iterations: u64,
+    /// Preemptions.
+    pub preemptions: u32,
+    /// Starvation class.
+    pub priority: u32,
+    /// Waiting time since last scheduled, ms.
+    pub time_since_scheduled_ms: u64,
+    /// First start (ms since epoch).
+    pub first_start_ms: Option<u64>,
+    /// Last start (ms since epoch).
+    pub last_start_ms: Option<u64>,
+    /// Launches made so far (the next attempt number).
+    pub launches: u32,
+    /// The live launch, if any.
+    pub live: Option<LiveRecord>,
+    /// How the last launch ended.
+    pub exit_status: Option<String>,
+    /// When it completed (ms since epoch).
+    pub completion_ms: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(body: &str, field: &str) {
+        let e = Submission::from_json(body.as_bytes(), 4).unwrap_err();
+        assert_eq!(e.field, field, "{body}: {e}");
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        check("[1]", "body");
+        check("{", "body");
+        check(r#"{"n_gpus": 1}"#, "command");
+        check(r#"{"command": "", "n_gpus": 1}"#, "command");
+        check(r#"{"command": "x"}"#, "n_gpus");
+        check(r#"{"command": "x", "n_gpus": 0}"#, "n_gpus");
+        check(r#"{"command": "x", "n_gpus": 5}"#, "n_gpus");
+        check(r#"{"command": "x", "n_gpus": "2"}"#, "n_gpus");
+        check(r#"{"command": "x", "n_gpus": 1, "gpus": 2}"#, "gpus");
+        check(r#"{"command": "x", "n_gpus": 1, "cpus": -1}"#, "cpus");
+        check(
+            r#"{"command": "x", "n_gpus": 1, "total_iterations": 1.5}"#,
+            "total_iterations",
+        );
+        let s = Submission::from_json(
+            br#"{"command": "x", "n_gpus": 2, "total_iterations": 10, "iteration_time_s": 0.5}"#,
+            4,
+        )
+        .unwrap();
+        assert_eq!(s.work_s(), 5.0);
+        assert_eq!(s.to_spec(Time(7)).n_gpus, 2);
+    }
+}

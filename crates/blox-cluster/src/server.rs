@@ -1,0 +1,1008 @@
+//! The real round loop: the same [`Scheduler`] as in simulation, over an [`Executor`].
+//!
+//! # The loop
+//!
+//! Every tick (100 ms) the loop polls the executor (starts, progress, exits), applies cancel
+//! requests, credits attained service (GPU-seconds, as in `exact` simulation), and launches
+//! placed jobs whose GPUs have been drained by their previous holders. Every round (`--round`)
+//! it does what the simulator's round does, in the same order: arrivals (new submissions),
+//! admission, scheduling, placement (validated like the simulator validates it: no GPU twice,
+//! none busy, no unknown job, rigid sizes kept; every stop before any start; a stop undone by a
+//! start on the same GPUs is no change), the round sample, then the starvation counters.
+//!
+//! A stop frees the job's GPUs in the scheduler's view at once (as in simulation); the executor
+//! sends the preemption signal and kills the job after the grace period, and a launch on those
+//! GPUs waits until the victim has exited (Blox's node manager waits the same way).
+//!
+//! # State
+//!
+//! Every change is written to SQLite before the next tick: job states, the loop's per-job
+//! record (progress, attained service, preemptions, the live launch's handle) and the event log.
+//! A restarted server replays the event log into its metric sinks, rebuilds the job table and
+//! the cluster, and asks the executor to adopt every live launch; a launch it cannot find is
+//! requeued (it resumes from its checkpoint at its next start).
+
+use crate::model::{JobState, LiveRecord, RunRecord, Submission};
+use crate::store::{unix_ms, Store, StoredEvent};
+use crate::ClusterError;
+use blox_core::{
+    Admissions, Cluster, Ctx, Decisions, Event, ExecEvent, Executor, GpuId, GpuSet, Job, JobId,
+    JobTable, Launch, MetricSink, QueuedJob, RoundSample, Schedule, Scheduler, Semantics, Time,
+    PRIORITY_STARVED,
+};
+use blox_metrics::{write_jobs_csv, write_timeline_csv, JobLog, RunMetrics, Timeline};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How the loop runs.
+#[derive(Clone, Debug)]
+pub struct LoopConfig {
+    /// Round length.
+    pub round: Duration,
+    /// Time between a preemption signal and the kill.
+    pub grace: Duration,
+    /// How often the executor is polled.
+    pub tick: Duration,
+    /// Waiting time after which a job is promoted to the starved class (`None`: never).
+    pub starvation: Option<Time>,
+    /// Folder of `jobs.csv`, `summary.json`, `timeline.csv`.
+    pub out: PathBuf,
+    /// Stop once every submitted job has ended (and at least one was submitted).
+    pub exit_when_done: bool,
+    /// What `summary.json` reports as the configuration.
+    pub label: serde_json::Value,
+}
+
+/// Counters of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RunCounters {
+    /// Rounds processed by this server process.
+    pub rounds: u64,
+    /// Jobs that arrived.
+    pub arrived: u64,
+    /// Jobs admitted.
+    pub admitted: u64,
+    /// Jobs rejected by admission.
+    pub rejected: u64,
+    /// Jobs completed.
+    pub completed: u64,
+    /// Jobs failed.
+    pub failed: u64,
+    /// Jobs cancelled.
+    pub cancelled: u64,
+    /// Preemptions.
+    pub preemptions: u64,
+    /// Launches adopted after a restart.
+    pub adopted: u64,
+    /// Launches requeued after a restart because they could not be found.
+    pub requeued: u64,
+}
+
+struct Entry {
+    state: JobState,
+    sub: Submission,
+    submitted_ms: u64,
+    run: RunRecord,
+    cancelling: bool,
+}
+
+struct Live {
+    attempt: u32,
+    gpus: GpuSet,
+    stopping: bool,
+}
+
+/// The loop's state.
+pub struct RoundLoop<S, E> {
+    cfg: LoopConfig,
+    scheduler: S,
+    exec: E,
+    store: Store,
+    epoch: u64,
+    now: Time,
+    round_len: Time,
+    next_round: Time,
+    cluster: Cluster,
+    table: JobTable,
+    queue: Vec<QueuedJob>,
+    queue_rows: Vec<i64>,
+    entries: BTreeMap<i64, Entry>,
+    rows: BTreeMap<JobId, i64>,
+    lives: BTreeMap<JobId, Live>,
+    credited_to: BTreeMap<JobId, Time>,
+    touched: BTreeSet<JobId>,
+    dirty: BTreeSet<i64>,
+    events: Vec<StoredEvent>,
+    sinks: (JobLog, Timeline),
+    next_seq: u64,
+    next_id: u32,
+    counters: RunCounters,
+    admissions: Admissions,
+    schedule: Schedule,
+    decisions: Decisions,
+    exec_events: Vec<ExecEvent>,
+    ever_submitted: bool,
+}
+
+fn gpus_u32(g: &[GpuId]) -> Vec<u32> {
+    g.iter().map(|g| g.0).collect()
+}
+
+fn same_gpus(a: &[GpuId], b: &[GpuId]) -> bool {
+    let mut x = a.to_vec();
+    let mut y = b.to_vec();
+    x.sort_unstable();
+    y.sort_unstable();
+    x == y
+}
+
+impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
+    /// Open the state database and rebuild the loop's state from it (a fresh database starts an
+    /// empty run).
+    pub fn new(
+        cfg: LoopConfig,
+        scheduler: S,
+        mut exec: E,
+        db: &Path,
+    ) -> Result<Self, ClusterError> {
+        if cfg.round.is_zero() {
+            return Err(ClusterError::Config("--round must be positive".into()));
+        }
+        let store = Store::open(db)?;
+        let epoch = store.epoch()?;
+        let inventory = exec.inventory().clone();
+        if inventory.total_gpus() == 0 {
+            return Err(ClusterError::Config("the cluster has no GPUs".into()));
+        }
+        let mut cluster = Cluster::new(inventory.cluster_spec());
+        let now = Time(unix_ms().saturating_sub(epoch));
+        let mut sinks = (JobLog::default(), Timeline::default());
+        let mut counters = RunCounters::default();
+        for e in store.events()? {
+            match &e {
+                StoredEvent::Arrived { .. } => counters.arrived += 1,
+                StoredEvent::Admitted { .. } => counters.admitted += 1,
+                StoredEvent::Rejected { .. } => counters.rejected += 1,
+                StoredEvent::Completed { .. } => counters.completed += 1,
+                StoredEvent::Preempted { .. } => counters.preemptions += 1,
+                _ => {}
+            }
+            e.replay(&mut |ev| sinks.on_event(ev));
+        }
+        let mut entries = BTreeMap::new();
+        let mut rows = BTreeMap::new();
+        let mut lives = BTreeMap::new();
+        let mut credited_to = BTreeMap::new();
+        let mut queued: Vec<(u64, i64, QueuedJob)> = Vec::new();
+        let mut jobs: Vec<Job> = Vec::new();
+        let mut dirty = BTreeSet::new();
+        let mut ever_submitted = false;
+        for row in store.jobs()? {
+            ever_submitted = true;
+            let mut e = Entry {
+                state: row.state,
+                sub: row.submission,
+                submitted_ms: row.submitted_ms,
+                run: row.run,
+                cancelling: false,
+            };
+            match e.state {
+                JobState::Failed => counters.failed += 1,
+                JobState::Cancelled => counters.cancelled += 1,
+                _ => {}
+            }
+            let spec = e.sub.to_spec(Time(e.submitted_ms));
+            match e.state {
+                JobState::Queued => {
+                    let seq = e.run.seq.unwrap_or(0);
+                    queued.push((seq, row.id, QueuedJob { seq, spec }));
+                }
+                JobState::Waiting | JobState::Starting | JobState::Running | JobState::Stopping => {
+                    let id = JobId(e.run.blox_id.ok_or_else(|| {
+                        ClusterError::State(format!("job {} is admitted but has no id", row.id))
+                    })?);
+                    let mut job = Job::new(id, spec, Time(e.run.admitted_ms.unwrap_or(0)));
+                    job.executed = e.run.executed;
+                    job.attained_service = e.run.attained;
+                    job.preemptions = e.run.preemptions;
+                    job.priority = e.run.priority;
+                    job.time_since_scheduled = Time(e.run.time_since_scheduled_ms);
+                    job.first_start = e.run.first_start_ms.map(Time);
+                    job.last_start = e.run.last_start_ms.map(Time);
+                    let mut adopted = None;
+                    if let Some(live) = e.run.live.clone() {
+                        let gpus: Vec<GpuId> = live.gpus.iter().map(|&g| GpuId(g)).collect();
+                        let launch = Launch::new(
+                            id,
+                            live.attempt,
+                            &job.spec,
+                            &e.sub.command,
+                            &gpus,
+                            live.attempt > 0,
+                        )
+                        .with_total_iterations(e.sub.total_iterations);
+                        if exec
+                            .adopt(&launch, &live.handle)
+                            .map_err(|x| ClusterError::Exec(x.0))?
+                        {
+                            counters.adopted += 1;
+                            if live.stopping {
+                                exec.preempt(id, cfg.grace)
+                                    .map_err(|x| ClusterError::Exec(x.0))?;
+                            }
+                            adopted = Some(live);
+                        } else {
+                            counters.requeued += 1;
+                            e.run.live = None;
+                            eprintln!(
+                                "blox-cluster: job {id}: launch not found after restart; requeued"
+                            );
+                        }
+                    }
+                    let mut assigned: Vec<u32> = e.run.gpus.clone();
+                    if e.state == JobState::Running && adopted.is_none() {
+                        assigned.clear();
+                    }
+                    let gs: GpuSet = assigned.iter().map(|&g| GpuId(g)).collect();
+                    if gs
+                        .iter()
+                        .all(|&g| cluster.contains(g) && cluster.owner(g).is_none())
+                        && !gs.is_empty()
+                    {
+                        cluster.allocate(id, &gs);
+                        job.gpus = gs;
+                    }
+                    e.run.gpus = gpus_u32(&job.gpus);
+                    if let Some(live) = &adopted {
+                        lives.insert(
+                            id,
+                            Live {
+                                attempt: live.attempt,
+                                gpus: live.gpus.iter().map(|&g| GpuId(g)).collect(),
+                                stopping: live.stopping,
+                            },
+                        );
+                    }
+                    credited_to.insert(id, now);
+                    e.state = match (&adopted, job.gpus.is_empty()) {
+                        (Some(l), _) if l.stopping => JobState::Stopping,
+                        (Some(_), false) => JobState::Running,
+                        (None, false) => JobState::Starting,
+                        (_, true) => JobState::Waiting,
+                    };
+                    dirty.insert(row.id);
+                    rows.insert(id, row.id);
+                    jobs.push(job);
+                }
+                _ => {}
+            }
+            entries.insert(row.id, e);
+        }
+        jobs.sort_by_key(|j| j.id);
+        let mut table = JobTable::new();
+        for j in jobs {
+            table.push(j);
+        }
+        queued.sort_by_key(|q| q.0);
+        let (queue_rows, queue) = queued.into_iter().map(|(_, r, q)| (r, q)).unzip();
+        let next_seq = counters.arrived;
+        let next_id = counters.admitted as u32;
+        let round_len = Time(cfg.round.as_millis().max(1) as u64);
+        Ok(RoundLoop {
+            cfg,
+            scheduler,
+            exec,
+            store,
+            epoch,
+            now,
+            round_len,
+            next_round: now,
+            cluster,
+            table,
+            queue,
+            queue_rows,
+            entries,
+            rows,
+            lives,
+            credited_to,
+            touched: BTreeSet::new(),
+            dirty,
+            events: Vec::new(),
+            sinks,
+            next_seq,
+            next_id,
+            counters,
+            admissions: Admissions::default(),
+            schedule: Schedule::default(),
+            decisions: Decisions::default(),
+            exec_events: Vec::new(),
+            ever_submitted,
+        })
+    }
+
+    /// The run's counters so far.
+    pub fn counters(&self) -> &RunCounters {
+        &self.counters
+    }
+
+    /// Run until `stop` is set, or (with `exit_when_done`) until every job has ended. Jobs
+    /// still running when the loop stops keep running; a restarted loop adopts them.
+    pub fn run(&mut self, stop: &AtomicBool) -> Result<(), ClusterError> {
+        loop {
+            self.tick()?;
+            if stop.load(Ordering::SeqCst) || (self.cfg.exit_when_done && self.done()) {
+                self.write_outputs()?;
+                return Ok(());
+            }
+            std::thread::sleep(self.cfg.tick);
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.ever_submitted
+            && self.entries.values().all(|e| e.state.is_terminal())
+            && self.lives.is_empty()
+    }
+
+    fn emit(&mut self, e: &Event<'_>) {
+        self.sinks.on_event(e);
+        if let Some(s) = StoredEvent::capture(e) {
+            self.events.push(s);
+        }
+    }
+
+    fn entry(&mut self, id: JobId) -> Option<(i64, &mut Entry)> {
+        let row = *self.rows.get(&id)?;
+        self.dirty.insert(row);
+        self.entries.get_mut(&row).map(|e| (row, e))
+    }
+
+    fn set_state(&mut self, id: JobId, state: JobState) {
+        if let Some((_, e)) = self.entry(id) {
+            e.state = state;
+        }
+    }
+
+    /// One tick: poll, cancel, credit, launch, and a round when one is due.
+    pub fn tick(&mut self) -> Result<(), ClusterError> {
+        let wall = Time(unix_ms().saturating_sub(self.epoch));
+        self.now = self.now.max(wall);
+        let now = self.now;
+        self.poll(now)?;
+        self.cancels(now)?;
+        self.credit(now);
+        self.launch_ready(now)?;
+        if now >= self.next_round {
+            self.round(now)?;
+            self.launch_ready(now)?;
+            self.next_round = Time((now.0 / self.round_len.0 + 1) * self.round_len.0);
+            self.flush()?;
+            self.write_outputs()?;
+        } else {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn credit(&mut self, now: Time) {
+        for job in self.table.iter_mut() {
+            let Some(from) = self.credited_to.get_mut(&job.id) else {
+                continue;
+            };
+            let running = job.is_running() && self.lives.get(&job.id).is_some_and(|l| !l.stopping);
+            if running && now > *from {
+                let dt = (now - *from).as_secs_f64();
+                job.attained_service += f64::from(job.spec.n_gpus) * dt;
+                let by_iterations = self
+                    .rows
+                    .get(&job.id)
+                    .and_then(|r| self.entries.get(r))
+                    .is_some_and(|e| e.sub.total_iterations.is_some());
+                if !by_iterations {
+                    job.executed = (job.executed + dt).min(job.spec.work_s);
+                }
+            }
+            *from = now;
+        }
+    }
+
+    fn poll(&mut self, now: Time) -> Result<(), ClusterError> {
+        let mut evs = std::mem::take(&mut self.exec_events);
+        evs.clear();
+        self.exec
+            .poll(&mut evs)
+            .map_err(|e| ClusterError::Exec(e.0))?;
+        for ev in evs.drain(..) {
+            match ev {
+                ExecEvent::Progress {
+                    job,
+                    attempt,
+                    iterations,
+                } => {
+                    if self.lives.get(&job).map(|l| l.attempt) != Some(attempt) {
+                        continue;
+                    }
+                    let total = self
+                        .rows
+                        .get(&job)
+                        .and_then(|r| self.entries.get(r))
+                        .and_then(|e| e.sub.total_iterations);
+                    if let Some((_, e)) = self.entry(job) {
+                        e.run.iterations = iterations;
+                    }
+                    if let (Some(total), Some(j)) = (total, self.table.get_mut(job)) {
+                        j.executed =
+                            (iterations as f64 / total as f64 * j.spec.work_s).min(j.spec.work_s);
+                    }
+                }
+                ExecEvent::Exited {
+                    job,
+                    attempt,
+                    status,
+                } => {
+                    if self.lives.get(&job).map(|l| l.attempt) != Some(attempt) {
+                        continue;
+                    }
+                    let live = self.lives.remove(&job).expect("checked");
+                    let running_now = self.table.get(job).is_some_and(|j| j.is_running());
+                    let cancelling = self.entry(job).is_some_and(|(_, e)| e.cancelling);
+                    if let Some((_, e)) = self.entry(job) {
+                        e.run.live = None;
+                        e.run.exit_status = Some(status.to_string());
+                    }
+                    if cancelling {
+                        self.counters.cancelled += 1;
+                        self.set_state(job, JobState::Cancelled);
+                    } else if live.stopping && !status.success() {
+                        let st = if running_now {
+                            JobState::Starting
+                        } else {
+                            JobState::Waiting
+                        };
+                        self.set_state(job, st);
+                    } else if status.success() {
+                        // Also when it was being stopped: it finished before the signal did.
+                        self.complete(job, now);
+                    } else {
+                        eprintln!("blox-cluster: job {job} attempt {attempt} failed: {status}");
+                        if let Some(j) = self.table.remove(job) {
+                            self.cluster.release(&j.gpus);
+                        }
+                        self.counters.failed += 1;
+                        self.set_state(job, JobState::Failed);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.exec_events = evs;
+        Ok(())
+    }
+
+    fn complete(&mut self, id: JobId, now: Time) {
+        self.credit(now);
+        if let Some(job) = self.table.remove(id) {
+            self.cluster.release(&job.gpus);
+            self.counters.completed += 1;
+            self.emit(&Event::Completed { time: now, job: id });
+            if let Some((_, e)) = self.entry(id) {
+                e.state = JobState::Completed;
+                e.run.completion_ms = Some(now.0);
+                e.run.executed = job.spec.work_s;
+                e.run.attained = job.attained_service;
+                e.run.gpus.clear();
+            }
+        }
+    }
+
+    fn cancels(&mut self, _now: Time) -> Result<(), ClusterError> {
+        for row in self.store.cancel_requests()? {
+            let Some(e) = self.entries.get_mut(&row) else {
+                continue;
+            };
+            if e.cancelling || e.state.is_terminal() {
+                continue;
+            }
+            self.dirty.insert(row);
+            match e.state {
+                JobState::Submitted => {
+                    e.state = JobState::Cancelled;
+                    self.counters.cancelled += 1;
+                }
+                JobState::Queued => {
+                    if let Some(i) = self.queue_rows.iter().position(|&r| r == row) {
+                        self.queue_rows.remove(i);
+                        self.queue.remove(i);
+                    }
+                    e.state = JobState::Cancelled;
+                    self.counters.cancelled += 1;
+                }
+                _ => {
+                    let Some(id) = e.run.blox_id.map(JobId) else {
+                        continue;
+                    };
+                    if let Some(j) = self.table.remove(id) {
+                        self.cluster.release(&j.gpus);
+                    }
+                    e.run.gpus.clear();
+                    match self.lives.get_mut(&id) {
+                        Some(live) => {
+                            e.cancelling = true;
+                            e.state = JobState::Stopping;
+                            if !live.stopping {
+                                live.stopping = true;
+                                self.exec
+                                    .preempt(id, self.cfg.grace)
+                                    .map_err(|x| ClusterError::Exec(x.0))?;
+                            }
+                        }
+                        None => {
+                            e.state = JobState::Cancelled;
+                            self.counters.cancelled += 1;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Launch placed jobs whose GPUs no other live launch holds.
+    fn launch_ready(&mut self, now: Time) -> Result<(), ClusterError> {
+        let mut held: BTreeSet<GpuId> = BTreeSet::new();
+        for l in self.lives.values() {
+            held.extend(l.gpus.iter().copied());
+        }
+        let ready: Vec<JobId> = self
+            .table
+            .iter()
+            .filter(|j| j.is_running() && !self.lives.contains_key(&j.id))
+            .filter(|j| j.gpus.iter().all(|g| !held.contains(g)))
+            .map(|j| j.id)
+            .collect();
+        for id in ready {
+            let row = self.rows[&id];
+            let job = self.table.get(id).expect("listed");
+            let gpus = job.gpus.clone();
+            let e = &self.entries[&row];
+            let attempt = e.run.launches;
+            let launch = Launch::new(id, attempt, &job.spec, &e.sub.command, &gpus, attempt > 0)
+                .with_total_iterations(e.sub.total_iterations);
+            match self.exec.launch(&launch) {
+                Ok(handle) => {
+                    held.extend(gpus.iter().copied());
+                    self.lives.insert(
+                        id,
+                        Live {
+                            attempt,
+                            gpus: gpus.clone(),
+                            stopping: false,
+                        },
+                    );
+                    self.credited_to.insert(id, now);
+                    let first = {
+                        let j = self.table.get_mut(id).expect("listed");
+                        j.last_start = Some(now);
+                        j.first_start.is_none() && {
+                            j.first_start = Some(now);
+                            true
+                        }
+                    };
+                    if let Some((_, e)) = self.entry(id) {
+                        e.run.launches += 1;
+                        e.run.live = Some(LiveRecord {
+                            attempt,
+                            gpus: gpus_u32(&gpus),
+                            handle,
+                            stopping: false,
+                        });
+                        e.state = JobState::Running;
+                    }
+                    self.emit(&Event::Started {
+                        time: now,
+                        job: id,
+                        gpus: &gpus,
+                        speed: 1.0,
+                    });
+                    if first {
+                        self.emit(&Event::FirstProgress { time: now, job: id });
+                    }
+                }
+                Err(err) => {
+                    eprintln!("blox-cluster: job {id}: {err}");
+                    if let Some(j) = self.table.remove(id) {
+                        self.cluster.release(&j.gpus);
+                    }
+                    self.counters.failed += 1;
+                    if let Some((_, e)) = self.entry(id) {
+                        e.state = JobState::Failed;
+                        e.run.exit_status = Some(format!("launch failed: {err}"));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn ctx<'a>(t: Time, round_len: Time, cluster: &'a Cluster, table: &'a JobTable) -> Ctx<'a> {
+        Ctx::new(
+            t,
+            t.0 / round_len.0,
+            round_len,
+            Semantics::Exact,
+            cluster,
+            table,
+        )
+    }
+
+    fn round(&mut self, t: Time) -> Result<(), ClusterError> {
+        self.counters.rounds += 1;
+        self.touched.clear();
+        // Arrivals.
+        for row in self.store.new_submissions()? {
+            self.ever_submitted = true;
+            if self
+                .entries
+                .get(&row.id)
+                .is_some_and(|e| e.state != JobState::Submitted)
+            {
+                continue;
+            }
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            self.counters.arrived += 1;
+            let spec = row.submission.to_spec(Time(row.submitted_ms));
+            self.emit(&Event::Arrived {
+                time: t,
+                seq,
+                spec: &spec,
+            });
+            self.queue.push(QueuedJob { seq, spec });
+            self.queue_rows.push(row.id);
+            let mut run = row.run;
+            run.seq = Some(seq);
+            self.entries.insert(
+                row.id,
+                Entry {
+                    state: JobState::Queued,
+                    sub: row.submission,
+                    submitted_ms: row.submitted_ms,
+                    run,
+                    cancelling: false,
+                },
+            );
+            self.dirty.insert(row.id);
+        }
+        self.admit(t)?;
+        self.decide(t)?;
+        self.age(t);
+        Ok(())
+    }
+
+    fn admit(&mut self, t: Time) -> Result<(), ClusterError> {
+        if self.queue.is_empty() {
+            return Ok(());
+        }
+        self.admissions.clear();
+        {
+            let ctx = Self::ctx(t, self.round_len, &self.cluster, &self.table);
+            self.scheduler
+                .admit(&ctx, &self.queue, &mut self.admissions);
+        }
+        let mut taken = vec![false; self.queue.len()];
+        for &i in self.admissions.admit.iter().chain(&self.admissions.reject) {
+            if i >= self.queue.len() || std::mem::replace(&mut taken[i], true) {
+                return Err(ClusterError::Decision(format!(
+                    "admission policy `{}` at t={t} s: queue index {i} is out of range or listed twice",
+                    self.scheduler.name()
+                )));
+            }
+        }
+        let admitted = std::mem::take(&mut self.admissions.admit);
+        for &i in &admitted {
+            let id = JobId(self.next_id);
+            self.next_id += 1;
+            self.counters.admitted += 1;
+            let (seq, spec, row) = (
+                self.queue[i].seq,
+                self.queue[i].spec.clone(),
+                self.queue_rows[i],
+            );
+            self.emit(&Event::Admitted {
+                time: t,
+                seq,
+                job: id,
+            });
+            self.table.push(Job::new(id, spec, t));
+            self.rows.insert(id, row);
+            self.credited_to.insert(id, t);
+            if let Some((_, e)) = self.entry(id) {
+                e.state = JobState::Waiting;
+                e.run.blox_id = Some(id.0);
+                e.run.admitted_ms = Some(t.0);
+            }
+        }
+        let rejected = std::mem::take(&mut self.admissions.reject);
+        for &i in &rejected {
+            self.counters.rejected += 1;
+            let (seq, row) = (self.queue[i].seq, self.queue_rows[i]);
+            self.emit(&Event::Rejected { time: t, seq });
+            if let Some(e) = self.entries.get_mut(&row) {
+                e.state = JobState::Rejected;
+                self.dirty.insert(row);
+            }
+        }
+        let mut k = 0;
+        self.queue.retain(|_| {
+            k += 1;
+            !taken[k - 1]
+        });
+        let mut k = 0;
+        self.queue_rows.retain(|_| {
+            k += 1;
+            !taken[k - 1]
+        });
+        self.admissions.admit = admitted;
+        self.admissions.reject = rejected;
+        Ok(())
+    }
+
+    fn decide(&mut self, t: Time) -> Result<(), ClusterError> {
+        self.schedule.clear();
+        self.decisions.clear();
+        {
+            let ctx = Self::ctx(t, self.round_len, &self.cluster, &self.table);
+            self.scheduler.schedule(&ctx, &mut self.schedule);
+            self.scheduler
+                .place(&ctx, &self.schedule, &mut self.decisions);
+        }
+        self.validate(t)?;
+        let d = std::mem::take(&mut self.decisions);
+        let kept: Vec<JobId> = d
+            .stop
+            .iter()
+            .copied()
+            .filter(|&id| {
+                let job = self.table.get(id).expect("validated");
+                d.start
+                    .iter()
+                    .any(|(s, g)| *s == id && same_gpus(g, &job.gpus))
+            })
+            .collect();
+        let counted = d.stop.len() - kept.len();
+        for &id in &d.stop {
+            self.touched.insert(id);
+            if kept.contains(&id) {
+                continue;
+            }
+            self.credit(t);
+            let job = self.table.get_mut(id).expect("validated");
+            let gpus = std::mem::take(&mut job.gpus);
+            job.preemptions += 1;
+            self.cluster.release(&gpus);
+            self.counters.preemptions += 1;
+            self.emit(&Event::Preempted {
+                time: t,
+                job: id,
+                counted: true,
+            });
+            let mut state = JobState::Waiting;
+            if let Some(live) = self.lives.get_mut(&id) {
+                state = JobState::Stopping;
+                if !live.stopping {
+                    live.stopping = true;
+                    self.exec
+                        .preempt(id, self.cfg.grace)
+                        .map_err(|x| ClusterError::Exec(x.0))?;
+                }
+            }
+            if let Some((_, e)) = self.entry(id) {
+                e.state = state;
+                e.run.gpus.clear();
+                if let Some(l) = &mut e.run.live {
+                    l.stopping = true;
+                }
+            }
+        }
+        for (id, gpus) in &d.start {
+            self.touched.insert(*id);
+            if kept.contains(id) {
+                continue;
+            }
+            self.cluster.allocate(*id, gpus);
+            let job = self.table.get_mut(*id).expect("validated");
+            job.gpus = gpus.clone();
+            job.time_since_scheduled = Time::ZERO;
+            let stopping = self.lives.contains_key(id);
+            if let Some((_, e)) = self.entry(*id) {
+                e.run.gpus = gpus_u32(gpus);
+                if !stopping {
+                    e.state = JobState::Starting;
+                }
+            }
+        }
+        let running = self.table.iter().filter(|j| j.is_running()).count() as u32;
+        let sample = RoundSample::new(
+            t,
+            self.table.len() as u32 - running,
+            running,
+            self.queue.len() as u32,
+            self.cluster.free_gpus(),
+            self.table.gpu_demand(),
+            counted as u32,
+        );
+        self.emit(&Event::Round(sample));
+        self.decisions = d;
+        Ok(())
+    }
+
+    fn validate(&self, t: Time) -> Result<(), ClusterError> {
+        let err = |m: String| {
+            ClusterError::Decision(format!(
+                "scheduler `{}` at t={t} s: {m}",
+                self.scheduler.name()
+            ))
+        };
+        let d = &self.decisions;
+        let mut stopping = BTreeSet::new();
+        for &id in &d.stop {
+            let Some(job) = self.table.get(id) else {
+                return Err(err(format!("stops job {id}, which is not active")));
+            };
+            if !job.is_running() {
+                return Err(err(format!("stops job {id}, which is not running")));
+            }
+            if !stopping.insert(id) {
+                return Err(err(format!("stops job {id} twice")));
+            }
+        }
+        let mut started = BTreeSet::new();
+        let mut claimed = BTreeSet::new();
+        for (id, gpus) in &d.start {
+            let Some(job) = self.table.get(*id) else {
+                return Err(err(format!("starts job {id}, which is not active")));
+            };
+            if job.is_running() && !stopping.contains(id) {
+                return Err(err(format!("starts job {id}, which is already running")));
+            }
+            if !started.insert(*id) {
+                return Err(err(format!("starts job {id} twice")));
+            }
+            if gpus.is_empty() {
+                return Err(err(format!("starts job {id} on no GPU")));
+            }
+            if !job.spec.elastic && gpus.len() != job.spec.n_gpus as usize {
+                return Err(err(format!(
+                    "starts job {id} on {} GPUs but it is a rigid job of {}",
+                    gpus.len(),
+                    job.spec.n_gpus
+                )));
+            }
+            for &g in gpus {
+                if !self.cluster.contains(g) {
+                    return Err(err(format!("gives job {id} GPU {g}, which does not exist")));
+                }
+                let free = self
+                    .cluster
+                    .owner(g)
+                    .map_or(true, |o| stopping.contains(&o));
+                if !free || !claimed.insert(g) {
+                    return Err(err(format!("gives job {id} GPU {g}, which is not free")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn age(&mut self, _t: Time) {
+        let r = self.round_len;
+        let threshold = self.cfg.starvation;
+        let mut changed = Vec::new();
+        for job in self.table.iter_mut() {
+            if job.is_running() || self.touched.contains(&job.id) {
+                job.time_since_scheduled = Time::ZERO;
+            } else {
+                job.time_since_scheduled += r;
+                if threshold.is_some_and(|th| job.time_since_scheduled >= th) {
+                    job.priority = PRIORITY_STARVED;
+                }
+            }
+            changed.push(job.id);
+        }
+        for id in changed {
+            if let Some(&row) = self.rows.get(&id) {
+                self.dirty.insert(row);
+            }
+        }
+    }
+
+    /// Write every change to the database.
+    fn flush(&mut self) -> Result<(), ClusterError> {
+        if self.dirty.is_empty() && self.events.is_empty() {
+            return Ok(());
+        }
+        for job in self.table.iter() {
+            let Some(&row) = self.rows.get(&job.id) else {
+                continue;
+            };
+            if let Some(e) = self.entries.get_mut(&row) {
+                e.run.executed = job.executed;
+                e.run.attained = job.attained_service;
+                e.run.preemptions = job.preemptions;
+                e.run.priority = job.priority;
+                e.run.time_since_scheduled_ms = job.time_since_scheduled.0;
+                e.run.first_start_ms = job.first_start.map(|t| t.0);
+                e.run.last_start_ms = job.last_start.map(|t| t.0);
+            }
+        }
+        let dirty = std::mem::take(&mut self.dirty);
+        let rows: Vec<(i64, JobState, &RunRecord)> = dirty
+            .iter()
+            .filter_map(|r| self.entries.get(r).map(|e| (*r, e.state, &e.run)))
+            .collect();
+        self.store.commit(&rows, &self.events)?;
+        self.events.clear();
+        Ok(())
+    }
+
+    /// Write `jobs.csv`, `timeline.csv` and `summary.json` (each through a temporary file).
+    pub fn write_outputs(&self) -> Result<(), ClusterError> {
+        let dir = &self.cfg.out;
+        std::fs::create_dir_all(dir).map_err(|e| ClusterError::io(dir, e))?;
+        let (log, timeline) = &self.sinks;
+        let mut jobs = Vec::new();
+        write_jobs_csv(&mut jobs, log, None).map_err(|e| ClusterError::io(dir, e))?;
+        let mut tl = Vec::new();
+        write_timeline_csv(&mut tl, timeline).map_err(|e| ClusterError::io(dir, e))?;
+        let total = self.cluster.total_gpus();
+        let m = RunMetrics::compute(self.scheduler.name(), log, timeline, None, total);
+        let s = &m.statistics;
+        let summary = serde_json::json!({
+            "avg_jct_s": s.avg_jct_s,
+            "avg_responsiveness_s": s.avg_responsiveness_s,
+            "n_tracked": s.n_tracked,
+            "preemptions_total": self.counters.preemptions,
+            "makespan_s": s.makespan_s,
+            "end_time_s": self.now.as_secs_f64(),
+            "statistics": s,
+            "cluster": m.cluster,
+            "run": self.counters,
+            "config": self.cfg.label,
+        });
+        let mut sj =
+            serde_json::to_vec_pretty(&summary).map_err(|e| ClusterError::State(e.to_string()))?;
+        sj.push(b'\n');
+        for (name, bytes) in [
+            ("jobs.csv", jobs),
+            ("timeline.csv", tl),
+            ("summary.json", sj),
+        ] {
+            write_atomically(dir, name, &bytes)?;
+        }
+        Ok(())
+    }
+}
+
+/// Write `bytes` to `dir/name` through a temporary file and a rename.
+pub(crate) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), ClusterError> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let mut f = std::fs::File::create(&tmp).map_err(|e| ClusterError::io(&tmp, e))?;
+    f.write_all(bytes).map_err(|e| ClusterError::io(&tmp, e))?;
+    std::fs::rename(&tmp, &path).map_err(|e| ClusterError::io(&path, e))
+}
+
+/// A flag set by SIGTERM and SIGINT, for a clean stop of `serve`.
+pub fn stop_flag() -> Result<Arc<AtomicBool>, ClusterError> {
+    let flag = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+        signal_hook::flag::register(sig, Arc::clone(&flag))
+            .map_err(|e| ClusterError::Config(format!("installing a signal handler: {e}")))?;
+    }
+    Ok(flag)
+}

@@ -1,0 +1,434 @@
+//! All job state in SQLite: submissions, the loop's records, the event log the output files are
+//! rebuilt from, and the run's epoch. A restarted server reads everything back from here.
+
+use crate::model::{JobState, RunRecord, Submission};
+use crate::ClusterError;
+use blox_core::{Event, GpuId, JobId, JobSpec, RoundSample, Time};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// One row of the `jobs` table.
+#[derive(Clone, Debug)]
+pub struct JobRow {
+    /// Submission id (what `submit` prints and `cancel` takes).
+    pub id: i64,
+    /// Where the job is.
+    pub state: JobState,
+    /// What was submitted.
+    pub submission: Submission,
+    /// Submission time, ms since the run's epoch.
+    pub submitted_ms: u64,
+    /// Whether a user asked to cancel it.
+    pub cancel: bool,
+    /// The loop's record.
+    pub run: RunRecord,
+}
+
+/// An [`Event`] with owned data, as stored in the event log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "e", rename_all = "kebab-case")]
+pub enum StoredEvent {
+    /// [`Event::Arrived`].
+    Arrived {
+        /// ms.
+        t: u64,
+        /// Arrival sequence.
+        seq: u64,
+        /// The job.
+        spec: JobSpec,
+    },
+    /// [`Event::Admitted`].
+    Admitted {
+        /// ms.
+        t: u64,
+        /// Arrival sequence.
+        seq: u64,
+        /// Id.
+        job: u32,
+    },
+    /// [`Event::Rejected`].
+    Rejected {
+        /// ms.
+        t: u64,
+        /// Arrival sequence.
+        seq: u64,
+    },
+    /// [`Event::Started`].
+    Started {
+        /// ms.
+        t: u64,
+        /// Id.
+        job: u32,
+        /// GPUs.
+        gpus: Vec<u32>,
+    },
+    /// [`Event::Preempted`].
+    Preempted {
+        /// ms.
+        t: u64,
+        /// Id.
+        job: u32,
+    },
+    /// [`Event::FirstProgress`].
+    FirstProgress {
+        /// ms.
+        t: u64,
+        /// Id.
+        job: u32,
+    },
+    /// [`Event::Completed`].
+    Completed {
+        /// ms.
+        t: u64,
+        /// Id.
+        job: u32,
+    },
+    /// [`Event::Round`].
+    Round {
+        /// ms.
+        t: u64,
+        /// queue, running, pending admission, free GPUs, demand, preemptions.
+        s: (u32, u32, u32, u32, u64, u32),
+    },
+}
+
+impl StoredEvent {
+    /// Capture an event (the `End` event and unknown variants are not stored).
+    pub fn capture(e: &Event<'_>) -> Option<StoredEvent> {
+        Some(match *e {
+            Event::Arrived { time, seq, spec } => StoredEvent::Arrived {
+                t: time.0,
+                seq,
+                spec: spec.clone(),
+            },
+            Event::Admitted { time, seq, job } => StoredEvent::Admitted {
+                t: time.0,
+                seq,
+                job: job.0,
+            },
+            Event::Rejected { time, seq } => StoredEvent::Rejected { t: time.0, seq },
+            Event::Started {
+                time, job, gpus, ..
+            } => StoredEvent::Started {
+                t: time.0,
+                job: job.0,
+                gpus: gpus.iter().map(|g| g.0).collect(),
+            },
+            Event::Preempted { time, job, .. } => StoredEvent::Preempted {
+                t: time.0,
+                job: job.0,
+            },
+            Event::FirstProgress { time, job } => StoredEvent::FirstProgress {
+                t: time.0,
+                job: job.0,
+            },
+            Event::Completed { time, job } => StoredEvent::Completed {
+                t: time.0,
+                job: job.0,
+            },
+            Event::Round(s) => StoredEvent::Round {
+                t: s.time.0,
+                s: (
+                    s.jobs_in_queue,
+                    s.jobs_running,
+                    s.jobs_pending_admission,
+                    s.free_gpus,
+                    s.gpu_demand,
+                    s.preemptions,
+                ),
+            },
+            _ => return None,
+        })
+    }
+
+    /// Hand the event to `f` as a borrowed [`Event`].
+    pub fn replay(&self, f: &mut dyn FnMut(&Event<'_>)) {
+        match self {
+            StoredEvent::Arrived { t, seq, spec } => f(&Event::Arrived {
+                time: Time(*t),
+                seq: *seq,
+                spec,
+            }),
+            StoredEvent::Admitted { t, seq, job } => f(&Event::Admitted {
+                time: Time(*t),
+                seq: *seq,
+                job: JobId(*job),
+            }),
+            StoredEvent::Rejected { t, seq } => f(&Event::Rejected {
+                time: Time(*t),
+                seq: *seq,
+            }),
+            StoredEvent::Started { t, job, gpus } => {
+                let gpus: Vec<GpuId> = gpus.iter().map(|&g| GpuId(g)).collect();
+                f(&Event::Started {
+                    time: Time(*t),
+                    job: JobId(*job),
+                    gpus: &gpus,
+                    speed: 1.0,
+                });
+            }
+            StoredEvent::Preempted { t, job } => f(&Event::Preempted {
+                time: Time(*t),
+                job: JobId(*job),
+                counted: true,
+            }),
+            StoredEvent::FirstProgress { t, job } => f(&Event::FirstProgress {
+                time: Time(*t),
+                job: JobId(*job),
+            }),
+            StoredEvent::Completed { t, job } => f(&Event::Completed {
+                time: Time(*t),
+                job: JobId(*job),
+            }),
+            StoredEvent::Round { t, s } => f(&Event::Round(RoundSample::new(
+                Time(*t),
+                s.0,
+                s.1,
+                s.2,
+                s.3,
+                s.4,
+                s.5,
+            ))),
+        }
+    }
+}
+
+/// A connection to the state database (one per thread).
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+fn db_err(path: &Path) -> impl Fn(rusqlite::Error) -> ClusterError + '_ {
+    move |e| ClusterError::State(format!("{}: {e}", path.display()))
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_millis() as u64
+}
+
+impl Store {
+    /// Open (creating if needed) the database at `path`.
+    pub fn open(path: &Path) -> Result<Store, ClusterError> {
+        let err = db_err(path);
+        let conn = Connection::open(path).map_err(&err)?;
+        conn.busy_timeout(Duration::from_secs(10)).map_err(&err)?;
+        conn.execute_batch(
+            "PRAGMA journal_mode=WAL;
+             PRAGMA synchronous=NORMAL;
+             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE IF NOT EXISTS jobs (
+                 id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 state TEXT NOT NULL,
+                 submission TEXT NOT NULL,
+                 submitted_ms INTEGER NOT NULL,
+                 cancel INTEGER NOT NULL DEFAULT 0,
+                 run TEXT NOT NULL DEFAULT '{}');
+             CREATE TABLE IF NOT EXISTS events (n INTEGER PRIMARY KEY AUTOINCREMENT, ev TEXT NOT NULL);",
+        )
+        .map_err(&err)?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn err(&self) -> impl Fn(rusqlite::Error) -> ClusterError + '_ {
+        db_err(&self.path)
+    }
+
+    /// A value of the `meta` table.
+    pub fn meta(&self, key: &str) -> Result<Option<String>, ClusterError> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+            .map_err(self.err())
+    }
+
+    /// Set a value of the `meta` table.
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<(), ClusterError> {
+        self.conn
+            .execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)
+                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [key, value],
+            )
+            .map(drop)
+            .map_err(self.err())
+    }
+
+    /// The run's epoch (Unix ms): time 0 of every time the server reports. Set on first use.
+    pub fn epoch(&self) -> Result<u64, ClusterError> {
+        if let Some(v) = self.meta("epoch_unix_ms")? {
+            return v.parse().map_err(|_| {
+                ClusterError::State(format!("{}: bad epoch `{v}`", self.path.display()))
+            });
+        }
+        let now = unix_ms();
+        self.set_meta("epoch_unix_ms", &now.to_string())?;
+        Ok(now)
+    }
+
+    /// Insert a submission; returns its id.
+    pub fn submit(&self, s: &Submission, submitted_ms: u64) -> Result<i64, ClusterError> {
+        let json = serde_json::to_string(s).map_err(|e| ClusterError::State(e.to_string()))?;
+        self.conn
+            .execute(
+                "INSERT INTO jobs (state, submission, submitted_ms) VALUES ('submitted', ?1, ?2)",
+                params![json, submitted_ms as i64],
+            )
+            .map_err(self.err())?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Ask to cancel a job. Returns its state, or `None` if there is no such job.
+    pub fn request_cancel(&self, id: i64) -> Result<Option<JobState>, ClusterError> {
+        let Some(row) = self.job(id)? else {
+            return Ok(None);
+        };
+        if !row.state.is_terminal() {
+            self.conn
+                .execute("UPDATE jobs SET cancel = 1 WHERE id = ?1", [id])
+                .map_err(self.err())?;
+        }
+        Ok(Some(row.state))
+    }
+
+    fn read_row(
+        r: &rusqlite::Row<'_>,
+    ) -> rusqlite::Result<(i64, String, String, i64, i64, String)> {
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+            r.get(5)?,
+        ))
+    }
+
+    fn to_row(&self, raw: (i64, String, String, i64, i64, String)) -> Result<JobRow, ClusterError> {
+        let (id, state, sub, submitted, cancel, run) = raw;
+        let bad = |what: &str| {
+            ClusterError::State(format!("{}: job {id}: bad {what}", self.path.display()))
+        };
+        Ok(JobRow {
+            id,
+            state: JobState::parse(&state).ok_or_else(|| bad("state"))?,
+            submission: serde_json::from_str(&sub).map_err(|_| bad("submission"))?,
+            submitted_ms: submitted as u64,
+            cancel: cancel != 0,
+            run: serde_json::from_str(&run).map_err(|_| bad("run record"))?,
+        })
+    }
+
+    /// Every job, in submission order.
+    pub fn jobs(&self) -> Result<Vec<JobRow>, ClusterError> {
+        self.select(
+            "SELECT id, state, submission, submitted_ms, cancel, run FROM jobs ORDER BY id",
+            [],
+        )
+    }
+
+    /// Jobs the loop has not seen yet, in submission order.
+    pub fn new_submissions(&self) -> Result<Vec<JobRow>, ClusterError> {
+        self.select(
+            "SELECT id, state, submission, submitted_ms, cancel, run FROM jobs WHERE state = 'submitted' ORDER BY id",
+            [],
+        )
+    }
+
+    /// Ids of live jobs a user asked to cancel.
+    pub fn cancel_requests(&self) -> Result<Vec<i64>, ClusterError> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT id FROM jobs WHERE cancel = 1 AND state NOT IN ('completed','failed','cancelled','rejected')",
+            )
+            .map_err(self.err())?;
+        let ids = st
+            .query_map([], |r| r.get(0))
+            .map_err(self.err())?
+            .collect::<Result<Vec<i64>, _>>()
+            .map_err(self.err())?;
+        Ok(ids)
+    }
+
+    fn select<P: rusqlite::Params>(&self, sql: &str, p: P) -> Result<Vec<JobRow>, ClusterError> {
+        let mut st = self.conn.prepare_cached(sql).map_err(self.err())?;
+        let raws = st
+            .query_map(p, Self::read_row)
+            .map_err(self.err())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.err())?;
+        raws.into_iter().map(|r| self.to_row(r)).collect()
+    }
+
+    /// One job.
+    pub fn job(&self, id: i64) -> Result<Option<JobRow>, ClusterError> {
+        Ok(self
+            .select(
+                "SELECT id, state, submission, submitted_ms, cancel, run FROM jobs WHERE id = ?1",
+                [id],
+            )?
+            .pop())
+    }
+
+    /// Write the loop's changes (job states and records, new events) in one transaction.
+    pub fn commit(
+        &mut self,
+        jobs: &[(i64, JobState, &RunRecord)],
+        events: &[StoredEvent],
+    ) -> Result<(), ClusterError> {
+        let path = self.path.clone();
+        let err = db_err(&path);
+        let tx = self.conn.transaction().map_err(&err)?;
+        {
+            let mut up = tx
+                .prepare_cached("UPDATE jobs SET state = ?2, run = ?3 WHERE id = ?1")
+                .map_err(&err)?;
+            for (id, state, run) in jobs {
+                let json =
+                    serde_json::to_string(run).map_err(|e| ClusterError::State(e.to_string()))?;
+                up.execute(params![id, state.as_str(), json])
+                    .map_err(&err)?;
+            }
+            let mut ins = tx
+                .prepare_cached("INSERT INTO events (ev) VALUES (?1)")
+                .map_err(&err)?;
+            for e in events {
+                let json =
+                    serde_json::to_string(e).map_err(|e| ClusterError::State(e.to_string()))?;
+                ins.execute([json]).map_err(&err)?;
+            }
+        }
+        tx.commit().map_err(&err)
+    }
+
+    /// The whole event log, in order.
+    pub fn events(&self) -> Result<Vec<StoredEvent>, ClusterError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT ev FROM events ORDER BY n")
+            .map_err(self.err())?;
+        let texts = st
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(self.err())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.err())?;
+        texts
+            .iter()
+            .map(|t| {
+                serde_json::from_str(t).map_err(|e| {
+                    ClusterError::State(format!("{}: event log: {e}", self.path.display()))
+                })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,6 @@
+//! Integration tests of the real-cluster mode (one test binary, as in every crate).
+
+mod api;
+mod common;
+mod local_e2e;
+mod sim_vs_real;
