@@ -97,3 +97,156 @@ impl Decisions {
         self.start.push((job, GpuSet::from_slice(gpus)));
     }
 }
+
+/// Scratch space for [`Decisions::validate`], reused across rounds so that validation allocates
+/// nothing in the steady state.
+#[derive(Clone, Debug, Default)]
+pub struct ValidationScratch {
+    /// Per table position: bit 1 = stopped, bit 2 = started.
+    marks: Vec<u8>,
+    /// Per GPU: claimed by a start in this decision, and by which job.
+    claimed: Vec<Option<JobId>>,
+}
+
+impl Decisions {
+    /// Check the decisions against the live state, before anything is applied: stops name
+    /// running jobs, once each; starts name active jobs that are not running (unless stopped in
+    /// the same decision), once each, on at least one existing GPU that is free once the stops
+    /// are applied and not given to another start; rigid jobs get exactly their request.
+    ///
+    /// The error says what is wrong, naming the job and GPU (e.g. `gives GPU 0 to both job 0
+    /// and job 1`). Cost: O(stops + Σ GPUs started), plus O(n) the first time for the scratch.
+    pub fn validate(
+        &self,
+        cluster: &crate::Cluster,
+        jobs: &crate::JobTable,
+        scratch: &mut ValidationScratch,
+    ) -> Result<(), String> {
+        scratch.marks.clear();
+        scratch.marks.resize(jobs.len(), 0);
+        if scratch.claimed.len() != cluster.total_gpus() as usize {
+            scratch.claimed = vec![None; cluster.total_gpus() as usize];
+        }
+        let result = self.validate_with(cluster, jobs, scratch);
+        for (_, gpus) in &self.start {
+            for g in gpus {
+                if let Some(c) = scratch.claimed.get_mut(g.index()) {
+                    *c = None;
+                }
+            }
+        }
+        result
+    }
+
+    fn validate_with(
+        &self,
+        cluster: &crate::Cluster,
+        jobs: &crate::JobTable,
+        scratch: &mut ValidationScratch,
+    ) -> Result<(), String> {
+        const STOPPED: u8 = 1;
+        const STARTED: u8 = 2;
+        for &id in &self.stop {
+            let Some(pos) = jobs.position(id) else {
+                return Err(format!("stops job {id}, which is not active"));
+            };
+            if !jobs.as_slice()[pos].is_running() {
+                return Err(format!("stops job {id}, which is not running"));
+            }
+            if scratch.marks[pos] & STOPPED != 0 {
+                return Err(format!("stops job {id} twice"));
+            }
+            scratch.marks[pos] |= STOPPED;
+        }
+        for (id, gpus) in &self.start {
+            let Some(pos) = jobs.position(*id) else {
+                return Err(format!("starts job {id}, which is not active"));
+            };
+            let job = &jobs.as_slice()[pos];
+            if job.is_running() && scratch.marks[pos] & STOPPED == 0 {
+                return Err(format!("starts job {id}, which is already running"));
+            }
+            if scratch.marks[pos] & STARTED != 0 {
+                return Err(format!("starts job {id} twice"));
+            }
+            scratch.marks[pos] |= STARTED;
+            if gpus.is_empty() {
+                return Err(format!("starts job {id} on no GPU"));
+            }
+            if !job.spec.elastic && gpus.len() != job.spec.n_gpus as usize {
+                return Err(format!(
+                    "starts job {id} on {} GPUs but it is a rigid job of {}",
+                    gpus.len(),
+                    job.spec.n_gpus
+                ));
+            }
+            for &g in gpus {
+                if !cluster.contains(g) {
+                    return Err(format!("gives job {id} GPU {g}, which does not exist"));
+                }
+                if let Some(owner) = cluster.owner(g) {
+                    let stopping = jobs
+                        .position(owner)
+                        .is_some_and(|p| scratch.marks[p] & STOPPED != 0);
+                    if !stopping {
+                        return Err(format!("gives job {id} GPU {g}, held by job {owner}"));
+                    }
+                }
+                if let Some(other) = scratch.claimed[g.index()].replace(*id) {
+                    return Err(format!("gives GPU {g} to both job {other} and job {id}"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Cluster, ClusterSpec, Job, JobSpec, JobTable, Time};
+
+    #[test]
+    fn validation_names_the_problem() {
+        let mut cluster = Cluster::new(ClusterSpec::uniform(1, 2));
+        let mut jobs = JobTable::new();
+        for i in 0..3 {
+            jobs.push(Job::new(
+                JobId(i),
+                JobSpec::new(Time::ZERO, 1, 10.0),
+                Time::ZERO,
+            ));
+        }
+        cluster.allocate(JobId(0), &[GpuId(0)]);
+        jobs.get_mut(JobId(0)).unwrap().gpus = GpuSet::from_slice(&[GpuId(0)]);
+        let mut scratch = ValidationScratch::default();
+        let check = |d: &Decisions, s: &mut ValidationScratch| d.validate(&cluster, &jobs, s);
+        let mut d = Decisions::default();
+        d.start(JobId(1), &[GpuId(1)]);
+        d.start(JobId(2), &[GpuId(1)]);
+        assert_eq!(
+            check(&d, &mut scratch).unwrap_err(),
+            "gives GPU 1 to both job 1 and job 2"
+        );
+        let mut d = Decisions::default();
+        d.start(JobId(1), &[GpuId(0)]);
+        assert_eq!(
+            check(&d, &mut scratch).unwrap_err(),
+            "gives job 1 GPU 0, held by job 0"
+        );
+        d.stop.push(JobId(0));
+        assert_eq!(check(&d, &mut scratch), Ok(()), "free once job 0 stops");
+        let mut d = Decisions::default();
+        d.stop.push(JobId(1));
+        assert_eq!(
+            check(&d, &mut scratch).unwrap_err(),
+            "stops job 1, which is not running"
+        );
+        let mut d = Decisions::default();
+        d.start(JobId(1), &[GpuId(5)]);
+        assert_eq!(
+            check(&d, &mut scratch).unwrap_err(),
+            "gives job 1 GPU 5, which does not exist"
+        );
+    }
+}

@@ -53,7 +53,7 @@ use crate::SimError;
 use blox_core::{
     Admissions, Cluster, ClusterSpec, Ctx, Decisions, Event, GpuId, GpuSet, Job, JobId, JobSpec,
     JobTable, MetricSink, QueuedJob, RoundSample, Schedule, Scheduler, Semantics, ThroughputModel,
-    Time, PRIORITY_STARVED,
+    Time, ValidationScratch, PRIORITY_STARVED,
 };
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -352,8 +352,8 @@ struct Run<'c> {
     idle_rounds: u64,
     last_sample: Option<RoundSample>,
     last_completion: Time,
-    /// Scratch for validation: GPUs claimed by this round's starts.
-    claimed: Vec<bool>,
+    /// Scratch for validating decisions.
+    scratch: ValidationScratch,
     /// Some completed jobs are still in the table.
     pending_removal: bool,
     /// Jobs in the table that hold GPUs.
@@ -394,7 +394,7 @@ impl<'c> Run<'c> {
             idle_rounds: 0,
             last_sample: None,
             last_completion: Time::ZERO,
-            claimed: Vec::new(),
+            scratch: ValidationScratch::default(),
             pending_removal: false,
             running_jobs: 0,
         }
@@ -846,87 +846,13 @@ impl<'c> Run<'c> {
 
     /// Check a placement's decisions against the live state before anything is applied.
     fn validate<S: Scheduler + ?Sized>(&mut self, t: Time, scheduler: &S) -> Result<(), SimError> {
-        let total = self.cluster.total_gpus() as usize;
-        if self.claimed.len() != total {
-            self.claimed = vec![false; total];
-        }
-        let result = self.validate_inner(t, scheduler);
-        for (_, gpus) in &self.decisions.start {
-            for g in gpus {
-                if let Some(c) = self.claimed.get_mut(g.index()) {
-                    *c = false;
-                }
-            }
-        }
-        result
-    }
-
-    fn validate_inner<S: Scheduler + ?Sized>(
-        &mut self,
-        t: Time,
-        scheduler: &S,
-    ) -> Result<(), SimError> {
-        let err = |message: String| SimError::InvalidDecision {
-            component: format!("scheduler `{}`", scheduler.name()),
-            time_s: t.to_string(),
-            message,
-        };
-        let d = &self.decisions;
-        // 1 = stopped, 2 = started, 3 = both; by position in the table.
-        let mut marks = vec![0u8; self.table.len()];
-        for &id in &d.stop {
-            let Some(pos) = self.table.position(id) else {
-                return Err(err(format!("stops job {id}, which is not active")));
-            };
-            if !self.table.as_slice()[pos].is_running() {
-                return Err(err(format!("stops job {id}, which is not running")));
-            }
-            if marks[pos] & 1 != 0 {
-                return Err(err(format!("stops job {id} twice")));
-            }
-            marks[pos] |= 1;
-        }
-        let stopping = |owner: JobId| {
-            self.table
-                .position(owner)
-                .is_some_and(|p| marks[p] & 1 != 0)
-        };
-        let mut started_marks = vec![false; self.table.len()];
-        for (id, gpus) in &d.start {
-            let Some(pos) = self.table.position(*id) else {
-                return Err(err(format!("starts job {id}, which is not active")));
-            };
-            let job = &self.table.as_slice()[pos];
-            if job.is_running() && marks[pos] & 1 == 0 {
-                return Err(err(format!("starts job {id}, which is already running")));
-            }
-            if std::mem::replace(&mut started_marks[pos], true) {
-                return Err(err(format!("starts job {id} twice")));
-            }
-            if gpus.is_empty() {
-                return Err(err(format!("starts job {id} on no GPU")));
-            }
-            if !job.spec.elastic && gpus.len() != job.spec.n_gpus as usize {
-                return Err(err(format!(
-                    "starts job {id} on {} GPUs but it is a rigid job of {}",
-                    gpus.len(),
-                    job.spec.n_gpus
-                )));
-            }
-            for &g in gpus {
-                if !self.cluster.contains(g) {
-                    return Err(err(format!("gives job {id} GPU {g}, which does not exist")));
-                }
-                let free_after_stops = match self.cluster.owner(g) {
-                    None => true,
-                    Some(owner) => stopping(owner),
-                };
-                if !free_after_stops || std::mem::replace(&mut self.claimed[g.index()], true) {
-                    return Err(err(format!("gives job {id} GPU {g}, which is not free")));
-                }
-            }
-        }
-        Ok(())
+        self.decisions
+            .validate(&self.cluster, &self.table, &mut self.scratch)
+            .map_err(|message| SimError::InvalidDecision {
+                component: format!("scheduler `{}`", scheduler.name()),
+                time_s: t.to_string(),
+                message,
+            })
     }
 
     /// Step 6: starvation counters.

@@ -73,60 +73,13 @@ pub fn check_permutation(ctx: &Ctx<'_>, schedule: &Schedule) -> Result<(), Viola
 /// GPUs that are free after the stops and not given twice, and rigid jobs get exactly their
 /// request.
 pub fn check_placement(ctx: &Ctx<'_>, decisions: &Decisions) -> Result<(), Violation> {
-    const NAME: &str = "placement-valid";
-    let mut stopped = BTreeSet::new();
-    for &id in &decisions.stop {
-        match ctx.jobs.get(id) {
-            Some(j) if j.is_running() => {}
-            _ => return fail(NAME, format!("stops job {id}, which is not running")),
-        }
-        if !stopped.insert(id) {
-            return fail(NAME, format!("stops job {id} twice"));
-        }
-    }
-    let mut started = BTreeSet::new();
-    let mut claimed = BTreeMap::new();
-    for (id, gpus) in &decisions.start {
-        let Some(job) = ctx.jobs.get(*id) else {
-            return fail(NAME, format!("starts job {id}, which is not active"));
-        };
-        if job.is_running() && !stopped.contains(id) {
-            return fail(NAME, format!("starts job {id}, which is running"));
-        }
-        if !started.insert(*id) {
-            return fail(NAME, format!("starts job {id} twice"));
-        }
-        if gpus.is_empty() || (!job.spec.elastic && gpus.len() != job.spec.n_gpus as usize) {
-            return fail(
-                NAME,
-                format!(
-                    "starts job {id} on {} GPUs; it asked for {}",
-                    gpus.len(),
-                    job.spec.n_gpus
-                ),
-            );
-        }
-        for &g in gpus {
-            if !ctx.cluster.contains(g) {
-                return fail(
-                    NAME,
-                    format!("gives job {id} GPU {g}, which does not exist"),
-                );
-            }
-            if let Some(owner) = ctx.cluster.owner(g) {
-                if !stopped.contains(&owner) {
-                    return fail(NAME, format!("gives job {id} GPU {g}, held by job {owner}"));
-                }
-            }
-            if let Some(other) = claimed.insert(g, *id) {
-                return fail(
-                    NAME,
-                    format!("gives GPU {g} to both job {other} and job {id}"),
-                );
-            }
-        }
-    }
-    Ok(())
+    let mut scratch = blox_core::ValidationScratch::default();
+    decisions
+        .validate(ctx.cluster, ctx.jobs, &mut scratch)
+        .map_err(|detail| Violation {
+            invariant: "placement-valid",
+            detail,
+        })
 }
 
 /// Event times never go back.
