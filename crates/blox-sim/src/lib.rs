@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`Simulator`] | the engine: generic over scheduler, throughput model and metric sink; `blox` or `exact` time semantics (see [`engine`]) |
 //! | [`Workload`] | where jobs come from: [`BloxDefaultWorkload`] (Blox's generator on a bit-exact CPython `random`), [`JobList`] (e.g. from [`read_canonical_csv`]) |
+//! | [`SimExecutor`] | the simulator's implementation of `blox-core`'s `Executor` (virtual clock), for real-mode loops and their tests |
 //! | [`sweep`] | the cross product of settings, run in parallel, resumable, shardable, merged into one table |
 //! | [`Scenario`] | a whole run as data (TOML/JSON or flags), run through the boxed path, writing `jobs.csv`, `summary.json`, `timeline.csv` |
 //!
@@ -33,12 +34,14 @@
 
 pub mod engine;
 mod error;
+pub mod executor;
 mod scenario;
 pub mod sweep;
 pub mod workload;
 
 pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 pub use error::{InputLocation, SimError};
+pub use executor::SimExecutor;
 pub use scenario::{
     parse_durations, parse_gpus, RunReport, Scenario, ThroughputChoice, WorkloadConfig,
     WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD,
