@@ -106,3 +106,37 @@ fn static_and_boxed_builds_give_identical_jobs_csv() {
         assert!(a.len() > 10_000);
     }
 }
+
+#[test]
+fn every_policy_and_placement_is_deterministic() {
+    use blox_placement::PlacementConfig;
+    let mut checked = 0;
+    for policy in PolicyConfig::NAMES {
+        for placement in PlacementConfig::NAMES {
+            let s = Scenario {
+                policy: policy.parse().unwrap(),
+                placement: placement.parse().unwrap(),
+                cluster: "4x4".into(),
+                workload: blox_sim::WorkloadConfig::Poisson {
+                    load: 6.0,
+                    jobs: 120,
+                    durations: "log-uniform:600..20000".into(),
+                    gpus: "1:0.6,2:0.2,4:0.15,8:0.05".into(),
+                },
+                ..Scenario::default()
+            };
+            let a = s
+                .run()
+                .unwrap_or_else(|e| panic!("{policy}/{placement}: {e}"));
+            let b = s.run().unwrap();
+            assert_eq!(a.jobs_csv(), b.jobs_csv(), "{policy}/{placement}");
+            assert_eq!(a.summary_json(), b.summary_json(), "{policy}/{placement}");
+            assert_eq!(
+                a.summary.n_completed, 120,
+                "{policy}/{placement}: every job completes"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40);
+}
