@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`RoundLoop`] | the round loop over an executor, mirroring `blox-sim`'s engine (`exact` semantics, wall-clock time) |
 //! | [`LocalExecutor`] | the `local` backend: one process per rank, one process group per launch, SIGTERM then SIGKILL |
+//! | [`SlurmExecutor`] | the `slurm` backend: one Slurm job per launch pinned with typed GRES, `scancel --signal` then `scancel` |
 //! | [`Store`] | all job state in SQLite (bundled), so a restarted server loses no job |
 //! | [`Api`] | the HTTP API on loopback, bearer token from a 0600 file, validated requests |
 //! | [`request`] | a minimal HTTP/1.1 client for the command-line clients |
@@ -32,6 +33,7 @@ mod local;
 mod model;
 mod nodes;
 mod server;
+mod slurm;
 mod store;
 mod token;
 
@@ -41,6 +43,7 @@ pub use local::{job_dir, LocalConfig, LocalExecutor};
 pub use model::{FieldError, JobState, LiveRecord, RunRecord, Submission};
 pub use nodes::{job_env, parse_nodes};
 pub use server::{stop_flag, LoopConfig, RoundLoop, RunCounters};
+pub use slurm::{ended_status, parse_nodes_text, SlurmConfig, SlurmExecutor, SlurmNode};
 pub use store::{unix_ms, JobRow, Store, StoredEvent};
 pub use token::{load_or_create as load_or_create_token, read as read_token};
 

@@ -4,7 +4,7 @@
 use blox_admission::AdmissionConfig;
 use blox_cluster::{
     parse_nodes, read_token, request, ClusterError, LocalConfig, LocalExecutor, LoopConfig,
-    RoundLoop, Store,
+    RoundLoop, SlurmConfig, SlurmExecutor, Store,
 };
 use blox_core::{Pipeline, Semantics, Time};
 use blox_placement::PlacementConfig;
@@ -56,6 +56,8 @@ enum Cmd {
 enum Backend {
     /// Processes on this machine.
     Local,
+    /// One Slurm job per launch (nodes and GPUs from `scontrol show node`; `--nodes` is ignored).
+    Slurm,
 }
 
 #[derive(Args)]
@@ -73,6 +75,9 @@ struct ServeArgs {
     /// Local backend: NxG fake nodes (e.g. 2x2) or GPU index lists per node (e.g. 0,1/2,3).
     #[arg(long, default_value = "1x4", value_name = "NODES")]
     nodes: String,
+    /// Slurm backend: only nodes of this partition.
+    #[arg(long, value_name = "PARTITION")]
+    partition: Option<String>,
     /// CPU cores per node.
     #[arg(long, default_value_t = 16)]
     cpus_per_node: u32,
@@ -182,8 +187,6 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
         .clone()
         .unwrap_or_else(|| a.state.join("token"));
     let token = blox_cluster::load_or_create_token(&token_path)?;
-    let inventory =
-        parse_nodes(&a.nodes, a.cpus_per_node, a.mem_per_node).map_err(ClusterError::Config)?;
     let round = secs("--round", a.round)?;
     if round < Duration::from_millis(100) {
         return Err(ClusterError::Config(
@@ -201,18 +204,39 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
     );
     let db = a.state.join("state.sqlite");
     let epoch = Store::open(&db)?.epoch()?;
-    let executor = match a.backend {
-        Backend::Local => LocalExecutor::new(LocalConfig {
-            inventory: inventory.clone(),
-            jobs_dir: a.state.join("jobs"),
-            signal,
-        })
-        .map_err(|e| ClusterError::Exec(e.0))?,
+    let executor: blox_core::BoxExecutor = match a.backend {
+        Backend::Local => Box::new(
+            LocalExecutor::new(LocalConfig {
+                inventory: parse_nodes(&a.nodes, a.cpus_per_node, a.mem_per_node)
+                    .map_err(ClusterError::Config)?,
+                jobs_dir: a.state.join("jobs"),
+                signal,
+            })
+            .map_err(|e| ClusterError::Exec(e.0))?,
+        ),
+        Backend::Slurm => Box::new(
+            SlurmExecutor::new(SlurmConfig {
+                jobs_dir: a.state.join("jobs"),
+                signal,
+                partition: a.partition.clone(),
+            })
+            .map_err(|e| ClusterError::Exec(e.0))?,
+        ),
+    };
+    let inventory = executor.inventory().clone();
+    let nodes_label = match a.backend {
+        Backend::Local => a.nodes.clone(),
+        Backend::Slurm => inventory
+            .nodes
+            .iter()
+            .map(|n| format!("{}:{}", n.name, n.gpu_indices.len()))
+            .collect::<Vec<_>>()
+            .join(","),
     };
     let label = json!({
         "mode": "real",
-        "backend": "local",
-        "nodes": a.nodes,
+        "backend": executor.name(),
+        "nodes": nodes_label,
         "round_s": a.round,
         "admission": a.admission.to_string(),
         "policy": a.policy.to_string(),

@@ -26,9 +26,9 @@ use crate::model::{JobState, LiveRecord, RunRecord, Submission};
 use crate::store::{unix_ms, Store, StoredEvent};
 use crate::ClusterError;
 use blox_core::{
-    Admissions, Cluster, Ctx, Decisions, Event, ExecEvent, Executor, GpuId, GpuSet, Job, JobId,
-    JobTable, Launch, MetricSink, QueuedJob, RoundSample, Schedule, Scheduler, Semantics, Time,
-    PRIORITY_STARVED,
+    Admissions, Cluster, Ctx, Decisions, Event, ExecEvent, Executor, ExitStatus, GpuId, GpuSet,
+    Job, JobId, JobTable, Launch, MetricSink, QueuedJob, RoundSample, Schedule, Scheduler,
+    Semantics, Time, PRIORITY_STARVED,
 };
 use blox_metrics::{write_jobs_csv, write_timeline_csv, JobLog, RunMetrics, Timeline};
 use serde::Serialize;
@@ -79,7 +79,8 @@ pub struct RunCounters {
     pub preemptions: u64,
     /// Launches adopted after a restart.
     pub adopted: u64,
-    /// Launches requeued after a restart because they could not be found.
+    /// Launches requeued because they could not be found after a restart, or vanished (e.g.
+    /// their node went down).
     pub requeued: u64,
 }
 
@@ -465,6 +466,25 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
                             JobState::Waiting
                         };
                         self.set_state(job, st);
+                    } else if status == ExitStatus::Lost && running_now {
+                        // The launch vanished (e.g. its node went down): requeue the job; it
+                        // resumes from its checkpoint at its next start.
+                        eprintln!("blox-cluster: job {job} attempt {attempt} was lost; requeued");
+                        self.credit(now);
+                        if let Some(j) = self.table.get_mut(job) {
+                            let gpus = std::mem::take(&mut j.gpus);
+                            self.cluster.release(&gpus);
+                        }
+                        self.counters.requeued += 1;
+                        self.emit(&Event::Preempted {
+                            time: now,
+                            job,
+                            counted: false,
+                        });
+                        if let Some((_, e)) = self.entry(job) {
+                            e.run.gpus.clear();
+                            e.state = JobState::Waiting;
+                        }
                     } else if status.success() {
                         // Also when it was being stopped: it finished before the signal did.
                         self.complete(job, now);

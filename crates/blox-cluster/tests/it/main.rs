@@ -4,3 +4,4 @@ mod api;
 mod common;
 mod local_e2e;
 mod sim_vs_real;
+mod slurm_e2e;

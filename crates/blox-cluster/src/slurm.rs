@@ -1,0 +1,703 @@
+//! The `slurm` backend: every launch is one Slurm job, pinned to the nodes and GPU indices the
+//! placement chose, driven through Slurm's command-line tools and their text output (`sinfo`,
+//! `scontrol -o`, `squeue -o`, `sbatch --parsable`, `scancel`), never Slurm's version-specific
+//! JSON.
+//!
+//! - **Inventory**: `scontrol -o show node`. A node's GPUs are its `gpu` GRES. With one GRES
+//!   *type* per index (`gpu:g0:1,gpu:g1:1,…`, see `ci/slurm-up.sh`) every launch is pinned to
+//!   exact indices; with an untyped `gpu:N` only the node and the GPU count are pinned (Slurm
+//!   picks the indices, and the job still sees them in `CUDA_VISIBLE_DEVICES`).
+//! - **Launch**: `sbatch` of a batch script that runs `srun` once per GPU (one task per rank).
+//!   Typed `--gres` is the same on every node of a job component, so a launch whose nodes use the
+//!   same index set is one component (`-N k --nodelist=a,b`) and any other launch is a
+//!   heterogeneous job with one component per node (`… : …`). Each task maps Slurm's
+//!   environment to the launch contract (see [`crate::job_env`]): `CUDA_VISIBLE_DEVICES` and
+//!   `local_accessible_gpus` are what Slurm granted, `local_gpu_id` is this task's entry of it,
+//!   `dist_rank` follows the placement's rank order, `BLOX_NODE` is `SLURMD_NODENAME`.
+//! - **Preemption**: `scancel --signal=SIG JOB` (the job's steps, i.e. the training processes,
+//!   not the batch shell) once the launch said it started (or after 10 s), then `scancel JOB`
+//!   after the grace period. A launch still pending in Slurm is cancelled at once.
+//! - **State**: `squeue -h -o '%i|%T'` at most every 0.5 s; a launch that left the queue is
+//!   looked up with `scontrol -o show job` (`JobState`, `ExitCode`). A launch that ended with
+//!   `NODE_FAIL`, was cancelled by someone else, or is unknown to Slurm is reported as
+//!   [`ExitStatus::Lost`], which the server requeues.
+
+use blox_core::{ExecError, ExecEvent, Executor, ExitStatus, Inventory, JobId, Launch, NodeInfo};
+use nix::sys::signal::Signal;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// How long a preempted launch that has not yet said it started may run before it is signalled
+/// anyway.
+const START_WAIT: Duration = Duration::from_secs(10);
+/// Minimum time between two `squeue` calls.
+const QUEUE_EVERY: Duration = Duration::from_millis(500);
+
+/// Settings of the Slurm backend.
+#[derive(Clone, Debug)]
+pub struct SlurmConfig {
+    /// Per-job folders (checkpoints, metrics, batch scripts, logs) go under this folder; it must
+    /// be visible at the same path on every node (it is on a single machine).
+    pub jobs_dir: PathBuf,
+    /// The preemption signal (SIGTERM by default).
+    pub signal: Signal,
+    /// Only nodes of this partition (`None`: every node), passed to `sbatch` too.
+    pub partition: Option<String>,
+}
+
+/// One node as Slurm describes it, parsed from `scontrol -o show node`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SlurmNode {
+    /// The node's name and address, GPU indices, CPUs and memory.
+    pub info: NodeInfo,
+    /// Whether each GPU index is its own GRES type (`gN`), so launches can be pinned to indices.
+    pub typed: bool,
+    /// Slurm's state word (e.g. `IDLE`, `MIXED`, `DOWN+NOT_RESPONDING`).
+    pub state: String,
+}
+
+/// The value of `key=` in one line of `scontrol -o` output.
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    line.split_whitespace()
+        .find_map(|w| w.strip_prefix(key).and_then(|r| r.strip_prefix('=')))
+}
+
+/// Parse `scontrol -o show node` output (one node a line). Nodes without a `gpu` GRES are
+/// left out.
+pub fn parse_nodes_text(text: &str) -> Vec<SlurmNode> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(name) = field(line, "NodeName") else {
+            continue;
+        };
+        let gres = field(line, "Gres").unwrap_or("(null)");
+        let mut typed_idx: Vec<u32> = Vec::new();
+        let mut all_typed = true;
+        let mut count = 0u32;
+        for g in gres.split(',') {
+            let g = g.split('(').next().unwrap_or(g);
+            let parts: Vec<&str> = g.split(':').collect();
+            if parts.first() != Some(&"gpu") {
+                continue;
+            }
+            match parts.as_slice() {
+                [_, ty, n] => {
+                    let n: u32 = n.parse().unwrap_or(0);
+                    count += n;
+                    match ty.strip_prefix('g').and_then(|i| i.parse::<u32>().ok()) {
+                        Some(i) if n == 1 => typed_idx.push(i),
+                        _ => all_typed = false,
+                    }
+                }
+                [_, n] => {
+                    count += n.parse::<u32>().unwrap_or(0);
+                    all_typed = false;
+                }
+                _ => all_typed = false,
+            }
+        }
+        if count == 0 {
+            continue;
+        }
+        let typed = all_typed && !typed_idx.is_empty();
+        let gpus = if typed {
+            typed_idx.sort_unstable();
+            typed_idx
+        } else {
+            (0..count).collect()
+        };
+        let addr = field(line, "NodeAddr").unwrap_or(name);
+        let cpus = field(line, "CPUTot")
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(1);
+        let mem_gb = field(line, "RealMemory")
+            .and_then(|m| m.parse::<f64>().ok())
+            .unwrap_or(0.0)
+            / 1024.0;
+        out.push(SlurmNode {
+            info: NodeInfo::new(name, addr, gpus, cpus, mem_gb),
+            typed,
+            state: field(line, "State").unwrap_or("UNKNOWN").to_string(),
+        });
+    }
+    out
+}
+
+/// Parse `ExitCode=A:B` of `scontrol -o show job` into a status (`B` is a signal).
+fn parse_exit(code: &str) -> ExitStatus {
+    let (a, b) = code.split_once(':').unwrap_or((code, "0"));
+    let a: i32 = a.parse().unwrap_or(-1);
+    let b: i32 = b.parse().unwrap_or(0);
+    if b != 0 {
+        ExitStatus::Signal(b)
+    } else if a >= 0 {
+        ExitStatus::Code(a)
+    } else {
+        ExitStatus::Lost
+    }
+}
+
+/// How a Slurm job that left the queue ended, from its `scontrol -o show job` line (the first
+/// line: the batch script's component). `killed` says whether this executor cancelled it.
+pub fn ended_status(line: &str, killed: bool) -> Option<ExitStatus> {
+    let state = field(line, "JobState")?;
+    let code = field(line, "ExitCode").unwrap_or("-1:0");
+    Some(match state {
+        "COMPLETED" | "FAILED" => parse_exit(code),
+        "CANCELLED" if killed => match parse_exit(code) {
+            ExitStatus::Code(0) => ExitStatus::Signal(9),
+            s => s,
+        },
+        "PENDING" | "RUNNING" | "COMPLETING" | "CONFIGURING" | "SUSPENDED" | "REQUEUED"
+        | "RESIZING" | "SIGNALING" | "STAGE_OUT" => return None,
+        // NODE_FAIL, BOOT_FAIL, cancelled by someone else, TIMEOUT, PREEMPTED, …
+        _ => ExitStatus::Lost,
+    })
+}
+
+struct Running {
+    attempt: u32,
+    slurm_id: u64,
+    metrics: PathBuf,
+    offset: u64,
+    partial: Vec<u8>,
+    started: bool,
+    last_iter: Option<u64>,
+    launched: Instant,
+    /// Slurm said the job runs (its steps can take a signal).
+    running: bool,
+    preempt: Option<Duration>,
+    signalled: Option<Instant>,
+    killed: bool,
+}
+
+/// The Slurm executor.
+pub struct SlurmExecutor {
+    cfg: SlurmConfig,
+    inventory: Inventory,
+    typed: Vec<bool>,
+    running: BTreeMap<JobId, Running>,
+    last_queue: Option<Instant>,
+}
+
+fn err(job: JobId, what: &str, e: impl std::fmt::Display) -> ExecError {
+    ExecError::new(format!("slurm backend: job {job}: {what}: {e}"))
+}
+
+/// Run a Slurm command; its standard output, or an error naming the command.
+fn run(cmd: &str, args: &[String]) -> Result<String, ExecError> {
+    let out = Command::new(cmd)
+        .args(args)
+        .output()
+        .map_err(|e| ExecError::new(format!("slurm backend: `{cmd}`: {e}")))?;
+    if !out.status.success() {
+        return Err(ExecError::new(format!(
+            "slurm backend: `{cmd} {}` failed ({}): {}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+fn sv(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+/// Single-quote a value for a shell script.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+impl SlurmExecutor {
+    /// A Slurm executor: reads the node inventory from `scontrol -o show node`. Fails with a
+    /// clear message when Slurm is not reachable or offers no GPU.
+    pub fn new(mut cfg: SlurmConfig) -> Result<Self, ExecError> {
+        let io = |e: std::io::Error| ExecError::new(format!("{}: {e}", cfg.jobs_dir.display()));
+        fs::create_dir_all(&cfg.jobs_dir).map_err(io)?;
+        cfg.jobs_dir = fs::canonicalize(&cfg.jobs_dir).map_err(io)?;
+        let text = run("scontrol", &sv(&["-o", "show", "node"]))
+            .map_err(|e| ExecError::new(format!("{e} (is slurmctld running?)")))?;
+        let mut nodes = parse_nodes_text(&text);
+        if let Some(p) = &cfg.partition {
+            let names = run("sinfo", &sv(&["-h", "-N", "-p", p, "-o", "%N"]))?;
+            let names: Vec<&str> = names.lines().map(str::trim).collect();
+            nodes.retain(|n| names.contains(&n.info.name.as_str()));
+        }
+        if nodes.is_empty() {
+            return Err(ExecError::new(
+                "slurm backend: no node with a `gpu` GRES (scontrol -o show node)",
+            ));
+        }
+        Ok(SlurmExecutor {
+            typed: nodes.iter().map(|n| n.typed).collect(),
+            inventory: Inventory {
+                nodes: nodes.into_iter().map(|n| n.info).collect(),
+            },
+            cfg,
+            running: BTreeMap::new(),
+            last_queue: None,
+        })
+    }
+
+    /// The batch script and `sbatch` arguments of a launch.
+    fn submission(
+        &self,
+        l: &Launch<'_>,
+        dir: &Path,
+        port: u16,
+    ) -> Result<(String, Vec<String>), ExecError> {
+        let job = l.job;
+        let layout = self
+            .inventory
+            .layout(l.gpus)
+            .ok_or_else(|| err(job, "launch", "a GPU id is outside the inventory"))?;
+        let nodes = &self.inventory.nodes;
+        let master = nodes[layout[0].node.index()].address.clone();
+        let metrics = dir.join("metrics.jsonl");
+        // Launch-wide variables: the rank-0 contract, then per-task overrides in the task part.
+        let env = crate::job_env(
+            l,
+            &nodes[layout[0].node.index()].name,
+            layout[0].gpu_indices[0],
+            &layout[0].gpu_indices,
+            0,
+            0,
+            l.gpus.len() as u32,
+            &master,
+            port,
+            dir,
+            &metrics,
+            self.cfg.signal.as_str(),
+        );
+        let mut script = String::from("#!/bin/bash\n# blox-cluster launch (generated)\n");
+        const PER_TASK: [&str; 8] = [
+            "CUDA_VISIBLE_DEVICES",
+            "local_accessible_gpus",
+            "local_gpu_id",
+            "dist_rank",
+            "RANK",
+            "LOCAL_RANK",
+            "BLOX_LOCAL_RANK",
+            "BLOX_NODE",
+        ];
+        for (k, v) in env.iter().filter(|(k, _)| !PER_TASK.contains(&k.as_str())) {
+            let _ = writeln!(script, "export {k}={}", quote(v));
+        }
+        let _ = writeln!(script, "export BLOX_COMMAND={}", quote(l.command));
+        let _ = writeln!(script, "export BLOX_SLURM=1");
+        let mut first = String::new();
+        for s in &layout {
+            let _ = write!(
+                first,
+                "{}) first={};; ",
+                nodes[s.node.index()].name,
+                s.first_rank
+            );
+        }
+        // Each task: Slurm's view of its node and GPUs -> the launch contract, then the command
+        // (bash execs a simple command, so the training process itself gets the signal).
+        let task = format!(
+            r#"export local_accessible_gpus="$CUDA_VISIBLE_DEVICES"
+IFS=, read -ra g <<< "$CUDA_VISIBLE_DEVICES"
+export local_gpu_id="${{g[$SLURM_LOCALID]}}"
+case "$SLURMD_NODENAME" in {first}*) first=0;; esac
+r=$((first + SLURM_LOCALID))
+export dist_rank=$r RANK=$r LOCAL_RANK=$SLURM_LOCALID BLOX_LOCAL_RANK=$SLURM_LOCALID BLOX_NODE="$SLURMD_NODENAME"
+exec /bin/bash -c "$BLOX_COMMAND""#
+        );
+        let same = layout
+            .windows(2)
+            .all(|w| w[0].gpu_indices.len() == w[1].gpu_indices.len())
+            && layout.iter().all(|s| self.typed[s.node.index()])
+            && layout.windows(2).all(|w| {
+                let mut a = w[0].gpu_indices.clone();
+                let mut b = w[1].gpu_indices.clone();
+                a.sort_unstable();
+                b.sort_unstable();
+                a == b
+            });
+        let untyped_same = layout.iter().all(|s| !self.typed[s.node.index()])
+            && layout
+                .windows(2)
+                .all(|w| w[0].gpu_indices.len() == w[1].gpu_indices.len());
+        let gres = |s: &blox_core::NodeSlice| -> String {
+            if self.typed[s.node.index()] {
+                let mut idx = s.gpu_indices.clone();
+                idx.sort_unstable();
+                idx.iter()
+                    .map(|i| format!("gpu:g{i}:1"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            } else {
+                format!("gpu:{}", s.gpu_indices.len())
+            }
+        };
+        let log = dir.join(format!("attempt{}.slurm.log", l.attempt));
+        let mut args = sv(&["--parsable", "--open-mode=append"]);
+        args.push(format!("--job-name=blox-{job}"));
+        args.push(format!("--output={}", log.display()));
+        args.push(format!("--chdir={}", dir.display()));
+        args.push("--export=ALL".into());
+        if let Some(p) = &self.cfg.partition {
+            args.push(format!("--partition={p}"));
+        }
+        let components = if same || untyped_same || layout.len() == 1 {
+            let names: Vec<&str> = layout
+                .iter()
+                .map(|s| nodes[s.node.index()].name.as_str())
+                .collect();
+            args.push(format!("--nodes={}", layout.len()));
+            args.push(format!("--ntasks-per-node={}", layout[0].gpu_indices.len()));
+            args.push(format!("--nodelist={}", names.join(",")));
+            args.push(format!("--gres={}", gres(&layout[0])));
+            1
+        } else {
+            for (k, s) in layout.iter().enumerate() {
+                if k > 0 {
+                    args.push(":".into());
+                }
+                args.push("--nodes=1".into());
+                args.push(format!("--ntasks={}", s.gpu_indices.len()));
+                args.push(format!("--nodelist={}", nodes[s.node.index()].name));
+                args.push(format!("--gres={}", gres(s)));
+            }
+            layout.len()
+        };
+        let het = if components > 1 {
+            format!(" --het-group=0-{}", components - 1)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(script, "srun{het} /bin/bash -c {}\nexit $?", quote(&task));
+        Ok((script, args))
+    }
+
+    /// Read new metrics lines of a launch.
+    fn read_metrics(run: &mut Running) {
+        let Ok(mut f) = fs::File::open(&run.metrics) else {
+            return;
+        };
+        if f.seek(SeekFrom::Start(run.offset)).is_err() {
+            return;
+        }
+        let mut buf = Vec::new();
+        if f.read_to_end(&mut buf).is_err() {
+            return;
+        }
+        run.offset += buf.len() as u64;
+        run.partial.extend_from_slice(&buf);
+        while let Some(nl) = run.partial.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = run.partial.drain(..=nl).collect();
+            let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line) else {
+                continue;
+            };
+            let attempt = v.get("attempt").and_then(|a| a.as_u64());
+            if attempt.is_some_and(|a| a != u64::from(run.attempt)) {
+                continue;
+            }
+            if v.get("event").and_then(|e| e.as_str()) == Some("started") {
+                run.started = true;
+            }
+            if let Some(i) = v.get("iter").and_then(|i| i.as_u64()) {
+                run.last_iter = Some(i);
+            }
+        }
+    }
+
+    /// Slurm's state word of every queued job, by (leader) job id.
+    fn queue() -> Result<BTreeMap<u64, String>, ExecError> {
+        let text = run("squeue", &sv(&["-h", "-o", "%i|%T"]))?;
+        let mut out = BTreeMap::new();
+        for line in text.lines() {
+            let Some((id, state)) = line.trim().split_once('|') else {
+                continue;
+            };
+            let id = id.split(['+', '_']).next().unwrap_or(id);
+            if let Ok(id) = id.parse::<u64>() {
+                out.entry(id).or_insert_with(|| state.to_string());
+            }
+        }
+        Ok(out)
+    }
+
+    /// How a job that left the queue ended (`Lost` if Slurm no longer knows it).
+    fn final_status(slurm_id: u64, killed: bool) -> ExitStatus {
+        match run(
+            "scontrol",
+            &[
+                "-o".into(),
+                "show".into(),
+                "job".into(),
+                slurm_id.to_string(),
+            ],
+        ) {
+            Ok(text) => text
+                .lines()
+                .find(|l| field(l, "JobId") == Some(&slurm_id.to_string()))
+                .or_else(|| text.lines().next())
+                .and_then(|l| ended_status(l, killed))
+                .unwrap_or(ExitStatus::Lost),
+            Err(_) => ExitStatus::Lost,
+        }
+    }
+
+    fn scancel(args: &[String]) {
+        let _ = Command::new("scancel")
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+impl Executor for SlurmExecutor {
+    fn inventory(&self) -> &Inventory {
+        &self.inventory
+    }
+
+    fn launch(&mut self, l: &Launch<'_>) -> Result<String, ExecError> {
+        let job = l.job;
+        if self.running.contains_key(&job) {
+            return Err(err(job, "launch", "the job is still running"));
+        }
+        let dir = crate::job_dir(&self.cfg.jobs_dir, job);
+        fs::create_dir_all(dir.join("checkpoint")).map_err(|e| err(job, "job folder", e))?;
+        // All fake nodes share one address: a free port per launch (pitfall 10).
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .map(|a| a.port())
+            .map_err(|e| err(job, "rendezvous port", e))?;
+        let (script, mut args) = self.submission(l, &dir, port)?;
+        let path = dir.join(format!("attempt{}.sbatch", l.attempt));
+        fs::write(&path, script).map_err(|e| err(job, "batch script", e))?;
+        args.push(path.display().to_string());
+        let out = run("sbatch", &args)?;
+        let id = out.trim().split(';').next().unwrap_or("");
+        let slurm_id: u64 = id
+            .parse()
+            .map_err(|_| err(job, "sbatch", format!("unexpected output `{}`", out.trim())))?;
+        let metrics = dir.join("metrics.jsonl");
+        let offset = fs::metadata(&metrics).map(|m| m.len()).unwrap_or(0);
+        self.running.insert(
+            job,
+            Running {
+                attempt: l.attempt,
+                slurm_id,
+                metrics,
+                offset,
+                partial: Vec::new(),
+                started: false,
+                last_iter: None,
+                launched: Instant::now(),
+                running: false,
+                preempt: None,
+                signalled: None,
+                killed: false,
+            },
+        );
+        // Force a queue read on the next poll.
+        self.last_queue = None;
+        Ok(slurm_id.to_string())
+    }
+
+    fn preempt(&mut self, job: JobId, grace: Duration) -> Result<(), ExecError> {
+        if let Some(r) = self.running.get_mut(&job) {
+            if r.preempt.is_none() {
+                r.preempt = Some(grace);
+            }
+        }
+        Ok(())
+    }
+
+    fn poll(&mut self, out: &mut Vec<ExecEvent>) -> Result<(), ExecError> {
+        let queue = if self.running.is_empty()
+            || self.last_queue.is_some_and(|t| t.elapsed() < QUEUE_EVERY)
+        {
+            None
+        } else {
+            self.last_queue = Some(Instant::now());
+            Some(Self::queue()?)
+        };
+        let sig = self
+            .cfg
+            .signal
+            .as_str()
+            .trim_start_matches("SIG")
+            .to_string();
+        let mut ended = Vec::new();
+        for (&job, r) in &mut self.running {
+            let was_started = r.started;
+            let last = r.last_iter;
+            Self::read_metrics(r);
+            if r.started && !was_started {
+                out.push(ExecEvent::Started {
+                    job,
+                    attempt: r.attempt,
+                });
+            }
+            if let Some(i) = r.last_iter.filter(|&i| Some(i) != last) {
+                out.push(ExecEvent::Progress {
+                    job,
+                    attempt: r.attempt,
+                    iterations: i,
+                });
+            }
+            let Some(q) = &queue else {
+                continue;
+            };
+            match q.get(&r.slurm_id) {
+                None => {
+                    let status = Self::final_status(r.slurm_id, r.killed);
+                    out.push(ExecEvent::Exited {
+                        job,
+                        attempt: r.attempt,
+                        status,
+                    });
+                    ended.push(job);
+                    continue;
+                }
+                Some(state) => r.running |= state == "RUNNING",
+            }
+            let id = r.slurm_id.to_string();
+            if let Some(grace) = r.preempt {
+                match r.signalled {
+                    None if !r.running && !r.started => {
+                        // Still pending: nothing runs yet, cancel it outright.
+                        Self::scancel(std::slice::from_ref(&id));
+                        r.signalled = Some(Instant::now());
+                        r.killed = true;
+                    }
+                    None if r.started || r.launched.elapsed() >= START_WAIT => {
+                        Self::scancel(&[format!("--signal={sig}"), id]);
+                        r.signalled = Some(Instant::now());
+                    }
+                    Some(at) if !r.killed && at.elapsed() >= grace => {
+                        Self::scancel(&[id]);
+                        r.killed = true;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for job in ended {
+            self.running.remove(&job);
+        }
+        Ok(())
+    }
+
+    fn adopt(&mut self, l: &Launch<'_>, handle: &str) -> Result<bool, ExecError> {
+        let Ok(slurm_id) = handle.trim().parse::<u64>() else {
+            return Ok(false);
+        };
+        // Adopt a job Slurm still knows (queued, running, or ended with a status to report).
+        let known = run(
+            "scontrol",
+            &[
+                "-o".into(),
+                "show".into(),
+                "job".into(),
+                slurm_id.to_string(),
+            ],
+        )
+        .is_ok_and(|t| {
+            t.lines().any(|line| {
+                field(line, "JobId") == Some(&slurm_id.to_string())
+                    && field(line, "JobName") == Some(&format!("blox-{}", l.job))
+            })
+        });
+        if !known {
+            return Ok(false);
+        }
+        let dir = crate::job_dir(&self.cfg.jobs_dir, l.job);
+        self.running.insert(
+            l.job,
+            Running {
+                attempt: l.attempt,
+                slurm_id,
+                metrics: dir.join("metrics.jsonl"),
+                offset: 0,
+                partial: Vec::new(),
+                started: false,
+                last_iter: None,
+                launched: Instant::now(),
+                running: false,
+                preempt: None,
+                signalled: None,
+                killed: false,
+            },
+        );
+        self.last_queue = None;
+        Ok(true)
+    }
+
+    fn name(&self) -> String {
+        "slurm".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NODES: &str = "NodeName=n1 Arch=x86_64 CoresPerSocket=1 CPUAlloc=0 CPUEfctv=8 CPUTot=8 CPULoad=1.34 AvailableFeatures=(null) ActiveFeatures=(null) Gres=gpu:g0:1,gpu:g1:1,gpu:g2:1,gpu:g3:1 NodeAddr=127.0.0.1 NodeHostName=localhost Port=17001 RealMemory=4096 State=IDLE ThreadsPerCore=1
+NodeName=n2 CPUTot=16 Gres=gpu:a100:4(S:0-1) NodeAddr=10.0.0.2 RealMemory=8192 State=MIXED
+NodeName=login CPUTot=4 Gres=(null) NodeAddr=10.0.0.9 RealMemory=1024 State=IDLE
+";
+
+    #[test]
+    fn parses_typed_and_untyped_nodes() {
+        let n = parse_nodes_text(NODES);
+        assert_eq!(n.len(), 2, "the node without GPUs is left out");
+        assert!(n[0].typed);
+        assert_eq!(n[0].info.gpu_indices, vec![0, 1, 2, 3]);
+        assert_eq!((n[0].info.cpus, n[0].info.mem_gb), (8, 4.0));
+        assert_eq!(n[0].info.address, "127.0.0.1");
+        assert!(!n[1].typed);
+        assert_eq!(n[1].info.gpu_indices, vec![0, 1, 2, 3]);
+        assert_eq!(n[1].state, "MIXED");
+    }
+
+    #[test]
+    fn reads_how_a_job_ended() {
+        let l = |s: &str, c: &str| {
+            format!("JobId=7 JobName=blox-1 JobState={s} Reason=None ExitCode={c} RunTime=1")
+        };
+        assert_eq!(
+            ended_status(&l("COMPLETED", "0:0"), false),
+            Some(ExitStatus::Code(0))
+        );
+        assert_eq!(
+            ended_status(&l("FAILED", "143:0"), false),
+            Some(ExitStatus::Code(143))
+        );
+        assert_eq!(
+            ended_status(&l("CANCELLED", "0:15"), true),
+            Some(ExitStatus::Signal(15))
+        );
+        assert_eq!(
+            ended_status(&l("CANCELLED", "0:0"), true),
+            Some(ExitStatus::Signal(9))
+        );
+        assert_eq!(
+            ended_status(&l("CANCELLED", "0:0"), false),
+            Some(ExitStatus::Lost)
+        );
+        assert_eq!(
+            ended_status(&l("NODE_FAIL", "0:0"), false),
+            Some(ExitStatus::Lost)
+        );
+        assert_eq!(ended_status(&l("RUNNING", "0:0"), false), None);
+    }
+
+    #[test]
+    fn quotes_for_the_shell() {
+        assert_eq!(quote("a'b"), r"'a'\''b'");
+    }
+}
