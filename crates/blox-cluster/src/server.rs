@@ -861,62 +861,16 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         Ok(())
     }
 
-    fn validate(&self, t: Time) -> Result<(), ClusterError> {
-        let err = |m: String| {
-            ClusterError::Decision(format!(
-                "scheduler `{}` at t={t} s: {m}",
-                self.scheduler.name()
-            ))
-        };
-        let d = &self.decisions;
-        let mut stopping = BTreeSet::new();
-        for &id in &d.stop {
-            let Some(job) = self.table.get(id) else {
-                return Err(err(format!("stops job {id}, which is not active")));
-            };
-            if !job.is_running() {
-                return Err(err(format!("stops job {id}, which is not running")));
-            }
-            if !stopping.insert(id) {
-                return Err(err(format!("stops job {id} twice")));
-            }
-        }
-        let mut started = BTreeSet::new();
-        let mut claimed = BTreeSet::new();
-        for (id, gpus) in &d.start {
-            let Some(job) = self.table.get(*id) else {
-                return Err(err(format!("starts job {id}, which is not active")));
-            };
-            if job.is_running() && !stopping.contains(id) {
-                return Err(err(format!("starts job {id}, which is already running")));
-            }
-            if !started.insert(*id) {
-                return Err(err(format!("starts job {id} twice")));
-            }
-            if gpus.is_empty() {
-                return Err(err(format!("starts job {id} on no GPU")));
-            }
-            if !job.spec.elastic && gpus.len() != job.spec.n_gpus as usize {
-                return Err(err(format!(
-                    "starts job {id} on {} GPUs but it is a rigid job of {}",
-                    gpus.len(),
-                    job.spec.n_gpus
-                )));
-            }
-            for &g in gpus {
-                if !self.cluster.contains(g) {
-                    return Err(err(format!("gives job {id} GPU {g}, which does not exist")));
-                }
-                let free = self
-                    .cluster
-                    .owner(g)
-                    .map_or(true, |o| stopping.contains(&o));
-                if !free || !claimed.insert(g) {
-                    return Err(err(format!("gives job {id} GPU {g}, which is not free")));
-                }
-            }
-        }
-        Ok(())
+    fn validate(&mut self, t: Time) -> Result<(), ClusterError> {
+        let mut scratch = blox_core::ValidationScratch::default();
+        self.decisions
+            .validate(&self.cluster, &self.table, &mut scratch)
+            .map_err(|m| {
+                ClusterError::Decision(format!(
+                    "scheduler `{}` at t={t} s: {m}",
+                    self.scheduler.name()
+                ))
+            })
     }
 
     fn age(&mut self, _t: Time) {
