@@ -30,6 +30,7 @@
 mod api;
 mod client;
 mod local;
+mod metrics_tail;
 mod model;
 mod nodes;
 mod server;

@@ -6,6 +6,7 @@
 //! preemption signal only to outlive the command, so that it can record the command's exit code
 //! in an exit file; that file is how a restarted server learns how an adopted launch ended.
 
+use crate::metrics_tail::MetricsTail;
 use crate::nodes::job_env;
 use blox_core::{ExecError, ExecEvent, Executor, ExitStatus, Inventory, JobId, Launch};
 use nix::sys::signal::{killpg, Signal};
@@ -13,7 +14,6 @@ use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -67,11 +67,7 @@ struct Running {
     attempt: u32,
     pgid: i32,
     ranks: Vec<Rank>,
-    metrics: PathBuf,
-    offset: u64,
-    partial: Vec<u8>,
-    started: bool,
-    last_iter: Option<u64>,
+    tail: MetricsTail,
     launched: Instant,
     preempt: Option<Duration>,
     signalled: Option<Instant>,
@@ -158,38 +154,6 @@ impl LocalExecutor {
         };
         r.done = Some(status);
         Some(status)
-    }
-
-    /// Read new metrics lines of a launch.
-    fn read_metrics(run: &mut Running) {
-        let Ok(mut f) = fs::File::open(&run.metrics) else {
-            return;
-        };
-        if f.seek(SeekFrom::Start(run.offset)).is_err() {
-            return;
-        }
-        let mut buf = Vec::new();
-        if f.read_to_end(&mut buf).is_err() {
-            return;
-        }
-        run.offset += buf.len() as u64;
-        run.partial.extend_from_slice(&buf);
-        while let Some(nl) = run.partial.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = run.partial.drain(..=nl).collect();
-            let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line) else {
-                continue;
-            };
-            let attempt = v.get("attempt").and_then(|a| a.as_u64());
-            if attempt.is_some_and(|a| a != u64::from(run.attempt)) {
-                continue;
-            }
-            if v.get("event").and_then(|e| e.as_str()) == Some("started") {
-                run.started = true;
-            }
-            if let Some(i) = v.get("iter").and_then(|i| i.as_u64()) {
-                run.last_iter = Some(i);
-            }
-        }
     }
 }
 
@@ -292,18 +256,13 @@ impl Executor for LocalExecutor {
                 })
                 .collect(),
         };
-        let offset = fs::metadata(&metrics).map(|m| m.len()).unwrap_or(0);
         self.running.insert(
             job,
             Running {
                 attempt: l.attempt,
                 pgid,
                 ranks,
-                metrics,
-                offset,
-                partial: Vec::new(),
-                started: false,
-                last_iter: None,
+                tail: MetricsTail::from_end(metrics, l.attempt),
                 launched: Instant::now(),
                 preempt: None,
                 signalled: None,
@@ -325,22 +284,7 @@ impl Executor for LocalExecutor {
     fn poll(&mut self, out: &mut Vec<ExecEvent>) -> Result<(), ExecError> {
         let mut ended = Vec::new();
         for (&job, r) in &mut self.running {
-            let was_started = r.started;
-            let last = r.last_iter;
-            Self::read_metrics(r);
-            if r.started && !was_started {
-                out.push(ExecEvent::Started {
-                    job,
-                    attempt: r.attempt,
-                });
-            }
-            if let Some(i) = r.last_iter.filter(|&i| Some(i) != last) {
-                out.push(ExecEvent::Progress {
-                    job,
-                    attempt: r.attempt,
-                    iterations: i,
-                });
-            }
+            r.tail.poll(job, out);
             let mut all_done = true;
             for rank in &mut r.ranks {
                 all_done &= Self::check_rank(rank).is_some();
@@ -371,7 +315,7 @@ impl Executor for LocalExecutor {
             }
             if let Some(grace) = r.preempt {
                 match r.signalled {
-                    None if r.started || r.launched.elapsed() >= START_WAIT => {
+                    None if r.tail.started || r.launched.elapsed() >= START_WAIT => {
                         let _ = killpg(Pid::from_raw(r.pgid), self.cfg.signal);
                         r.signalled = Some(Instant::now());
                     }
@@ -423,11 +367,7 @@ impl Executor for LocalExecutor {
                 attempt: l.attempt,
                 pgid: h.pgid,
                 ranks,
-                metrics: dir.join("metrics.jsonl"),
-                offset: 0,
-                partial: Vec::new(),
-                started: false,
-                last_iter: None,
+                tail: MetricsTail::new(dir.join("metrics.jsonl"), 0, l.attempt),
                 launched: Instant::now(),
                 preempt: None,
                 signalled: None,

@@ -22,12 +22,12 @@
 //!   `NODE_FAIL`, was cancelled by someone else, or is unknown to Slurm is reported as
 //!   [`ExitStatus::Lost`], which the server requeues.
 
+use crate::metrics_tail::MetricsTail;
 use blox_core::{ExecError, ExecEvent, Executor, ExitStatus, Inventory, JobId, Launch, NodeInfo};
 use nix::sys::signal::Signal;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -163,11 +163,7 @@ pub fn ended_status(line: &str, killed: bool) -> Option<ExitStatus> {
 struct Running {
     attempt: u32,
     slurm_id: u64,
-    metrics: PathBuf,
-    offset: u64,
-    partial: Vec<u8>,
-    started: bool,
-    last_iter: Option<u64>,
+    tail: MetricsTail,
     launched: Instant,
     /// Slurm said the job runs (its steps can take a signal).
     running: bool,
@@ -379,38 +375,6 @@ exec /bin/bash -c "$BLOX_COMMAND""#
         Ok((script, args))
     }
 
-    /// Read new metrics lines of a launch.
-    fn read_metrics(run: &mut Running) {
-        let Ok(mut f) = fs::File::open(&run.metrics) else {
-            return;
-        };
-        if f.seek(SeekFrom::Start(run.offset)).is_err() {
-            return;
-        }
-        let mut buf = Vec::new();
-        if f.read_to_end(&mut buf).is_err() {
-            return;
-        }
-        run.offset += buf.len() as u64;
-        run.partial.extend_from_slice(&buf);
-        while let Some(nl) = run.partial.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = run.partial.drain(..=nl).collect();
-            let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line) else {
-                continue;
-            };
-            let attempt = v.get("attempt").and_then(|a| a.as_u64());
-            if attempt.is_some_and(|a| a != u64::from(run.attempt)) {
-                continue;
-            }
-            if v.get("event").and_then(|e| e.as_str()) == Some("started") {
-                run.started = true;
-            }
-            if let Some(i) = v.get("iter").and_then(|i| i.as_u64()) {
-                run.last_iter = Some(i);
-            }
-        }
-    }
-
     /// Slurm's state word of every queued job, by (leader) job id.
     fn queue() -> Result<BTreeMap<u64, String>, ExecError> {
         let text = run("squeue", &sv(&["-h", "-o", "%i|%T"]))?;
@@ -484,17 +448,12 @@ impl Executor for SlurmExecutor {
             .parse()
             .map_err(|_| err(job, "sbatch", format!("unexpected output `{}`", out.trim())))?;
         let metrics = dir.join("metrics.jsonl");
-        let offset = fs::metadata(&metrics).map(|m| m.len()).unwrap_or(0);
         self.running.insert(
             job,
             Running {
                 attempt: l.attempt,
                 slurm_id,
-                metrics,
-                offset,
-                partial: Vec::new(),
-                started: false,
-                last_iter: None,
+                tail: MetricsTail::from_end(metrics, l.attempt),
                 launched: Instant::now(),
                 running: false,
                 preempt: None,
@@ -533,22 +492,7 @@ impl Executor for SlurmExecutor {
             .to_string();
         let mut ended = Vec::new();
         for (&job, r) in &mut self.running {
-            let was_started = r.started;
-            let last = r.last_iter;
-            Self::read_metrics(r);
-            if r.started && !was_started {
-                out.push(ExecEvent::Started {
-                    job,
-                    attempt: r.attempt,
-                });
-            }
-            if let Some(i) = r.last_iter.filter(|&i| Some(i) != last) {
-                out.push(ExecEvent::Progress {
-                    job,
-                    attempt: r.attempt,
-                    iterations: i,
-                });
-            }
+            r.tail.poll(job, out);
             let Some(q) = &queue else {
                 continue;
             };
@@ -568,13 +512,13 @@ impl Executor for SlurmExecutor {
             let id = r.slurm_id.to_string();
             if let Some(grace) = r.preempt {
                 match r.signalled {
-                    None if !r.running && !r.started => {
+                    None if !r.running && !r.tail.started => {
                         // Still pending: nothing runs yet, cancel it outright.
                         Self::scancel(std::slice::from_ref(&id));
                         r.signalled = Some(Instant::now());
                         r.killed = true;
                     }
-                    None if r.started || r.launched.elapsed() >= START_WAIT => {
+                    None if r.tail.started || r.launched.elapsed() >= START_WAIT => {
                         Self::scancel(&[format!("--signal={sig}"), id]);
                         r.signalled = Some(Instant::now());
                     }
@@ -621,11 +565,7 @@ impl Executor for SlurmExecutor {
             Running {
                 attempt: l.attempt,
                 slurm_id,
-                metrics: dir.join("metrics.jsonl"),
-                offset: 0,
-                partial: Vec::new(),
-                started: false,
-                last_iter: None,
+                tail: MetricsTail::new(dir.join("metrics.jsonl"), 0, l.attempt),
                 launched: Instant::now(),
                 running: false,
                 preempt: None,
