@@ -39,6 +39,7 @@ use std::str::FromStr;
 /// assert_eq!(p, PolicyConfig::TiresiasWith(TiresiasParams {
 ///     thresholds: vec![1000.0, 10_000.0],
 ///     starvation: Some(2.0),
+///     gittins: None,
 /// }));
 /// assert_eq!(p.to_string(), "tiresias:thresholds=1000/10000,starvation=2");
 /// assert_eq!(p.to_string().parse::<PolicyConfig>().unwrap(), p);
@@ -87,6 +88,9 @@ pub struct TiresiasParams {
     pub thresholds: Vec<f64>,
     /// Starvation multiplier; `None` (the default) disables promotion.
     pub starvation: Option<f64>,
+    /// Gittins-index variant: order jobs within a queue by their Gittins index with this
+    /// quantum Δ in GPU-seconds (Tiresias-G); `None` (the default) keeps FIFO within a queue.
+    pub gittins: Option<f64>,
 }
 
 impl Default for TiresiasParams {
@@ -94,6 +98,7 @@ impl Default for TiresiasParams {
         TiresiasParams {
             thresholds: vec![TIRESIAS_THRESHOLD],
             starvation: None,
+            gittins: None,
         }
     }
 }
@@ -133,6 +138,8 @@ enum PolicyConfigRepr {
         thresholds: Vec<f64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         starvation: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gittins: Option<f64>,
     },
     Optimus {
         #[serde(default = "default_p", skip_serializing_if = "is_default_p")]
@@ -178,9 +185,11 @@ impl TryFrom<PolicyConfigRepr> for PolicyConfig {
             PolicyConfigRepr::Tiresias {
                 thresholds,
                 starvation,
+                gittins,
             } => PolicyConfig::tiresias(TiresiasParams {
                 thresholds,
                 starvation,
+                gittins,
             }),
             PolicyConfigRepr::Optimus { parallel_fraction } => {
                 PolicyConfig::optimus(OptimusParams { parallel_fraction })
@@ -204,6 +213,7 @@ impl From<PolicyConfig> for PolicyConfigRepr {
             PolicyConfig::TiresiasWith(p) => PolicyConfigRepr::Tiresias {
                 thresholds: p.thresholds,
                 starvation: p.starvation,
+                gittins: p.gittins,
             },
             PolicyConfig::Optimus => PolicyConfig::OptimusWith(OptimusParams::default()).into(),
             PolicyConfig::OptimusWith(p) => PolicyConfigRepr::Optimus {
@@ -274,7 +284,10 @@ impl PolicyConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         match self {
             PolicyConfig::TiresiasWith(p) => {
-                Tiresias::new(p.thresholds.clone(), p.starvation)?;
+                let t = Tiresias::new(p.thresholds.clone(), p.starvation)?;
+                if let Some(delta) = p.gittins {
+                    t.with_gittins(delta)?;
+                }
             }
             PolicyConfig::OptimusWith(p) => {
                 Amdahl::new(p.parallel_fraction)
@@ -297,7 +310,11 @@ impl PolicyConfig {
             PolicyConfig::Tiresias => Box::new(Tiresias::default()),
             PolicyConfig::TiresiasWith(p) => {
                 self.exact_only(env)?;
-                Box::new(Tiresias::new(p.thresholds.clone(), p.starvation)?)
+                let t = Tiresias::new(p.thresholds.clone(), p.starvation)?;
+                Box::new(match p.gittins {
+                    Some(delta) => t.with_gittins(delta)?,
+                    None => t,
+                })
             }
             PolicyConfig::Optimus if blox => Box::new(self.blox_optimus(env)?),
             PolicyConfig::Optimus => Box::new(Optimus::with_model(Amdahl::default())),
@@ -386,7 +403,7 @@ impl FromStr for PolicyConfig {
         let keys: &[&str] = match name {
             "fifo" | "las" | "srtf" | "themis" => &[],
             "sjf" => &["preemptive"],
-            "tiresias" => &["thresholds", "queues", "threshold", "starvation"],
+            "tiresias" => &["thresholds", "queues", "threshold", "starvation", "gittins"],
             "optimus" => &["parallel_fraction"],
             "gavel" => &["solver"],
             other => {
@@ -489,9 +506,17 @@ impl FromStr for PolicyConfig {
                         .map(|i| first * 10f64.powi(i as i32))
                         .collect()
                 };
+                let gittins = match get("gittins") {
+                    None | Some("false") | Some("off") => None,
+                    Some("true") | Some("on") => {
+                        Some(thresholds.first().copied().unwrap_or(TIRESIAS_THRESHOLD))
+                    }
+                    Some(v) => Some(parse_num(&what("gittins"), v)?),
+                };
                 PolicyConfig::tiresias(TiresiasParams {
                     thresholds,
                     starvation,
+                    gittins,
                 })
             }
         };
@@ -521,6 +546,9 @@ impl fmt::Display for PolicyConfig {
                 if let Some(k) = p.starvation {
                     write!(f, ",starvation={k}")?;
                 }
+                if let Some(d) = p.gittins {
+                    write!(f, ",gittins={d}")?;
+                }
                 Ok(())
             }
             PolicyConfig::OptimusWith(p) => write!(f, ":parallel_fraction={}", p.parallel_fraction),
@@ -547,10 +575,12 @@ mod tests {
             PolicyConfig::TiresiasWith(TiresiasParams {
                 thresholds: vec![100.0, 1000.5],
                 starvation: Some(1.5),
+                gittins: None,
             }),
             PolicyConfig::TiresiasWith(TiresiasParams {
                 thresholds: vec![],
                 starvation: None,
+                gittins: None,
             }),
             PolicyConfig::Optimus,
             PolicyConfig::OptimusWith(OptimusParams {
@@ -629,15 +659,38 @@ mod tests {
             p("tiresias:queues=3").unwrap(),
             PolicyConfig::TiresiasWith(TiresiasParams {
                 thresholds: vec![3600.0, 36_000.0],
-                starvation: None
+                starvation: None,
+                gittins: None,
             })
         );
         assert_eq!(
             p("tiresias:thresholds=10/20,starvation=0").unwrap(),
             PolicyConfig::TiresiasWith(TiresiasParams {
                 thresholds: vec![10.0, 20.0],
-                starvation: None
+                starvation: None,
+                gittins: None,
             })
+        );
+        let g = p("tiresias:gittins=true").unwrap();
+        assert_eq!(
+            g,
+            PolicyConfig::TiresiasWith(TiresiasParams {
+                gittins: Some(3600.0),
+                ..TiresiasParams::default()
+            })
+        );
+        assert_eq!(g.to_string().parse::<PolicyConfig>().unwrap(), g);
+        let json = serde_json::to_string(&g).unwrap();
+        assert_eq!(serde_json::from_str::<PolicyConfig>(&json).unwrap(), g);
+        assert!(p("tiresias:gittins=-5").is_err());
+        let env = PolicyEnv::new(Semantics::Exact, None);
+        assert_eq!(
+            p("tiresias:gittins=1800")
+                .unwrap()
+                .build(&env)
+                .unwrap()
+                .name(),
+            "tiresias-g"
         );
         assert_eq!(
             p("optimus:parallel_fraction=0.95").unwrap(),

@@ -23,8 +23,17 @@ pub const TIRESIAS_THRESHOLD: f64 = 3600.0;
 /// The policy keeps per-job state (service at the last promotion, when it was last seen
 /// running) in a vector indexed by [`JobId`]; it is updated at every call, so a call at the same
 /// time with the same table is idempotent. "Last seen running" is sampled at each decision, so a
-/// wait is measured to the round granularity. The Gittins-index variant of the paper is not
-/// implemented.
+/// wait is measured to the round granularity.
+///
+/// **Gittins-index variant** (Tiresias-G, [`Tiresias::with_gittins`]): within a queue, jobs are
+/// ordered by their Gittins index, highest first, instead of by arrival. With `S` the
+/// distribution of job service demand (GPU-seconds: requested GPUs × work) and a quantum `Δ`,
+/// a job that has received `a` GPU-seconds has index
+/// `G(a) = P(S − a ≤ Δ | S > a) / E[min(S − a, Δ) | S > a]`: the chance of finishing within the
+/// next quantum per unit of service spent trying (Gittins 1979; Tiresias §4.2, which uses a
+/// static Δ). The distribution is learned online from every job the policy has seen (their
+/// service demands, not their progress); a job past every sample gets index 0. Ties in the
+/// index break by the lowest id.
 ///
 /// Cost per round: O(n log n + n log K) for n active jobs and K queues.
 ///
@@ -58,6 +67,50 @@ pub struct Tiresias {
     starvation: Option<f64>,
     state: Vec<JobState>,
     buf: ClassKeyBuf,
+    gittins: Option<GittinsDist>,
+}
+
+/// The learned service distribution of the Gittins-index variant.
+#[derive(Clone, Debug)]
+struct GittinsDist {
+    delta: f64,
+    /// Service demands seen (GPU-seconds), unsorted.
+    seen: Vec<f64>,
+    /// A sorted snapshot of `seen` and its prefix sums, rebuilt when `seen` has grown by an
+    /// eighth (amortised O(log n) per job).
+    sorted: Vec<f64>,
+    prefix: Vec<f64>,
+}
+
+impl GittinsDist {
+    fn learn(&mut self, service: f64) {
+        self.seen.push(service);
+        if self.seen.len() > self.sorted.len() + self.sorted.len() / 8 {
+            self.sorted.clone_from(&self.seen);
+            self.sorted.sort_by(f64::total_cmp);
+            self.prefix.clear();
+            self.prefix.push(0.0);
+            let mut acc = 0.0;
+            for &x in &self.sorted {
+                acc += x;
+                self.prefix.push(acc);
+            }
+        }
+    }
+
+    /// `G(a)` over the snapshot; 0 past every sample.
+    fn index(&self, a: f64) -> f64 {
+        let lo = self.sorted.partition_point(|&x| x <= a);
+        let hi = self.sorted.partition_point(|&x| x <= a + self.delta);
+        let within = (hi - lo) as f64;
+        let above = (self.sorted.len() - hi) as f64;
+        let spent = (self.prefix[hi] - self.prefix[lo]) - within * a + above * self.delta;
+        if lo == self.sorted.len() || spent <= 0.0 {
+            0.0
+        } else {
+            within / spent
+        }
+    }
 }
 
 /// What Tiresias remembers of a job.
@@ -69,6 +122,10 @@ struct JobState {
     last_run: Option<Time>,
     /// Its queue at the last call.
     queue: u32,
+    /// Its service at the last call (GPU-seconds since the last promotion).
+    service: f64,
+    /// Whether its demand is in the learned distribution.
+    learned: bool,
 }
 
 impl Default for Tiresias {
@@ -78,6 +135,7 @@ impl Default for Tiresias {
             starvation: None,
             state: Vec::new(),
             buf: ClassKeyBuf::new(),
+            gittins: None,
         }
     }
 }
@@ -112,6 +170,28 @@ impl Tiresias {
             starvation,
             ..Tiresias::default()
         })
+    }
+
+    /// The Gittins-index variant with quantum `delta` GPU-seconds (positive and finite); see
+    /// the type's docs.
+    pub fn with_gittins(mut self, delta: f64) -> Result<Self, ConfigError> {
+        if !(delta.is_finite() && delta > 0.0) {
+            return Err(ConfigError::new(format!(
+                "tiresias: Gittins quantum {delta} is not a positive number of GPU-seconds"
+            )));
+        }
+        self.gittins = Some(GittinsDist {
+            delta,
+            seen: Vec::new(),
+            sorted: Vec::new(),
+            prefix: vec![0.0],
+        });
+        Ok(self)
+    }
+
+    /// The Gittins quantum, when the Gittins-index variant is on.
+    pub fn gittins_delta(&self) -> Option<f64> {
+        self.gittins.as_ref().map(|g| g.delta)
     }
 
     /// The queue thresholds, in GPU-seconds.
@@ -157,6 +237,11 @@ impl Tiresias {
             }
         }
         st.queue = queue;
+        st.service = service;
+        if let (Some(g), false) = (self.gittins.as_mut(), st.learned) {
+            st.learned = true;
+            g.learn(job.spec.work_s * n);
+        }
         queue
     }
 }
@@ -164,15 +249,36 @@ impl Tiresias {
 impl SchedulingPolicy for Tiresias {
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
         let mut buf = std::mem::take(&mut self.buf);
-        order_by_class_key(ctx, &mut buf, out, |j| ClassKey {
-            class: u64::from(self.update(j, ctx.now, ctx.semantics)),
-            value: j.arrival().as_millis() as f64,
-        });
+        if self.gittins.is_some() {
+            // Learn every job's demand and update queues first, so all indices of a round come
+            // from the same distribution.
+            for j in ctx.jobs.iter() {
+                self.update(j, ctx.now, ctx.semantics);
+            }
+            let g = self.gittins.as_ref().expect("checked above");
+            let state = &self.state;
+            order_by_class_key(ctx, &mut buf, out, |j| {
+                let st = &state[j.id.index()];
+                ClassKey {
+                    class: u64::from(st.queue),
+                    value: -g.index(st.service),
+                }
+            });
+        } else {
+            order_by_class_key(ctx, &mut buf, out, |j| ClassKey {
+                class: u64::from(self.update(j, ctx.now, ctx.semantics)),
+                value: j.arrival().as_millis() as f64,
+            });
+        }
         self.buf = buf;
     }
 
     fn name(&self) -> String {
-        "tiresias".into()
+        if self.gittins.is_some() {
+            "tiresias-g".into()
+        } else {
+            "tiresias".into()
+        }
     }
 }
 
@@ -256,10 +362,54 @@ mod tests {
         assert_eq!(order(&mut p, &later), vec![1, 0]);
     }
 
+    #[test]
+    fn gittins_index_by_hand() {
+        // Demands {100, 100, 100, 10000} GPU-s, quantum 200.
+        let mut g = GittinsDist {
+            delta: 200.0,
+            seen: Vec::new(),
+            sorted: Vec::new(),
+            prefix: vec![0.0],
+        };
+        for x in [10_000.0, 100.0, 100.0, 100.0] {
+            g.learn(x);
+        }
+        assert_eq!(g.sorted, vec![100.0, 100.0, 100.0, 10_000.0]);
+        // a = 0: 3 of 4 end within 200; service spent 3 x 100 + 1 x 200 = 500.
+        assert_eq!(g.index(0.0), 3.0 / 500.0);
+        // a = 50: 3 of 4 end within 250; spent 3 x 50 + 200 = 350.
+        assert_eq!(g.index(50.0), 3.0 / 350.0);
+        // a = 150: only the long job is left; it will not end within 200.
+        assert_eq!(g.index(150.0), 0.0);
+        // Past every sample.
+        assert_eq!(g.index(20_000.0), 0.0);
+    }
+
+    #[test]
+    fn gittins_orders_within_a_queue_by_index_not_arrival() {
+        // All four in the top queue (< 3600 GPU-s). FIFO gives 0, 1, 2, 3. With the learned
+        // demands {10000, 100, 100, 100} and quantum 200: job 1 (50 served) has the best
+        // chance to finish soon, then jobs 2 and 3 (nothing served; tie by id); job 0 (150
+        // served) can only be the long one: index 0.
+        let t = Table::new(8)
+            .job(0, 1, 10_000.0)
+            .served(150.0, 150.0)
+            .job(10, 1, 100.0)
+            .served(50.0, 50.0)
+            .job(20, 1, 100.0)
+            .job(30, 1, 100.0);
+        assert_eq!(order(&mut Tiresias::default(), &t), vec![0, 1, 2, 3]);
+        let mut g = Tiresias::default().with_gittins(200.0).unwrap();
+        assert_eq!(order(&mut g, &t), vec![1, 2, 3, 0]);
+        assert_eq!(g.name(), "tiresias-g");
+        assert!(Tiresias::default().with_gittins(0.0).is_err());
+    }
+
     proptest! {
         #[test]
         fn invariants(t in crate::testing::tables()) {
             check_ordering_policy(Tiresias::default, &t)?;
+            check_ordering_policy(|| Tiresias::default().with_gittins(1800.0).unwrap(), &t)?;
             check_ordering_policy(|| Tiresias::new(vec![500.0, 5000.0], Some(0.5)).unwrap(), &t)?;
         }
     }
