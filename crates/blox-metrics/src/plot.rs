@@ -52,6 +52,34 @@ impl From<io::Error> for PlotError {
     }
 }
 
+/// A series' legend entry: its label, marked when it has no data.
+fn legend_label(label: &str, empty: bool) -> String {
+    if empty {
+        format!("{label} (no data)")
+    } else {
+        label.to_string()
+    }
+}
+
+/// The legend box every plot draws.
+fn draw_legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), PlotError>
+where
+    DB: DrawingBackend + 'a,
+    CT: CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 16))
+        .draw()
+        .map_err(draw_err)
+}
+
 fn draw_err<E: fmt::Display>(e: E) -> PlotError {
     PlotError::Draw(e.to_string())
 }
@@ -230,24 +258,13 @@ pub fn plot_jct_cdf(
                     .draw_series(LineSeries::new(cdf_staircase(v), c.stroke_width(2)))
                     .map_err(draw_err)?
             };
-            let name = if v.is_empty() {
-                format!("{label} (no data)")
-            } else {
-                label.clone()
-            };
-            anno.label(name).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(2))
-            });
+            anno.label(legend_label(label, v.is_empty()))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(2))
+                });
         }
         if !data.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 16))
-                .draw()
-                .map_err(draw_err)?;
+            draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         }
         Ok(())
     })
@@ -423,24 +440,13 @@ pub fn plot_jct_vs_load(
                     .draw_series(LineSeries::new(v.iter().copied(), c.stroke_width(2)))
                     .map_err(draw_err)?
             };
-            let name = if v.is_empty() {
-                format!("{label} (no data)")
-            } else {
-                label.clone()
-            };
-            anno.label(name).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(2))
-            });
+            anno.label(legend_label(label, v.is_empty()))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(2))
+                });
         }
         if !data.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 16))
-                .draw()
-                .map_err(draw_err)?;
+            draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         }
         Ok(())
     })

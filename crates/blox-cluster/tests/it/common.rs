@@ -239,3 +239,20 @@ pub(crate) fn attempts(state: &Path, id: u32) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
+
+/// Check a job's attempts (from [`attempts`]): every later attempt resumes, and starts no earlier
+/// than the one before; return how many started past iteration 0 (from a checkpoint).
+pub(crate) fn resumes_from_checkpoint(id: u32, a: &[serde_json::Value]) -> u32 {
+    let mut resumed = 0;
+    for w in a.windows(2) {
+        assert_eq!(w[1]["resume"], true, "job {id}: a later attempt resumes");
+        assert!(
+            w[1]["start"].as_u64() >= w[0]["start"].as_u64(),
+            "job {id} went backwards"
+        );
+        if w[1]["start"].as_u64() > Some(0) {
+            resumed += 1;
+        }
+    }
+    resumed
+}

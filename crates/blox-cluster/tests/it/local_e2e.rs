@@ -1,7 +1,9 @@
 //! Local backend end to end: 8 stub jobs on 2 fake nodes x 2 GPUs, LAS, 2-second rounds, a
 //! server crash and restart in the middle.
 
-use crate::common::{attempts, live_job_groups, read_jobs_csv, serial, Server, TempDir};
+use crate::common::{
+    attempts, live_job_groups, read_jobs_csv, resumes_from_checkpoint, serial, Server, TempDir,
+};
 use blox_cluster::{JobState, Store};
 use std::time::{Duration, Instant};
 
@@ -116,21 +118,7 @@ fn local_backend_preempts_resumes_and_survives_a_restart() {
                 .count() as u32;
             assert!(visible <= r.n_gpus);
         }
-        for w in a.windows(2) {
-            assert_eq!(
-                w[1]["resume"], true,
-                "job {}: a later attempt resumes",
-                r.id
-            );
-            assert!(
-                w[1]["start"].as_u64() >= w[0]["start"].as_u64(),
-                "job {} went backwards",
-                r.id
-            );
-            if w[1]["start"].as_u64() > Some(0) {
-                resumed_from_checkpoint += 1;
-            }
-        }
+        resumed_from_checkpoint += resumes_from_checkpoint(r.id, &a);
     }
     assert!(
         resumed_from_checkpoint > 0,

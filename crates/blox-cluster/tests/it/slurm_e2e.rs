@@ -7,7 +7,7 @@
 //! preempted jobs resume from their checkpoint, one node is set DOWN mid-run (its jobs are lost
 //! and requeued) and resumed, and every job completes.
 
-use crate::common::{attempts, read_jobs_csv, serial, Server, TempDir};
+use crate::common::{attempts, read_jobs_csv, resumes_from_checkpoint, serial, Server, TempDir};
 use blox_cluster::{JobState, Store};
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -249,21 +249,7 @@ fn slurm_backend_pins_preempts_resumes_and_requeues() {
             );
             checked += 1;
         }
-        for w in a.windows(2) {
-            assert_eq!(
-                w[1]["resume"], true,
-                "job {}: a later attempt resumes",
-                r.id
-            );
-            assert!(
-                w[1]["start"].as_u64() >= w[0]["start"].as_u64(),
-                "job {} went backwards",
-                r.id
-            );
-            if w[1]["start"].as_u64() > Some(0) {
-                resumed_from_checkpoint += 1;
-            }
-        }
+        resumed_from_checkpoint += resumes_from_checkpoint(r.id, &a);
     }
     assert!(
         checked >= 8,
