@@ -12,12 +12,24 @@
 //!   jobs elastic) on 128 GPUs; one cold solve of Gavel's max-min LP (`max_min_lp`, one GPU
 //!   type, reduced by symmetry to the distinct GPU counts) for 1,000 jobs on 128 GPUs; and the
 //!   worst case, two GPU types with a distinct throughput row per job (nothing reduces).
+//! - `allocate/gavel-hetero-lp-solve/1000`: one cold solve of Gavel's heterogeneity-aware LP
+//!   (`max_min_lp`) for 1,000 jobs on 3 GPU types (36 V100, 36 P100, 36 K80, Gavel's simulated
+//!   cluster). Each job is one of 26 job types of Gavel's trace (ResNet-18, ResNet-50,
+//!   Transformer, LM, Recommendation at 4-5 batch sizes, CycleGAN, A3C) at its GPU count (1, 2,
+//!   4 or 8), with made-up but plausible throughputs (V100 1.5-4x the K80, the P100 in between,
+//!   scaling a little worse on faster GPUs); the rows are the speed factors against the V100, as
+//!   `Gavel` builds them, so the LP reduces to at most 26 x 4 classes.
+//! - `round/{gavel-hetero,gavel-hetero-recompute}/1000`: one `Gavel::schedule` call with that
+//!   throughput table on that cluster (9 x 4 of each type), on the `order` job table of 1,000
+//!   jobs with a job type each: in steady state (same active set, no LP solve; the per-(job,
+//!   type) priority walk), and with a fresh policy every call (LP solve plus walk: the round
+//!   cost when the active set changes every round).
 //!
 //! Randomness comes from named streams of one `Seed`, so every run benchmarks the same inputs.
 
 use blox_core::{
-    Cluster, ClusterSpec, Ctx, GpuId, Job, JobId, JobSpec, JobTable, Schedule, SchedulingPolicy,
-    Seed, Semantics, Time, PRIORITY_STARVED,
+    Cluster, ClusterSpec, Ctx, GpuId, GpuTypeId, Job, JobId, JobSpec, JobTable, Schedule,
+    SchedulingPolicy, Seed, Semantics, ThroughputTable, Time, PRIORITY_STARVED,
 };
 use blox_policies::{
     max_min_lp, Fifo, Gavel, Las, MaxMinSolver, Optimus, Sjf, Srtf, Themis, Tiresias,
@@ -25,6 +37,7 @@ use blox_policies::{
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
+use std::sync::Arc;
 use std::time::Duration;
 
 const SEED: Seed = Seed(2024);
@@ -57,6 +70,94 @@ fn job_table(n: usize) -> JobTable {
         table.push(job);
     }
     table
+}
+
+/// The heterogeneous cluster: 36 GPUs each of V100, P100 and K80 (Gavel's simulated cluster).
+const HETERO_CLUSTER: &str = "9x4:v100,9x4:p100,9x4:k80";
+
+/// Gavel's job types (model and batch size, named as in its traces) with made-up throughputs:
+/// (model, batch sizes, V100 and P100 speed-up over the K80 at the smallest batch size).
+/// Larger batches gain a little more from the faster GPUs.
+const JOB_TYPES: [(&str, &[u32], f64, f64); 7] = [
+    ("ResNet-18", &[16, 32, 64, 128, 256], 2.2, 1.5),
+    ("ResNet-50", &[16, 32, 64, 128], 3.6, 2.0),
+    ("Transformer", &[16, 32, 64, 128, 256], 3.0, 1.8),
+    ("LM", &[5, 10, 20, 40, 80], 2.4, 1.6),
+    ("Recommendation", &[512, 1024, 2048, 4096, 8192], 1.6, 1.3),
+    ("CycleGAN", &[1], 3.8, 2.1),
+    ("A3C", &[4], 1.5, 1.2),
+];
+
+/// The names of the job types of [`JOB_TYPES`] (26).
+fn job_type_names() -> Vec<String> {
+    JOB_TYPES
+        .iter()
+        .flat_map(|&(model, batches, _, _)| {
+            batches
+                .iter()
+                .map(move |b| format!("{model} (batch size {b})"))
+        })
+        .collect()
+}
+
+/// Throughputs (iterations per second) of every job type at 1, 2, 4 and 8 GPUs on each type:
+/// K80 rate x speed-up x GPUs x efficiency^log2(GPUs), the efficiency lower on faster GPUs
+/// (communication weighs more when compute is faster).
+fn throughput_table() -> ThroughputTable {
+    let mut table = ThroughputTable::new();
+    for &(model, batches, v100, p100) in &JOB_TYPES {
+        for (b, batch) in batches.iter().enumerate() {
+            let name = format!("{model} (batch size {batch})");
+            let k80_rate = 20.0 / (1.0 + b as f64);
+            let growth = 1.0 + 0.03 * b as f64;
+            for (ty, speedup, efficiency) in [
+                ("v100", v100 * growth, 0.90),
+                ("p100", p100 * (1.0 + 0.02 * b as f64), 0.93),
+                ("k80", 1.0, 0.96),
+            ] {
+                for (log2, scale) in [1, 2, 4, 8].into_iter().enumerate() {
+                    let rate =
+                        k80_rate * speedup * f64::from(scale) * f64::powi(efficiency, log2 as i32);
+                    table.insert(ty, &name, scale, rate);
+                }
+            }
+        }
+    }
+    table
+}
+
+/// [`job_table`] with a job type of [`JOB_TYPES`] drawn for each job.
+fn hetero_job_table(n: usize) -> JobTable {
+    let names: Vec<Arc<str>> = job_type_names().into_iter().map(Arc::from).collect();
+    let mut rng = SEED.stream("bench/policies/job-types");
+    let mut table = job_table(n);
+    for job in table.iter_mut() {
+        job.spec.model = Some(names[rng.below(names.len() as u64) as usize].clone());
+    }
+    table
+}
+
+/// Gavel's throughput rows for `jobs` on `cluster`: each job's speed factor on each type against
+/// the V100, and the GPUs of each type.
+fn gavel_rows(
+    table: &ThroughputTable,
+    cluster: &Cluster,
+    jobs: &JobTable,
+) -> (Vec<Vec<f64>>, Vec<u32>, Vec<u32>) {
+    let types = (0..cluster.n_gpu_types()).map(|k| GpuTypeId(k as u32));
+    let rows = jobs
+        .iter()
+        .map(|j| {
+            let model = j.spec.model.as_deref().expect("every job has a type");
+            types
+                .clone()
+                .map(|k| table.speed_factor(model, j.n_gpus(), cluster.gpu_type_name(k), "v100"))
+                .collect()
+        })
+        .collect();
+    let scale = jobs.iter().map(Job::n_gpus).collect();
+    let capacity = types.map(|k| cluster.gpus_of_type(k)).collect();
+    (rows, scale, capacity)
 }
 
 fn ctx_at<'a>(cluster: &'a Cluster, jobs: &'a JobTable) -> Ctx<'a> {
@@ -175,6 +276,60 @@ fn allocate(c: &mut Criterion) {
             });
         },
     );
+    // Three GPU types, jobs of Gavel's 26 job types at 4 scale factors.
+    let cluster: Cluster = Cluster::new(HETERO_CLUSTER.parse().expect("a valid cluster"));
+    let jobs = hetero_job_table(1_000);
+    let (rows, scale, capacity) = gavel_rows(&throughput_table(), &cluster, &jobs);
+    let sol = max_min_lp(&rows, &scale, &capacity).expect("the LP solves");
+    assert!(sol.min_share > 0.0);
+    group.bench_function(BenchmarkId::new("gavel-hetero-lp-solve", jobs.len()), |b| {
+        b.iter(|| {
+            let sol = max_min_lp(black_box(&rows), black_box(&scale), black_box(&capacity));
+            black_box(sol.map(|s| s.min_share).unwrap_or_default())
+        });
+    });
+    group.finish();
+}
+
+fn round(c: &mut Criterion) {
+    let cluster: Cluster = Cluster::new(HETERO_CLUSTER.parse().expect("a valid cluster"));
+    let jobs = hetero_job_table(1_000);
+    let ctx = ctx_at(&cluster, &jobs);
+    let table = Arc::new(throughput_table());
+    let gavel = || Gavel::default().with_throughputs(Arc::clone(&table), "v100");
+    let mut group = c.benchmark_group("round");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+    // The policy's allocation is the LP's on the rows built here.
+    let mut policy = gavel();
+    let mut out = Schedule::default();
+    policy.schedule(&ctx, &mut out);
+    let (rows, scale, capacity) = gavel_rows(&table, &cluster, &jobs);
+    let sol = max_min_lp(&rows, &scale, &capacity).expect("the LP solves");
+    assert_eq!(policy.n_types(), 3);
+    for (x, want) in policy.allocation_by_type().chunks(3).zip(&sol.fractions) {
+        for (a, b) in x.iter().zip(want) {
+            assert!((a - b.clamp(0.0, 1.0)).abs() < 1e-9, "{a} vs {b}");
+        }
+    }
+    assert!(
+        out.iter().all(|a| a.gpu_type.is_some()),
+        "every job is listed on a type"
+    );
+    bench_policy(&mut group, "gavel-hetero", &ctx, gavel());
+    // A fresh policy every call: the LP is solved before the walk.
+    group.bench_function(
+        BenchmarkId::new("gavel-hetero-recompute", jobs.len()),
+        |b| {
+            b.iter(|| {
+                out.clear();
+                gavel().schedule(black_box(&ctx), &mut out);
+                black_box(out.len())
+            });
+        },
+    );
     group.finish();
 }
 
@@ -184,5 +339,6 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     order(&mut c);
     allocate(&mut c);
+    round(&mut c);
     c.final_summary();
 }

@@ -1,13 +1,23 @@
 //! Clusters: their shape ([`ClusterSpec`]), the live GPU table ([`Cluster`]) and a scratch free
 //! map ([`FreeGpus`]) that placements work on.
+//!
+//! **GPU types.** Every node has one GPU type, named by a string (`v100`, `k80`, …;
+//! [`DEFAULT_GPU_TYPE`] when the description names none). The live [`Cluster`] numbers the
+//! distinct names densely ([`GpuTypeId`], in order of first appearance), and a placement can be
+//! asked to use one type only (see [`crate::Allocation::gpu_type`] and
+//! [`FreeGpus::restrict`]).
 
-use crate::ids::{GpuId, JobId, NodeId};
+use crate::ids::{GpuId, GpuTypeId, JobId, NodeId};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
 
-/// One node: its GPU count and the host resources Synergy-style placements share out.
+/// The GPU type of a node whose description names none.
+pub const DEFAULT_GPU_TYPE: &str = "gpu";
+
+/// One node: its GPU count and type, and the host resources Synergy-style placements share
+/// out.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodeSpec {
@@ -19,6 +29,9 @@ pub struct NodeSpec {
     /// Host memory in GB.
     #[serde(default = "NodeSpec::default_mem")]
     pub mem_gb: f64,
+    /// The type of the node's GPUs (e.g. `v100`); [`DEFAULT_GPU_TYPE`] by default.
+    #[serde(default = "NodeSpec::default_type")]
+    pub gpu_type: String,
 }
 
 impl NodeSpec {
@@ -28,14 +41,24 @@ impl NodeSpec {
     fn default_mem() -> f64 {
         250.0
     }
+    fn default_type() -> String {
+        DEFAULT_GPU_TYPE.to_owned()
+    }
 
-    /// A node with `gpus` GPUs and the default host resources.
+    /// A node with `gpus` GPUs of the default type and the default host resources.
     pub fn with_gpus(gpus: u32) -> Self {
         NodeSpec {
             gpus,
             cpus: Self::default_cpus(),
             mem_gb: Self::default_mem(),
+            gpu_type: Self::default_type(),
         }
+    }
+
+    /// The same node with GPUs of type `gpu_type`.
+    pub fn of_type(mut self, gpu_type: impl Into<String>) -> Self {
+        self.gpu_type = gpu_type.into();
+        self
     }
 }
 
@@ -60,6 +83,27 @@ impl ClusterSpec {
     pub fn total_gpus(&self) -> u32 {
         self.nodes.iter().map(|n| n.gpus).sum()
     }
+
+    /// The distinct GPU type names, in order of first appearance (the order of
+    /// [`GpuTypeId`]s).
+    pub fn gpu_types(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for n in &self.nodes {
+            if !out.contains(&n.gpu_type.as_str()) {
+                out.push(&n.gpu_type);
+            }
+        }
+        out
+    }
+
+    /// Total GPUs of the type named `gpu_type`.
+    pub fn gpus_of_type(&self, gpu_type: &str) -> u32 {
+        self.nodes
+            .iter()
+            .filter(|n| n.gpu_type == gpu_type)
+            .map(|n| n.gpus)
+            .sum()
+    }
 }
 
 /// Error for a cluster written as `NODESxGPUS`.
@@ -74,36 +118,65 @@ impl fmt::Display for ClusterParseError {
 
 impl std::error::Error for ClusterParseError {}
 
-/// Parses `NODESxGPUS`, e.g. `32x4`. Both numbers must be positive.
+/// Parses `NODESxGPUS[:TYPE]` groups separated by `,` or `+`, e.g. `32x4` (32 nodes of 4 GPUs
+/// of the default type) or `2x8:v100,4x4:k80` (two 8-GPU V100 nodes, then four 4-GPU K80
+/// nodes; `2x8:v100+4x4:k80` is the same, for lists that are themselves comma-separated). Both
+/// numbers must be positive; a type name is letters, digits, `-`, `_` and `.`.
 impl FromStr for ClusterSpec {
     type Err = ClusterParseError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = |why: &str| {
-            ClusterParseError(format!(
-                "invalid cluster `{s}`: {why} (expected NODESxGPUS, e.g. 32x4)"
-            ))
-        };
-        let (n, g) = s
-            .trim()
-            .split_once(['x', 'X'])
-            .ok_or_else(|| bad("no `x`"))?;
-        let n: u32 = n
-            .trim()
-            .parse()
-            .map_err(|_| bad("NODES is not a whole number"))?;
-        let g: u32 = g
-            .trim()
-            .parse()
-            .map_err(|_| bad("GPUS is not a whole number"))?;
-        if n == 0 || g == 0 {
-            return Err(bad(
-                "a cluster needs at least one node and one GPU per node",
-            ));
+        let mut nodes = Vec::new();
+        let mut total: u64 = 0;
+        for group in s.split([',', '+']) {
+            let bad = |why: &str| {
+                ClusterParseError(format!(
+                    "invalid cluster `{s}`: {why} (expected NODESxGPUS[:TYPE] groups separated \
+                     by `,` or `+`, e.g. 32x4 or 2x8:v100,4x4:k80)"
+                ))
+            };
+            let (shape, ty) = match group.trim().split_once(':') {
+                Some((shape, ty)) => (shape, Some(ty.trim())),
+                None => (group.trim(), None),
+            };
+            let (n, g) = shape
+                .trim()
+                .split_once(['x', 'X'])
+                .ok_or_else(|| bad(&format!("no `x` in `{}`", group.trim())))?;
+            let n: u32 = n
+                .trim()
+                .parse()
+                .map_err(|_| bad(&format!("NODES `{}` is not a whole number", n.trim())))?;
+            let g: u32 = g
+                .trim()
+                .parse()
+                .map_err(|_| bad(&format!("GPUS `{}` is not a whole number", g.trim())))?;
+            if n == 0 || g == 0 {
+                return Err(bad(
+                    "a cluster needs at least one node and one GPU per node",
+                ));
+            }
+            let ty = match ty {
+                None => DEFAULT_GPU_TYPE,
+                Some(t)
+                    if !t.is_empty()
+                        && t.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)) =>
+                {
+                    t
+                }
+                Some(t) => {
+                    return Err(bad(&format!(
+                        "GPU type `{t}` is not a name (letters, digits, `-`, `_`, `.`)"
+                    )))
+                }
+            };
+            total += u64::from(n) * u64::from(g);
+            if total > 1 << 24 {
+                return Err(bad("more than 16,777,216 GPUs"));
+            }
+            nodes.extend((0..n).map(|_| NodeSpec::with_gpus(g).of_type(ty)));
         }
-        if u64::from(n) * u64::from(g) > 1 << 24 {
-            return Err(bad("more than 16,777,216 GPUs"));
-        }
-        Ok(ClusterSpec::uniform(n, g))
+        Ok(ClusterSpec { nodes })
     }
 }
 
@@ -117,6 +190,10 @@ pub struct Cluster {
     owner: Vec<Option<JobId>>,
     node_free: Vec<u32>,
     free_total: u32,
+    type_names: Vec<String>,
+    node_type: Vec<GpuTypeId>,
+    type_total: Vec<u32>,
+    type_free: Vec<u32>,
 }
 
 impl Cluster {
@@ -131,6 +208,19 @@ impl Cluster {
         node_first_gpu.push(gpu_node.len() as u32);
         let node_free = spec.nodes.iter().map(|n| n.gpus).collect();
         let total = gpu_node.len() as u32;
+        let type_names: Vec<String> = spec.gpu_types().into_iter().map(str::to_owned).collect();
+        let node_type: Vec<GpuTypeId> = spec
+            .nodes
+            .iter()
+            .map(|n| {
+                let k = type_names.iter().position(|t| *t == n.gpu_type);
+                GpuTypeId(k.expect("every node's type is listed") as u32)
+            })
+            .collect();
+        let mut type_total = vec![0; type_names.len()];
+        for (n, t) in spec.nodes.iter().zip(&node_type) {
+            type_total[t.index()] += n.gpus;
+        }
         Cluster {
             spec,
             owner: vec![None; gpu_node.len()],
@@ -138,7 +228,52 @@ impl Cluster {
             node_first_gpu,
             node_free,
             free_total: total,
+            type_free: type_total.clone(),
+            type_total,
+            type_names,
+            node_type,
         }
+    }
+
+    /// Number of distinct GPU types (at least 1 for a cluster with nodes).
+    pub fn n_gpu_types(&self) -> usize {
+        self.type_names.len()
+    }
+
+    /// The name of a GPU type.
+    ///
+    /// # Panics
+    /// If the id is not one of this cluster's types.
+    pub fn gpu_type_name(&self, t: GpuTypeId) -> &str {
+        &self.type_names[t.index()]
+    }
+
+    /// The id of the type named `name`, if the cluster has it.
+    pub fn gpu_type_id(&self, name: &str) -> Option<GpuTypeId> {
+        self.type_names
+            .iter()
+            .position(|t| t == name)
+            .map(|k| GpuTypeId(k as u32))
+    }
+
+    /// The GPU type of a node.
+    pub fn node_type(&self, node: NodeId) -> GpuTypeId {
+        self.node_type[node.index()]
+    }
+
+    /// The GPU type of a GPU.
+    pub fn gpu_type(&self, gpu: GpuId) -> GpuTypeId {
+        self.node_type[self.gpu_node[gpu.index()].index()]
+    }
+
+    /// GPUs of a type in the whole cluster.
+    pub fn gpus_of_type(&self, t: GpuTypeId) -> u32 {
+        self.type_total[t.index()]
+    }
+
+    /// Free GPUs of a type.
+    pub fn free_of_type(&self, t: GpuTypeId) -> u32 {
+        self.type_free[t.index()]
     }
 
     /// The cluster's shape.
@@ -192,6 +327,8 @@ impl Cluster {
             free: self.owner.iter().map(Option::is_none).collect(),
             node_free: self.node_free.clone(),
             free_total: self.free_total,
+            type_free: self.type_free.clone(),
+            only: None,
             layout: self,
         }
     }
@@ -205,7 +342,9 @@ impl Cluster {
             let slot = &mut self.owner[g.index()];
             assert!(slot.is_none(), "GPU {g} allocated twice");
             *slot = Some(job);
-            self.node_free[self.gpu_node[g.index()].index()] -= 1;
+            let node = self.gpu_node[g.index()].index();
+            self.node_free[node] -= 1;
+            self.type_free[self.node_type[node].index()] -= 1;
         }
         self.free_total -= gpus.len() as u32;
     }
@@ -215,7 +354,9 @@ impl Cluster {
         for &g in gpus {
             let slot = &mut self.owner[g.index()];
             if slot.take().is_some() {
-                self.node_free[self.gpu_node[g.index()].index()] += 1;
+                let node = self.gpu_node[g.index()].index();
+                self.node_free[node] += 1;
+                self.type_free[self.node_type[node].index()] += 1;
                 self.free_total += 1;
             }
         }
@@ -224,23 +365,50 @@ impl Cluster {
 
 /// A placement's scratch copy of the free map: free and occupy GPUs while planning, without
 /// touching the live cluster.
+///
+/// A plan can be **restricted** to one GPU type ([`FreeGpus::restrict`]): while it is, GPUs of
+/// other types read as taken (`is_free`, `free_on_node`, `free_of_node` and `total_free` see
+/// only that type), so any placement written against these accessors places on that type
+/// only. Occupying and releasing always work on every GPU.
 #[derive(Clone, Debug)]
 pub struct FreeGpus<'a> {
     free: Vec<bool>,
     node_free: Vec<u32>,
     free_total: u32,
+    type_free: Vec<u32>,
+    only: Option<GpuTypeId>,
     layout: &'a Cluster,
 }
 
 impl FreeGpus<'_> {
-    /// Whether a GPU is free in the plan.
-    pub fn is_free(&self, gpu: GpuId) -> bool {
-        self.free[gpu.index()]
+    /// Whether a node is visible under the current restriction.
+    fn visible(&self, node: NodeId) -> bool {
+        self.only
+            .map_or(true, |t| self.layout.node_type[node.index()] == t)
     }
 
-    /// Free GPUs on a node in the plan.
+    /// See only GPUs of type `t` (`None`: every type) until the next call.
+    pub fn restrict(&mut self, t: Option<GpuTypeId>) {
+        self.only = t;
+    }
+
+    /// The current restriction.
+    pub fn restriction(&self) -> Option<GpuTypeId> {
+        self.only
+    }
+
+    /// Whether a GPU is free in the plan (and of the restricted type, if any).
+    pub fn is_free(&self, gpu: GpuId) -> bool {
+        self.free[gpu.index()] && self.visible(self.layout.gpu_node[gpu.index()])
+    }
+
+    /// Free GPUs on a node in the plan (0 for a node of another type than the restriction).
     pub fn free_on_node(&self, node: NodeId) -> u32 {
-        self.node_free[node.index()]
+        if self.visible(node) {
+            self.node_free[node.index()]
+        } else {
+            0
+        }
     }
 
     /// Number of nodes.
@@ -248,19 +416,24 @@ impl FreeGpus<'_> {
         self.node_free.len()
     }
 
-    /// Free GPUs of a node in ascending id order.
+    /// Free GPUs of a node in ascending id order (none for a node of another type than the
+    /// restriction).
     pub fn free_of_node(&self, node: NodeId) -> impl Iterator<Item = GpuId> + '_ {
-        self.layout
-            .gpus_of(node)
-            .filter(move |&g| self.free[g as usize])
-            .map(GpuId)
+        let range = if self.visible(node) {
+            self.layout.gpus_of(node)
+        } else {
+            0..0
+        };
+        range.filter(move |&g| self.free[g as usize]).map(GpuId)
     }
 
     /// Mark GPUs used in the plan.
     pub fn occupy(&mut self, gpus: &[GpuId]) {
         for &g in gpus {
             if std::mem::replace(&mut self.free[g.index()], false) {
-                self.node_free[self.layout.gpu_node[g.index()].index()] -= 1;
+                let node = self.layout.gpu_node[g.index()].index();
+                self.node_free[node] -= 1;
+                self.type_free[self.layout.node_type[node].index()] -= 1;
                 self.free_total -= 1;
             }
         }
@@ -270,15 +443,25 @@ impl FreeGpus<'_> {
     pub fn release(&mut self, gpus: &[GpuId]) {
         for &g in gpus {
             if !std::mem::replace(&mut self.free[g.index()], true) {
-                self.node_free[self.layout.gpu_node[g.index()].index()] += 1;
+                let node = self.layout.gpu_node[g.index()].index();
+                self.node_free[node] += 1;
+                self.type_free[self.layout.node_type[node].index()] += 1;
                 self.free_total += 1;
             }
         }
     }
 
-    /// Total free GPUs in the plan.
+    /// Total free GPUs in the plan (of the restricted type, if any).
     pub fn total_free(&self) -> u32 {
-        self.free_total
+        match self.only {
+            Some(t) => self.type_free[t.index()],
+            None => self.free_total,
+        }
+    }
+
+    /// Free GPUs of type `t` in the plan, whatever the restriction.
+    pub fn free_of_type(&self, t: GpuTypeId) -> u32 {
+        self.type_free[t.index()]
     }
 }
 
@@ -301,6 +484,53 @@ mod tests {
             .0
             .contains("NODESxGPUS"));
         assert!("ax4".parse::<ClusterSpec>().is_err());
+    }
+
+    #[test]
+    fn parses_typed_groups() {
+        let c: ClusterSpec = "2x8:v100, 4x4:k80+1x2".parse().unwrap();
+        assert_eq!(c.nodes.len(), 7);
+        assert_eq!(c.total_gpus(), 34);
+        assert_eq!(c.gpu_types(), vec!["v100", "k80", DEFAULT_GPU_TYPE]);
+        assert_eq!(c.gpus_of_type("k80"), 16);
+        assert_eq!(c.nodes[2].gpu_type, "k80");
+        let e = "2x8:v100,4x4:".parse::<ClusterSpec>().unwrap_err().0;
+        assert!(e.contains("GPU type ``"), "{e}");
+        let e = "2x8:v100,4y4:k80".parse::<ClusterSpec>().unwrap_err().0;
+        assert!(e.contains("no `x` in `4y4:k80`"), "{e}");
+        // Specs without types read back the same as before (serde default).
+        let json = r#"{"nodes":[{"gpus":4}]}"#;
+        let c: ClusterSpec = serde_json::from_str(json).unwrap();
+        assert_eq!(c, ClusterSpec::uniform(1, 4));
+    }
+
+    #[test]
+    fn types_are_counted_and_restrict_the_plan() {
+        let mut c = Cluster::new("1x4:v100,2x2:k80".parse().unwrap());
+        assert_eq!(c.n_gpu_types(), 2);
+        let k80 = c.gpu_type_id("k80").unwrap();
+        assert_eq!(c.gpu_type_name(k80), "k80");
+        assert_eq!(c.gpu_type(GpuId(5)), k80);
+        assert_eq!(c.node_type(NodeId(0)), GpuTypeId(0));
+        assert_eq!(c.gpus_of_type(k80), 4);
+        c.allocate(JobId(0), &[GpuId(4)]);
+        assert_eq!(c.free_of_type(k80), 3);
+        assert_eq!(c.free_of_type(GpuTypeId(0)), 4);
+        let mut plan = c.free_map();
+        plan.restrict(Some(k80));
+        assert_eq!(plan.total_free(), 3);
+        assert!(!plan.is_free(GpuId(0)), "a V100 reads as taken");
+        assert_eq!(plan.free_on_node(NodeId(0)), 0);
+        assert_eq!(plan.free_of_node(NodeId(0)).count(), 0);
+        assert_eq!(plan.free_of_node(NodeId(1)).count(), 1);
+        plan.occupy(&[GpuId(0), GpuId(6)]);
+        assert_eq!(plan.total_free(), 2);
+        assert_eq!(plan.free_of_type(GpuTypeId(0)), 3);
+        plan.restrict(None);
+        assert_eq!(plan.total_free(), 5);
+        assert_eq!(plan.free_on_node(NodeId(0)), 3);
+        c.release(&[GpuId(4)]);
+        assert_eq!(c.free_of_type(k80), 4);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! Each is a caller-owned buffer that the engine clears before every call and reuses across
 //! rounds, so a component allocates nothing in the steady state.
 
-use crate::ids::{GpuId, JobId};
+use crate::ids::{GpuId, GpuTypeId, JobId};
 use crate::job::GpuSet;
 
 /// What an admission policy decided about the admission queue.
@@ -34,6 +34,11 @@ pub struct Allocation {
     /// elastic job whose count changed and starts it again on the new count; one that does not
     /// (Blox's "Place") leaves running jobs as they are.
     pub n_gpus: u32,
+    /// The GPU type it should run on, for heterogeneity-aware policies (Gavel); `None`: any.
+    /// The `exact`-semantics placements place such a job on GPUs of that type only, and move a
+    /// running job that holds GPUs of another type when the type has room; Blox's "Place"
+    /// (`blox` semantics) ignores it.
+    pub gpu_type: Option<GpuTypeId>,
 }
 
 /// A scheduling policy's output: active jobs, best first, each with a GPU count.
@@ -52,9 +57,22 @@ impl Schedule {
         self.entries.clear();
     }
 
-    /// Append a job.
+    /// Append a job, to run on any GPU type.
     pub fn push(&mut self, job: JobId, n_gpus: u32) {
-        self.entries.push(Allocation { job, n_gpus });
+        self.entries.push(Allocation {
+            job,
+            n_gpus,
+            gpu_type: None,
+        });
+    }
+
+    /// Append a job that should run on GPUs of type `gpu_type`.
+    pub fn push_on(&mut self, job: JobId, n_gpus: u32, gpu_type: GpuTypeId) {
+        self.entries.push(Allocation {
+            job,
+            n_gpus,
+            gpu_type: Some(gpu_type),
+        });
     }
 
     /// Number of entries.

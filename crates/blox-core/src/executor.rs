@@ -41,6 +41,9 @@ pub struct NodeInfo {
     pub cpus: u32,
     /// Host memory in GB.
     pub mem_gb: f64,
+    /// The GPU type's name (e.g. `v100`); [`crate::DEFAULT_GPU_TYPE`] unless set with
+    /// [`NodeInfo::with_gpu_type`].
+    pub gpu_type: String,
 }
 
 impl NodeInfo {
@@ -58,7 +61,14 @@ impl NodeInfo {
             gpu_indices,
             cpus,
             mem_gb,
+            gpu_type: crate::DEFAULT_GPU_TYPE.to_owned(),
         }
+    }
+
+    /// The same node with GPUs of this type.
+    pub fn with_gpu_type(mut self, gpu_type: impl Into<String>) -> Self {
+        self.gpu_type = gpu_type.into();
+        self
     }
 }
 
@@ -93,6 +103,7 @@ impl Inventory {
                     gpus: n.gpu_indices.len() as u32,
                     cpus: n.cpus,
                     mem_gb: n.mem_gb,
+                    gpu_type: n.gpu_type.clone(),
                 })
                 .collect(),
         }

@@ -45,3 +45,8 @@ id_type!(
     /// A node's id: dense, in the order the nodes were described.
     NodeId
 );
+id_type!(
+    /// A GPU type's id: dense, in the order the types first appear in the cluster's node list
+    /// (see [`crate::Cluster::gpu_type_name`]).
+    GpuTypeId
+);

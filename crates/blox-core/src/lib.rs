@@ -61,6 +61,7 @@ mod context;
 mod decision;
 mod event;
 mod executor;
+mod hetero;
 mod ids;
 mod job;
 mod rng;
@@ -68,7 +69,7 @@ mod spec;
 mod time;
 mod traits;
 
-pub use cluster::{Cluster, ClusterParseError, ClusterSpec, FreeGpus, NodeSpec};
+pub use cluster::{Cluster, ClusterParseError, ClusterSpec, FreeGpus, NodeSpec, DEFAULT_GPU_TYPE};
 pub use combinators::{
     admission_fn, placement_fn, policy_fn, AdmissionFn, AdmissionPolicyExt, Either, OrElse,
     PlacementFn, PlacementPolicyExt, PolicyFn, SchedulerExt, SchedulingPolicyExt,
@@ -80,7 +81,8 @@ pub use event::{Event, RoundSample};
 pub use executor::{
     BoxExecutor, ExecError, ExecEvent, Executor, ExitStatus, Inventory, Launch, NodeInfo, NodeSlice,
 };
-pub use ids::{GpuId, JobId, NodeId};
+pub use hetero::{HeteroSpeed, ThroughputTable};
+pub use ids::{GpuId, GpuTypeId, JobId, NodeId};
 pub use job::{GpuSet, Job, JobSpec, JobTable, QueuedJob, PRIORITY_NORMAL, PRIORITY_STARVED};
 pub use rng::{Seed, StreamRng};
 pub use spec::{parse_f64, ComponentSpec, ConfigError};

@@ -1,5 +1,5 @@
 use crate::plan::{place_round, Fit, LoopOptions, Plan, Scratch};
-use blox_core::{Ctx, Decisions, GpuSet, Job, NodeId, PlacementPolicy, Schedule};
+use blox_core::{Ctx, Decisions, GpuSet, GpuTypeId, Job, NodeId, PlacementPolicy, Schedule};
 
 /// Consolidated placement: a job goes on as few nodes as possible, best fit.
 ///
@@ -84,8 +84,8 @@ impl PlacementPolicy for Consolidated {
 pub(crate) struct NodeFit {
     pub(crate) wait: bool,
     pub(crate) host: bool,
-    /// Node GPU counts, largest first (for `wait`).
-    sizes: Vec<u32>,
+    /// Node GPU counts and types, largest first (for `wait`).
+    sizes: Vec<(u32, GpuTypeId)>,
     order: Vec<(u32, u32)>,
     picks: Vec<(u32, u32)>,
 }
@@ -100,9 +100,14 @@ impl NodeFit {
     }
 
     /// Fewest nodes `need` GPUs take on an idle cluster.
-    fn min_nodes(&self, need: u32) -> usize {
+    /// The fewest nodes (of type `only`, if given) that can hold `need` GPUs.
+    fn min_nodes(&self, need: u32, only: Option<GpuTypeId>) -> usize {
         let mut sum = 0u32;
-        for (i, &s) in self.sizes.iter().enumerate() {
+        let sizes = self
+            .sizes
+            .iter()
+            .filter(|&&(_, t)| only.map_or(true, |o| o == t));
+        for (i, &(s, _)) in sizes.enumerate() {
             sum = sum.saturating_add(s);
             if sum >= need {
                 return i + 1;
@@ -177,9 +182,14 @@ impl Fit for NodeFit {
     fn begin(&mut self, ctx: &Ctx<'_>, _plan: &Plan<'_>) {
         if self.wait {
             self.sizes.clear();
-            self.sizes
-                .extend(ctx.cluster.spec().nodes.iter().map(|n| n.gpus));
-            self.sizes.sort_unstable_by(|a, b| b.cmp(a));
+            let cluster = ctx.cluster;
+            self.sizes.extend((0..cluster.n_nodes() as u32).map(|k| {
+                (
+                    cluster.spec().nodes[k as usize].gpus,
+                    cluster.node_type(NodeId(k)),
+                )
+            }));
+            self.sizes.sort_unstable_by_key(|s| std::cmp::Reverse(s.0));
         }
     }
 
@@ -189,7 +199,7 @@ impl Fit for NodeFit {
             return false;
         }
         let max_nodes = if self.wait {
-            self.min_nodes(need)
+            self.min_nodes(need, plan.gpus.restriction())
         } else {
             usize::MAX
         };

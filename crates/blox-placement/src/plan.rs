@@ -227,6 +227,12 @@ enum Want<'g> {
 ///   victims are restored (rollback);
 /// - a job that cannot be placed ends the walk, unless back-filling is on.
 ///
+/// An entry with a GPU type ([`blox_core::Allocation::gpu_type`], on a cluster of several
+/// types) is placed with the plan restricted to that type ([`blox_core::FreeGpus::restrict`]),
+/// and only jobs holding GPUs of that type are candidate victims; a running job on another type
+/// is moved (stopped and started on the type) when the fit, with preemption if on, finds room,
+/// and otherwise keeps running where it is.
+///
 /// The victim search keeps a cursor across the round: entries below it are never candidates
 /// again (a victim stays stopped or restarted, a placed job is not a victim), so the whole round
 /// visits each entry at most once as a candidate, plus the victims restored by rollbacks.
@@ -261,7 +267,46 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
         }
         let job = &jobs[idx];
         let need = entry.n_gpus;
+        // A GPU type matters only on a cluster that has several.
+        let ty = entry.gpu_type.filter(|_| ctx.cluster.n_gpu_types() > 1);
+        plan.gpus.restrict(ty);
         let running = job.is_running() && !s.stopped[idx];
+        if running
+            && need > 0
+            && ty.is_some_and(|t| job.gpus.iter().any(|&g| ctx.cluster.gpu_type(g) != t))
+        {
+            // On the wrong GPU type: move it if the type has room (preempting below it if
+            // allowed); otherwise it keeps running where it is.
+            s.placed[idx] = true;
+            s.stopped[idx] = true;
+            release(&mut plan, fit, job, &job.gpus);
+            let mut gpus = std::mem::take(&mut s.gpus);
+            gpus.clear();
+            let ok = make_room(
+                fit,
+                &mut plan,
+                s,
+                &mut cursor,
+                jobs,
+                entries,
+                pos,
+                job,
+                Want::Fresh(need),
+                opts,
+                &mut gpus,
+                out,
+            );
+            s.stopped[idx] = false;
+            if ok {
+                out.stop.push(job.id);
+                occupy(&mut plan, fit, job, &gpus);
+                out.start(job.id, &gpus);
+            } else {
+                occupy(&mut plan, fit, job, &job.gpus);
+            }
+            s.gpus = gpus;
+            continue;
+        }
         if running {
             let have = job.gpus.len() as u32;
             if !job.spec.elastic || need == have {
@@ -351,6 +396,7 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
             break;
         }
     }
+    plan.gpus.restrict(None);
 }
 
 /// Whether `job`'s host share on these GPUs fits the plan.
@@ -406,6 +452,13 @@ fn make_room<F: Fit + ?Sized>(
         let victim = &jobs[vidx];
         if !victim.is_running() || s.stopped[vidx] || s.placed[vidx] {
             continue;
+        }
+        // Under a GPU-type restriction, stopping a job that holds none of that type frees
+        // nothing usable.
+        if let Some(t) = plan.gpus.restriction() {
+            if !victim.gpus.iter().any(|&g| plan.cluster.gpu_type(g) == t) {
+                continue;
+            }
         }
         s.stopped[vidx] = true;
         s.victims.push(vidx);

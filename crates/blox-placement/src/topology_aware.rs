@@ -54,6 +54,8 @@ impl TopologyAware {
                 given: topology,
                 default: None,
                 free: Vec::new(),
+                n_dom: 0,
+                gpu_type: Vec::new(),
                 units: Vec::new(),
                 stack: Vec::new(),
             },
@@ -94,8 +96,12 @@ impl PlacementPolicy for TopologyAware {
 struct DomainFit {
     given: Option<Arc<Topology>>,
     default: Option<Arc<Topology>>,
-    /// Free GPUs per domain, in the plan.
+    /// Free GPUs per domain, in the plan: all types in the first `n_dom` slots, then, on a
+    /// cluster of several GPU types, one block of `n_dom` per type.
     free: Vec<u32>,
+    n_dom: usize,
+    /// Each GPU's type (only on a cluster of several types).
+    gpu_type: Vec<u32>,
     /// Scratch: (free, first GPU, domain or GPU) units of one domain.
     units: Vec<(u32, u32, Unit)>,
     stack: Vec<(u32, u32)>,
@@ -115,6 +121,14 @@ impl DomainFit {
             .expect("begin chose a topology")
     }
 
+    /// Where the counts the plan's type restriction sees start in `free`.
+    fn off(&self, plan: &Plan<'_>) -> usize {
+        match plan.gpus.restriction() {
+            Some(t) if !self.gpu_type.is_empty() => (1 + t.index()) * self.n_dom,
+            _ => 0,
+        }
+    }
+
     fn add(&mut self, gpus: &[GpuId], delta: i64) {
         let topo = match self.default.as_ref().or(self.given.as_ref()) {
             Some(t) => Arc::clone(t),
@@ -125,15 +139,21 @@ impl DomainFit {
             let Some(&d) = tree.gpu_dom.get(g.index()) else {
                 continue;
             };
-            let mut d = d;
-            loop {
-                let f = &mut self.free[d as usize];
-                *f = (i64::from(*f) + delta) as u32;
-                let p = tree.parent[d as usize];
-                if p == u32::MAX {
-                    break;
+            let blocks = match self.gpu_type.get(g.index()) {
+                Some(&t) => [0, (1 + t as usize) * self.n_dom],
+                None => [0, usize::MAX],
+            };
+            for off in blocks.into_iter().filter(|&o| o != usize::MAX) {
+                let mut d = d;
+                loop {
+                    let f = &mut self.free[off + d as usize];
+                    *f = (i64::from(*f) + delta) as u32;
+                    let p = tree.parent[d as usize];
+                    if p == u32::MAX {
+                        break;
+                    }
+                    d = p;
                 }
-                d = p;
             }
         }
     }
@@ -147,13 +167,14 @@ impl DomainFit {
                 .expect("topology"),
         );
         let tree = &topo.tree;
+        let off = self.off(plan);
         self.stack.clear();
         self.stack.push((d, need));
         while let Some((d, need)) = self.stack.pop() {
             let mut units = std::mem::take(&mut self.units);
             units.clear();
             for &c in &tree.children[d as usize] {
-                let f = self.free[c as usize];
+                let f = self.free[off + c as usize];
                 if f > 0 {
                     units.push((f, tree.first[c as usize], Unit::Dom(c)));
                 }
@@ -229,8 +250,15 @@ impl Fit for DomainFit {
             self.default = Some(Arc::new(Topology::default_for(ctx.cluster.spec())));
         }
         let n_dom = self.topo().tree.len();
+        self.n_dom = n_dom;
+        self.gpu_type.clear();
+        let cluster = ctx.cluster;
+        if cluster.n_gpu_types() > 1 {
+            self.gpu_type
+                .extend((0..total).map(|g| cluster.gpu_type(GpuId(g)).0));
+        }
         self.free.clear();
-        self.free.resize(n_dom, 0);
+        self.free.resize(n_dom * (1 + cluster.n_gpu_types()), 0);
         let free: Vec<GpuId> = (0..total)
             .map(GpuId)
             .filter(|&g| plan.gpus.is_free(g))
@@ -243,11 +271,13 @@ impl Fit for DomainFit {
         if need == 0 || plan.gpus.total_free() < need {
             return false;
         }
+        let off = self.off(plan);
+        let free = &self.free[off..off + self.n_dom];
         let best = {
             let tree = &self.topo().tree;
             let mut best: Option<u32> = None;
             for d in 0..tree.len() {
-                let f = self.free[d];
+                let f = free[d];
                 if f < need {
                     continue;
                 }
@@ -257,7 +287,7 @@ impl Fit for DomainFit {
                         let b = b as usize;
                         tree.bw[d]
                             .total_cmp(&tree.bw[b])
-                            .then(self.free[b].cmp(&f))
+                            .then(free[b].cmp(&f))
                             .then(tree.first[b].cmp(&tree.first[d]))
                             .is_gt()
                     }
@@ -297,8 +327,9 @@ impl Fit for DomainFit {
                 None => tree.len() as u32 - 1,
             }
         };
+        let off = self.off(plan);
         loop {
-            if self.free[d as usize] >= extra {
+            if self.free[off + d as usize] >= extra {
                 self.take(plan, d, extra, out);
                 out.sort_unstable();
                 return true;

@@ -3,10 +3,12 @@ use crate::tiresias::TIRESIAS_THRESHOLD;
 use crate::{Amdahl, BloxOptimus, Fifo, Gavel, Las, Optimus, Sjf, Srtf, Themis, Tiresias};
 use blox_core::{
     BoxScheduling, BoxThroughput, ComponentSpec, ConfigError, ConstantSpeed, Semantics,
+    ThroughputTable,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// Names a scheduling policy and its parameters; builds it at run time.
 ///
@@ -22,7 +24,7 @@ use std::str::FromStr;
 /// | `sjf` | `preemptive` (`true`) | [`Sjf`] | [`Sjf`] |
 /// | `tiresias` | `thresholds` (`3600`, `/`-separated on the command line, e.g. `3600/36000`), or `queues` (2) with `threshold` (3600) for thresholds `threshold × 10^i`; `starvation` (off; a multiplier, `0` = off) | Blox's Tiresias, i.e. [`Las`]; no parameters | [`Tiresias`] |
 /// | `optimus` | `parallel_fraction` (0.95) | Blox's Optimus, [`BloxOptimus`]; no parameters | [`Optimus`] with [`Amdahl`] |
-/// | `gavel` | `solver` (`water-filling` or `lp`) | [`Gavel`] | [`Gavel`] |
+/// | `gavel` | `solver` (`water-filling` or `lp`); `hetero` (`true`: use the run's throughput table on a cluster of several GPU types; `false`: Gavel's agnostic baseline) | [`Gavel`] | [`Gavel`] |
 /// | `themis` | | [`Themis`] | [`Themis`] |
 ///
 /// `Tiresias` and `Optimus` with default parameters are the unit variants
@@ -76,6 +78,8 @@ pub enum PolicyConfig {
     Gavel {
         /// How the allocation is computed; default water-filling.
         solver: MaxMinSolver,
+        /// Heterogeneity-aware (default `true`; see [`Gavel::with_hetero`]).
+        hetero: bool,
     },
     /// Finish-time fairness, [`Themis`].
     Themis,
@@ -148,6 +152,8 @@ enum PolicyConfigRepr {
     Gavel {
         #[serde(default, skip_serializing_if = "is_default_solver")]
         solver: MaxMinSolver,
+        #[serde(default = "yes", skip_serializing_if = "is_true")]
+        hetero: bool,
     },
     Themis {},
 }
@@ -194,7 +200,7 @@ impl TryFrom<PolicyConfigRepr> for PolicyConfig {
             PolicyConfigRepr::Optimus { parallel_fraction } => {
                 PolicyConfig::optimus(OptimusParams { parallel_fraction })
             }
-            PolicyConfigRepr::Gavel { solver } => PolicyConfig::Gavel { solver },
+            PolicyConfigRepr::Gavel { solver, hetero } => PolicyConfig::Gavel { solver, hetero },
             PolicyConfigRepr::Themis {} => PolicyConfig::Themis,
         };
         cfg.validate()?;
@@ -219,26 +225,47 @@ impl From<PolicyConfig> for PolicyConfigRepr {
             PolicyConfig::OptimusWith(p) => PolicyConfigRepr::Optimus {
                 parallel_fraction: p.parallel_fraction,
             },
-            PolicyConfig::Gavel { solver } => PolicyConfigRepr::Gavel { solver },
+            PolicyConfig::Gavel { solver, hetero } => PolicyConfigRepr::Gavel { solver, hetero },
             PolicyConfig::Themis => PolicyConfigRepr::Themis {},
         }
     }
 }
 
 /// What a policy may need to know about the run it is built for.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct PolicyEnv {
     /// The run's time semantics.
     pub semantics: Semantics,
     /// The synthetic workload's load in jobs per hour, when the workload has one.
     pub load: Option<f64>,
+    /// Per-model, per-GPU-type throughputs, for heterogeneity-aware policies ([`Gavel`]).
+    pub throughputs: Option<Arc<ThroughputTable>>,
+    /// The GPU type jobs' work is measured on (default
+    /// [`crate::DEFAULT_REFERENCE_TYPE`], `v100`).
+    pub reference_gpu_type: String,
 }
 
 impl PolicyEnv {
-    /// An environment.
+    /// An environment without a throughput table.
     pub fn new(semantics: Semantics, load: Option<f64>) -> Self {
-        PolicyEnv { semantics, load }
+        PolicyEnv {
+            semantics,
+            load,
+            throughputs: None,
+            reference_gpu_type: crate::DEFAULT_REFERENCE_TYPE.to_owned(),
+        }
+    }
+
+    /// The same environment with a throughput table whose rates are relative to `reference`.
+    pub fn with_throughputs(
+        mut self,
+        table: Arc<ThroughputTable>,
+        reference: impl Into<String>,
+    ) -> Self {
+        self.throughputs = Some(table);
+        self.reference_gpu_type = reference.into();
+        self
     }
 }
 
@@ -322,7 +349,13 @@ impl PolicyConfig {
                 self.exact_only(env)?;
                 Box::new(Optimus::with_model(self.amdahl(p)?))
             }
-            PolicyConfig::Gavel { solver } => Box::new(Gavel::new(*solver)),
+            PolicyConfig::Gavel { solver, hetero } => {
+                let g = Gavel::new(*solver).with_hetero(*hetero);
+                Box::new(match &env.throughputs {
+                    Some(t) => g.with_throughputs(Arc::clone(t), env.reference_gpu_type.clone()),
+                    None => g,
+                })
+            }
             PolicyConfig::Themis => Box::new(Themis::default()),
         })
     }
@@ -405,7 +438,7 @@ impl FromStr for PolicyConfig {
             "sjf" => &["preemptive"],
             "tiresias" => &["thresholds", "queues", "threshold", "starvation", "gittins"],
             "optimus" => &["parallel_fraction"],
-            "gavel" => &["solver"],
+            "gavel" => &["solver", "hetero"],
             other => {
                 return Err(ConfigError::new(format!(
                     "unknown policy `{other}` (expected one of: {})",
@@ -454,6 +487,10 @@ impl FromStr for PolicyConfig {
                     .transpose()
                     .map_err(|e| ConfigError::new(format!("{}: {e}", what("solver"))))?
                     .unwrap_or_default(),
+                hetero: get("hetero")
+                    .map(|v| parse_bool(&what("hetero"), v))
+                    .transpose()?
+                    .unwrap_or(true),
             },
             "optimus" => PolicyConfig::optimus(OptimusParams {
                 parallel_fraction: get("parallel_fraction")
@@ -552,8 +589,16 @@ impl fmt::Display for PolicyConfig {
                 Ok(())
             }
             PolicyConfig::OptimusWith(p) => write!(f, ":parallel_fraction={}", p.parallel_fraction),
-            PolicyConfig::Gavel { solver } if *solver != MaxMinSolver::default() => {
-                write!(f, ":solver={solver}")
+            PolicyConfig::Gavel { solver, hetero } => {
+                let mut sep = ':';
+                if *solver != MaxMinSolver::default() {
+                    write!(f, "{sep}solver={solver}")?;
+                    sep = ',';
+                }
+                if !*hetero {
+                    write!(f, "{sep}hetero=false")?;
+                }
+                Ok(())
             }
             _ => Ok(()),
         }
@@ -588,9 +633,19 @@ mod tests {
             }),
             PolicyConfig::Gavel {
                 solver: MaxMinSolver::WaterFilling,
+                hetero: true,
             },
             PolicyConfig::Gavel {
                 solver: MaxMinSolver::Lp,
+                hetero: true,
+            },
+            PolicyConfig::Gavel {
+                solver: MaxMinSolver::WaterFilling,
+                hetero: false,
+            },
+            PolicyConfig::Gavel {
+                solver: MaxMinSolver::Lp,
+                hetero: false,
             },
             PolicyConfig::Themis,
         ]
@@ -640,8 +695,14 @@ mod tests {
         assert_eq!(
             g,
             PolicyConfig::Gavel {
-                solver: MaxMinSolver::Lp
+                solver: MaxMinSolver::Lp,
+                hetero: true
             }
+        );
+        let g: PolicyConfig = "gavel:hetero=false".parse().unwrap();
+        assert_eq!(
+            serde_json::to_string(&g).unwrap(),
+            r#"{"kind":"gavel","hetero":false}"#
         );
         let bad =
             serde_json::from_str::<PolicyConfig>(r#"{"kind":"tiresias","thresholds":[5, 1]}"#);

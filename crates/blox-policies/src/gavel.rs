@@ -1,9 +1,13 @@
-use blox_core::{ConfigError, Ctx, Job, JobId, Schedule, SchedulingPolicy, Semantics};
+use blox_core::{
+    Cluster, ConfigError, Ctx, GpuTypeId, Job, JobId, Schedule, SchedulingPolicy, Semantics,
+    ThroughputTable, Time,
+};
 use microlp::{ComparisonOp, OptimizationDirection, Problem};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// How [`Gavel`] computes its max-min fair time fractions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,30 +50,52 @@ impl FromStr for MaxMinSolver {
     }
 }
 
-/// Max-min fairness as in Gavel (Narayanan et al., OSDI 2020), heterogeneity-agnostic form for
-/// a cluster of one GPU type.
+/// Max-min fairness as in Gavel (Narayanan et al., OSDI 2020): heterogeneity-aware on a
+/// cluster of several GPU types, the agnostic form on a cluster of one.
 ///
-/// **Allocation.** Each job `j` asking for `s_j` GPUs gets a time fraction `x_j ∈ [0, 1]` (the
-/// share of rounds it should run), chosen so that the GPU shares `s_j·x_j` are max-min fair
-/// under `Σ s_j·x_j ≤ G` (G = the cluster's GPUs). As in Gavel's implementation, throughputs are
-/// multiplied by the scale factor `s_j`, so a 1-GPU job gets `s_j` times the time of an
-/// `s_j`-GPU job at equal throughput. With one type Gavel's LP ([`max_min_lp`]) only pins down
-/// the smallest share; the water-filling solution ([`water_fill`], the default solver) is an
-/// optimum of that LP and the unique max-min fair one (the tests cross-check it against the LP).
+/// **Allocation, one GPU type.** Each job `j` asking for `s_j` GPUs gets a time fraction
+/// `x_j ∈ [0, 1]` (the share of rounds it should run), chosen so that the GPU shares `s_j·x_j`
+/// are max-min fair under `Σ s_j·x_j ≤ G` (G = the cluster's GPUs). As in Gavel's
+/// implementation, throughputs are multiplied by the scale factor `s_j`, so a 1-GPU job gets
+/// `s_j` times the time of an `s_j`-GPU job at equal throughput. With one type Gavel's LP
+/// ([`max_min_lp`]) only pins down the smallest share; the water-filling solution
+/// ([`water_fill`], the default solver) is an optimum of that LP and the unique max-min fair
+/// one (the tests cross-check it against the LP).
 ///
-/// **Order.** Gavel's priority `x_j / f_j`, where `f_j` is the share of time the job has
-/// received: its running time (`attained_service / n_gpus` in `exact` semantics,
+/// **Allocation, several GPU types.** Time fractions `x_jk` per job and type from Gavel's LP
+/// ([`max_min_lp`], whatever the solver setting: water-filling is the one-type closed form):
+/// the smallest normalised effective throughput `s_j · Σ_k T_jk·x_jk / T_j^equal` is maximised,
+/// where `T_jk` is job `j`'s throughput on type `k` and `T_j^equal` its throughput when every
+/// job gets an equal share of every type (Gavel §4.1). `T_jk` is the job's speed factor on type
+/// `k` ([`ThroughputTable::speed_factor`] of its model and GPU count, against the reference
+/// type) from the table given with [`Gavel::with_throughputs`]; without a table, for a job
+/// without a model, or with `hetero = false` (Gavel's heterogeneity-agnostic baseline), every
+/// `T_jk` is 1. The allocation is re-solved when the set of active jobs changes.
+///
+/// **Order, one type.** Gavel's priority `x_j / f_j`, where `f_j` is the share of time the job
+/// has received: its running time (`attained_service / n_gpus` in `exact` semantics,
 /// `attained_service` in `blox` semantics) over the time since it was admitted. A job that has
 /// received nothing has infinite priority (zero if its allocation is zero too). Ascending
 /// starvation class, then descending priority, then descending `x_j`, then lowest id. Each job
 /// is listed with its request; the placement decides who fits.
 ///
-/// Simplifications: "rounds received" is measured as time received since admission (Gavel
-/// counts rounds since its last allocation change); all jobs have weight 1 and the same
-/// throughput (no per-model throughput table); GPU packing (space sharing) is not modelled.
+/// **Order, several types.** Gavel's round mechanism (§5): a priority `x_jk / f_jk` per job and
+/// type, `f_jk` = time the job has run on type `k` (as this policy saw it running at each call)
+/// over the time since it was admitted. The `(job, type)` pairs are walked by ascending
+/// starvation class, descending priority, ascending share of time received on all types (so
+/// that among jobs of infinite priority the one that has run least goes first), descending
+/// `x_jk`, lowest id, lowest type; a job not
+/// yet chosen is listed **on that type** ([`Schedule::push_on`]) when the type still has as
+/// many GPUs as it asks for (counting every GPU of the type, since the round is decided anew).
+/// Jobs left over follow, each on the type of its best pair, so the schedule still lists every
+/// active job. A job that runs on GPUs of several types is credited to its first GPU's type.
+///
+/// Simplifications: "rounds received" is time received since admission (Gavel counts rounds
+/// since its last allocation change); all jobs have weight 1; GPU packing (space sharing) is not
+/// modelled.
 ///
 /// Cost per round: O(n log n) with water-filling; with the LP, one solve per change of the active
-/// set (see the crate's benches for its cost) plus O(n log n).
+/// set (see the crate's benches for its cost) plus O(nK log nK) for `K` types.
 ///
 /// ```
 /// use blox_core::{Cluster, ClusterSpec, Ctx, Job, JobId, JobSpec, JobTable, Schedule,
@@ -96,18 +122,91 @@ impl FromStr for MaxMinSolver {
 /// let order: Vec<u32> = out.iter().map(|a| a.job.0).collect();
 /// assert_eq!(order, vec![0, 1, 2]);
 /// ```
-#[derive(Clone, Debug, Default)]
+///
+/// Heterogeneity-aware, on one V100 and one K80: a model 4× faster on the V100 gets the V100,
+/// one that runs equally well on both gets the K80.
+///
+/// ```
+/// use blox_core::{Cluster, Ctx, Job, JobId, JobSpec, JobTable, Schedule, SchedulingPolicy,
+///                 Semantics, ThroughputTable, Time};
+/// use blox_policies::Gavel;
+/// use std::sync::Arc;
+///
+/// let mut table = ThroughputTable::new();
+/// for (ty, fast, flat) in [("v100", 4.0, 1.0), ("k80", 1.0, 1.0)] {
+///     table.insert(ty, "fast-on-v100", 1, fast);
+///     table.insert(ty, "flat", 1, flat);
+/// }
+/// let cluster = Cluster::new("1x1:v100,1x1:k80".parse().unwrap());
+/// let mut jobs = JobTable::new();
+/// for (id, model) in [(0, "flat"), (1, "fast-on-v100")] {
+///     let mut spec = JobSpec::new(Time::ZERO, 1, 1e4);
+///     spec.model = Some(model.into());
+///     jobs.push(Job::new(JobId(id), spec, Time::ZERO));
+/// }
+/// let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), Semantics::Exact, &cluster, &jobs);
+/// let mut gavel = Gavel::default().with_throughputs(Arc::new(table), "v100");
+/// let mut out = Schedule::default();
+/// gavel.schedule(&ctx, &mut out);
+/// let picks: Vec<(u32, &str)> = out
+///     .iter()
+///     .map(|a| (a.job.0, cluster.gpu_type_name(a.gpu_type.unwrap())))
+///     .collect();
+/// assert_eq!(picks, vec![(0, "k80"), (1, "v100")]);
+/// ```
+#[derive(Clone, Debug)]
 pub struct Gavel {
     solver: MaxMinSolver,
-    /// (job, x_j) in id order, as last computed.
+    hetero: bool,
+    table: Option<Arc<ThroughputTable>>,
+    reference: String,
+    /// (job, x_j) in id order, as last computed (x_j summed over types).
     alloc: Vec<(JobId, f64)>,
+    /// Several types: `x_jk`, row-major by job (id order), `n_types` per row.
+    by_type: Vec<f64>,
+    n_types: usize,
     /// The active set the allocation was computed for.
     key: Vec<(JobId, u32)>,
     demands: Vec<f64>,
     shares: Vec<f64>,
     scratch: Vec<u32>,
     buf: Vec<(u32, f64, f64, JobId, u32)>,
+    /// Several types: seconds each job has run on each type, as seen at the calls.
+    received: HashMap<JobId, Vec<f64>>,
+    last_now: Option<Time>,
+    /// (class, priority, share received on all types, x, job, type, table position) per pair.
+    pairs: Vec<(u32, f64, f64, f64, JobId, u32, u32)>,
+    remaining: Vec<u32>,
+    chosen: Vec<bool>,
 }
+
+impl Default for Gavel {
+    fn default() -> Self {
+        Gavel {
+            solver: MaxMinSolver::default(),
+            hetero: true,
+            table: None,
+            reference: DEFAULT_REFERENCE_TYPE.to_owned(),
+            alloc: Vec::new(),
+            by_type: Vec::new(),
+            n_types: 1,
+            key: Vec::new(),
+            demands: Vec::new(),
+            shares: Vec::new(),
+            scratch: Vec::new(),
+            buf: Vec::new(),
+            received: HashMap::new(),
+            last_now: None,
+            pairs: Vec::new(),
+            remaining: Vec::new(),
+            chosen: Vec::new(),
+        }
+    }
+}
+
+/// The GPU type jobs' work is measured on unless said otherwise: Gavel's traces are read
+/// against the V100 (`blox_workload::ReadOptions::gavel_worker_type`).
+pub const DEFAULT_REFERENCE_TYPE: &str = "v100";
 
 impl Gavel {
     /// Max-min fairness with this solver.
@@ -118,17 +217,214 @@ impl Gavel {
         }
     }
 
+    /// Use these per-model, per-type throughputs on clusters of several GPU types; `reference`
+    /// is the type jobs' work is measured on.
+    pub fn with_throughputs(
+        mut self,
+        table: Arc<ThroughputTable>,
+        reference: impl Into<String>,
+    ) -> Self {
+        self.table = Some(table);
+        self.reference = reference.into();
+        self
+    }
+
+    /// Heterogeneity-aware (`true`, the default) or agnostic: with `false`, every job's
+    /// throughput is taken as equal on every type (Gavel's agnostic baseline).
+    pub fn with_hetero(mut self, hetero: bool) -> Self {
+        self.hetero = hetero;
+        self
+    }
+
     /// The solver.
     pub fn solver(&self) -> MaxMinSolver {
         self.solver
     }
 
-    /// The time fractions `(job, x_j)` of the last call, in id order.
+    /// The time fractions `(job, x_j)` of the last call, in id order (summed over GPU types).
     pub fn allocation(&self) -> &[(JobId, f64)] {
         &self.alloc
     }
 
+    /// On a cluster of several GPU types, the last call's time fractions per job and type:
+    /// row-major in the order of [`Gavel::allocation`], [`Gavel::n_types`] entries a row
+    /// (empty on a cluster of one type).
+    pub fn allocation_by_type(&self) -> &[f64] {
+        &self.by_type
+    }
+
+    /// GPU types of the last allocation.
+    pub fn n_types(&self) -> usize {
+        self.n_types
+    }
+
+    /// Job `j`'s throughput row over the cluster's types (see the type's docs).
+    fn row(&self, job: &Job, cluster: &Cluster, out: &mut Vec<f64>) {
+        let k_types = cluster.n_gpu_types();
+        match (&self.table, job.spec.model.as_deref()) {
+            (Some(table), Some(model)) if self.hetero => out.extend((0..k_types).map(|k| {
+                table.speed_factor(
+                    model,
+                    job.n_gpus(),
+                    cluster.gpu_type_name(GpuTypeId(k as u32)),
+                    &self.reference,
+                )
+            })),
+            _ => out.extend(std::iter::repeat(1.0).take(k_types)),
+        }
+    }
+
+    fn recompute_typed(&mut self, jobs: &[Job], cluster: &Cluster) {
+        let k_types = cluster.n_gpu_types();
+        let caps: Vec<u32> = (0..k_types)
+            .map(|k| cluster.gpus_of_type(GpuTypeId(k as u32)))
+            .collect();
+        let rows: Vec<Vec<f64>> = jobs
+            .iter()
+            .map(|j| {
+                let mut r = Vec::with_capacity(k_types);
+                self.row(j, cluster, &mut r);
+                r
+            })
+            .collect();
+        let scale: Vec<u32> = jobs.iter().map(Job::n_gpus).collect();
+        self.n_types = k_types;
+        self.by_type.clear();
+        match max_min_lp(&rows, &scale, &caps) {
+            Ok(sol) => {
+                for x in &sol.fractions {
+                    self.by_type.extend(x.iter().map(|v| v.clamp(0.0, 1.0)));
+                }
+            }
+            Err(_) => {
+                // Fallback: the agnostic water-filling over all GPUs, spread over the types in
+                // proportion to their size.
+                self.demands.clear();
+                self.demands
+                    .extend(jobs.iter().map(|j| f64::from(j.n_gpus())));
+                let total: u32 = caps.iter().sum();
+                water_fill_into(
+                    &self.demands,
+                    f64::from(total),
+                    &mut self.scratch,
+                    &mut self.shares,
+                );
+                for (j, &g) in jobs.iter().zip(&self.shares) {
+                    let x = if j.n_gpus() == 0 {
+                        0.0
+                    } else {
+                        g / f64::from(j.n_gpus())
+                    };
+                    self.by_type.extend(
+                        caps.iter()
+                            .map(|&c| x * f64::from(c) / f64::from(total.max(1))),
+                    );
+                }
+            }
+        }
+        self.alloc.clear();
+        self.alloc.extend(
+            jobs.iter()
+                .zip(self.by_type.chunks(k_types))
+                .map(|(j, x)| (j.id, x.iter().sum::<f64>().min(1.0))),
+        );
+    }
+
+    /// The round on a cluster of several GPU types (see the type's docs, "Order, several
+    /// types").
+    fn schedule_typed(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
+        let jobs = ctx.jobs.as_slice();
+        let cluster = ctx.cluster;
+        let k_types = cluster.n_gpu_types();
+        // Credit the time since the last call to the type each running job runs on.
+        if let Some(last) = self.last_now {
+            let dt = ctx.now.saturating_sub(last).as_secs_f64();
+            if dt > 0.0 {
+                for j in jobs.iter().filter(|j| j.is_running()) {
+                    let t = cluster.gpu_type(j.gpus[0]).index();
+                    self.received
+                        .entry(j.id)
+                        .or_insert_with(|| vec![0.0; k_types])[t] += dt;
+                }
+            }
+        }
+        self.last_now = Some(ctx.now);
+        if !self.same_active_set(jobs) || self.n_types != k_types {
+            self.key.clear();
+            self.key.extend(jobs.iter().map(|j| (j.id, j.n_gpus())));
+            self.recompute_typed(jobs, cluster);
+            self.received
+                .retain(|id, _| ctx.jobs.position(*id).is_some());
+        }
+        self.pairs.clear();
+        for (i, j) in jobs.iter().enumerate() {
+            let age = ctx.now.saturating_sub(j.admitted_at).as_secs_f64();
+            let got = self.received.get(&j.id);
+            let total = match got {
+                Some(r) if age > 0.0 => (r.iter().sum::<f64>() / age).clamp(0.0, 1.0),
+                _ => 0.0,
+            };
+            for k in 0..k_types {
+                let x = self.by_type[i * k_types + k];
+                let f = match got {
+                    Some(r) if age > 0.0 => (r[k] / age).clamp(0.0, 1.0),
+                    _ => 0.0,
+                };
+                let prio = if x <= 0.0 {
+                    0.0
+                } else if f > 0.0 {
+                    x / f
+                } else {
+                    f64::INFINITY
+                };
+                self.pairs
+                    .push((j.priority, prio, total, x, j.id, k as u32, i as u32));
+            }
+        }
+        self.pairs.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then(b.1.total_cmp(&a.1))
+                .then(a.2.total_cmp(&b.2))
+                .then(b.3.total_cmp(&a.3))
+                .then(a.4.cmp(&b.4))
+                .then(a.5.cmp(&b.5))
+        });
+        self.remaining.clear();
+        self.remaining
+            .extend((0..k_types).map(|k| cluster.gpus_of_type(GpuTypeId(k as u32))));
+        self.chosen.clear();
+        self.chosen.resize(jobs.len(), false);
+        out.entries.reserve(jobs.len());
+        for &(_, _, _, _, id, k, i) in &self.pairs {
+            let n = jobs[i as usize].n_gpus();
+            if self.chosen[i as usize] || self.remaining[k as usize] < n {
+                continue;
+            }
+            self.remaining[k as usize] -= n;
+            self.chosen[i as usize] = true;
+            out.push_on(id, n, GpuTypeId(k));
+        }
+        for &(_, _, _, _, id, k, i) in &self.pairs {
+            if !self.chosen[i as usize] {
+                self.chosen[i as usize] = true;
+                out.push_on(id, jobs[i as usize].n_gpus(), GpuTypeId(k));
+            }
+        }
+    }
+
+    fn same_active_set(&self, jobs: &[Job]) -> bool {
+        self.key.len() == jobs.len()
+            && self
+                .key
+                .iter()
+                .zip(jobs)
+                .all(|(&(id, n), j)| id == j.id && n == j.n_gpus())
+            && self.alloc.len() == jobs.len()
+    }
+
     fn recompute(&mut self, jobs: &[Job], gpus: u32) {
+        self.n_types = 1;
+        self.by_type.clear();
         self.demands.clear();
         self.demands
             .extend(jobs.iter().map(|j| f64::from(j.n_gpus())));
@@ -185,14 +481,11 @@ pub(crate) fn received_share(job: &Job, ctx: &Ctx<'_>) -> f64 {
 
 impl SchedulingPolicy for Gavel {
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
+        if ctx.cluster.n_gpu_types() > 1 {
+            return self.schedule_typed(ctx, out);
+        }
         let jobs = ctx.jobs.as_slice();
-        let same = self.key.len() == jobs.len()
-            && self
-                .key
-                .iter()
-                .zip(jobs)
-                .all(|(&(id, n), j)| id == j.id && n == j.n_gpus());
-        if !same || self.alloc.len() != jobs.len() {
+        if !self.same_active_set(jobs) || self.n_types != 1 {
             self.key.clear();
             self.key.extend(jobs.iter().map(|j| (j.id, j.n_gpus())));
             self.recompute(jobs, ctx.cluster.total_gpus());
@@ -222,9 +515,11 @@ impl SchedulingPolicy for Gavel {
     }
 
     fn name(&self) -> String {
-        match self.solver {
-            MaxMinSolver::WaterFilling => "gavel".into(),
-            MaxMinSolver::Lp => "gavel(lp)".into(),
+        match (self.solver, self.hetero) {
+            (MaxMinSolver::WaterFilling, true) => "gavel".into(),
+            (MaxMinSolver::Lp, true) => "gavel(lp)".into(),
+            (MaxMinSolver::WaterFilling, false) => "gavel(agnostic)".into(),
+            (MaxMinSolver::Lp, false) => "gavel(lp,agnostic)".into(),
         }
     }
 }
@@ -307,8 +602,10 @@ pub struct MaxMinLpSolution {
 ///
 /// Inputs: `throughputs[j][k]`, job `j`'s throughput on type `k` (any unit; only ratios within a
 /// row matter); `scale[j]`, its GPU count; `capacity[k]`, GPUs of type `k`. Variables: time
-/// fractions `X[j][k] ≥ 0`. With `θ[j][k] = throughputs[j][k] / max_k throughputs[j][k]`, it
-/// solves
+/// fractions `X[j][k] ≥ 0`. With `θ[j][k] = throughputs[j][k] / T_j^equal`, where
+/// `T_j^equal = Σ_k throughputs[j][k] · capacity[k] / Σ_k capacity[k]` is proportional to the
+/// job's throughput when every job gets an equal share of every type (Gavel's `X^equal`, §4.1;
+/// its `ProportionalPolicy`), it solves
 ///
 /// ```text
 /// maximise t  subject to  scale[j] · Σ_k θ[j][k] · X[j][k] ≥ t    for every job j that can run,
@@ -316,8 +613,8 @@ pub struct MaxMinLpSolution {
 ///                         Σ_j scale[j] · X[j][k] ≤ capacity[k]   for every type k.
 /// ```
 ///
-/// That is Gavel's §4.1 objective with unit weights, throughputs scaled by the job's GPU count
-/// (as Gavel's implementation does) and normalised by the job's best type. With one type and
+/// That is Gavel's §4.1 objective with unit weights and throughputs scaled by the job's GPU
+/// count (as Gavel's implementation does). With one type and
 /// unit throughputs it is the agnostic form, whose optimum [`water_fill`] also reaches. A job
 /// whose throughputs are all zero gets no constraint and no time.
 ///
@@ -360,15 +657,7 @@ pub fn max_min_lp(
     }
     // Normalised rows; jobs with the same GPU count and the same normalised row are
     // interchangeable, so the LP is solved over classes of such jobs (see below).
-    let theta: Vec<Vec<f64>> = throughputs
-        .iter()
-        .map(|row| {
-            let best = row.iter().copied().fold(0.0, f64::max);
-            row.iter()
-                .map(|&t| if best > 0.0 { t / best } else { 0.0 })
-                .collect()
-        })
-        .collect();
+    let theta = normalised(throughputs, capacity);
     let mut index: BTreeMap<(u32, Vec<u64>), usize> = BTreeMap::new();
     let mut class_of = Vec::with_capacity(n);
     let mut classes: Vec<(u32, usize, f64)> = Vec::new(); // (scale, representative, count)
@@ -388,10 +677,36 @@ pub fn max_min_lp(
     })
 }
 
+/// `θ[j][k] = throughputs[j][k] / T_j^equal` (see [`max_min_lp`]); a row whose `T^equal` is 0
+/// is all zeros.
+fn normalised(throughputs: &[Vec<f64>], capacity: &[u32]) -> Vec<Vec<f64>> {
+    let total: f64 = capacity.iter().map(|&c| f64::from(c)).sum();
+    throughputs
+        .iter()
+        .map(|row| {
+            let equal: f64 = row
+                .iter()
+                .zip(capacity)
+                .map(|(&t, &c)| t * f64::from(c))
+                .sum::<f64>()
+                / total.max(1.0);
+            row.iter()
+                .map(|&t| if equal > 0.0 { t / equal } else { 0.0 })
+                .collect()
+        })
+        .collect()
+}
+
 /// The max-min LP over classes of identical jobs, `(scale, representative job, count)`: one
-/// variable per class and type, the capacity rows weighted by the class sizes.
+/// variable per class and type, the capacity rows weighted by the class sizes. Returns the
+/// fractions per class and the optimal smallest share.
 ///
-/// Exact by symmetry: the LP is convex and invariant under permuting identical jobs, so
+/// Two stages: the max-min LP proper, then, among its optima, the one with the largest total
+/// normalised throughput (every job kept at or above the optimal share, less 1e-9 relative):
+/// max-min alone leaves any job above the minimum at an arbitrary level, possibly idling GPUs
+/// that nobody else can use. Should the second stage fail, the first stage's solution stands.
+///
+/// Exact by symmetry: both stages are convex and invariant under permuting identical jobs, so
 /// averaging an optimal solution over those permutations gives an optimal solution that is
 /// equal within each class.
 fn solve_classes(
@@ -399,23 +714,58 @@ fn solve_classes(
     theta: &[Vec<f64>],
     capacity: &[u32],
 ) -> Result<(Vec<Vec<f64>>, f64), LpError> {
+    let (x, t) = lp_stage(classes, theta, capacity, None)?;
+    let floor = t * (1.0 - 1e-9) - 1e-12;
+    match lp_stage(classes, theta, capacity, Some(floor.max(0.0))) {
+        Ok((x2, _)) => Ok((x2, t)),
+        Err(_) => Ok((x, t)),
+    }
+}
+
+/// One stage of [`solve_classes`]: with `floor = None`, maximise the smallest share `t`; with
+/// `Some(f)`, maximise `Σ count · scale · θ · x` subject to every share `≥ f`.
+fn lp_stage(
+    classes: &[(u32, usize, f64)],
+    theta: &[Vec<f64>],
+    capacity: &[u32],
+    floor: Option<f64>,
+) -> Result<(Vec<Vec<f64>>, f64), LpError> {
     let k_types = capacity.len();
     let mut lp = Problem::new(OptimizationDirection::Maximize);
-    let t = lp.add_var(1.0, (0.0, f64::INFINITY));
+    let t = match floor {
+        None => Some(lp.add_var(1.0, (0.0, f64::INFINITY))),
+        Some(_) => None,
+    };
     let vars: Vec<Vec<microlp::Variable>> = classes
         .iter()
-        .map(|_| (0..k_types).map(|_| lp.add_var(0.0, (0.0, 1.0))).collect())
+        .map(|&(s, rep, m)| {
+            (0..k_types)
+                .map(|k| {
+                    let gain = if floor.is_some() {
+                        m * f64::from(s) * theta[rep][k]
+                    } else {
+                        0.0
+                    };
+                    lp.add_var(gain, (0.0, 1.0))
+                })
+                .collect()
+        })
         .collect();
     for (c, &(s, rep, _)) in classes.iter().enumerate() {
         let s = f64::from(s);
-        let row: Vec<(microlp::Variable, f64)> = (0..k_types)
+        let mut row: Vec<(microlp::Variable, f64)> = (0..k_types)
             .filter(|&k| theta[rep][k] > 0.0)
             .map(|k| (vars[c][k], s * theta[rep][k]))
             .collect();
         if s > 0.0 && !row.is_empty() {
-            let mut row = row;
-            row.push((t, -1.0));
-            lp.add_constraint(&row[..], ComparisonOp::Ge, 0.0);
+            match (t, floor) {
+                (Some(t), _) => {
+                    row.push((t, -1.0));
+                    lp.add_constraint(&row[..], ComparisonOp::Ge, 0.0);
+                }
+                (None, Some(f)) => lp.add_constraint(&row[..], ComparisonOp::Ge, f),
+                (None, None) => unreachable!("stage one has t"),
+            }
         }
         if k_types > 1 {
             let row: Vec<(microlp::Variable, f64)> = vars[c].iter().map(|&v| (v, 1.0)).collect();
@@ -448,15 +798,7 @@ fn max_min_lp_unreduced(
     scale: &[u32],
     capacity: &[u32],
 ) -> Result<MaxMinLpSolution, LpError> {
-    let theta: Vec<Vec<f64>> = throughputs
-        .iter()
-        .map(|row| {
-            let best = row.iter().copied().fold(0.0, f64::max);
-            row.iter()
-                .map(|&t| if best > 0.0 { t / best } else { 0.0 })
-                .collect()
-        })
-        .collect();
+    let theta = normalised(throughputs, capacity);
     let classes: Vec<(u32, usize, f64)> = (0..scale.len()).map(|j| (scale[j], j, 1.0)).collect();
     let (fractions, min_share) = solve_classes(&classes, &theta, capacity)?;
     Ok(MaxMinLpSolution {
@@ -530,13 +872,22 @@ mod tests {
 
     #[test]
     fn lp_is_heterogeneity_aware() {
-        // Two types of 1 GPU each. Job 0 runs 4x faster on type 0 and not at all on type 1;
-        // job 1 runs equally on both. Max-min: job 0 takes all of type 0 and job 1 all of type
-        // 1, both at their full speed (share 1).
+        // Two types of 1 GPU each. Job 0 runs 4x faster on type 0 and not at all on type 1
+        // (T^equal = 2, θ = [2, 0]); job 1 runs equally on both (θ = [1, 1]). Job 1 can reach
+        // at most 1 (its time adds up to 1); job 0 reaches it with half of type 0. The optimum
+        // is 1, and job 1 must have all of type 1 or share type 0.
         let sol = max_min_lp(&[vec![4.0, 0.0], vec![1.0, 1.0]], &[1, 1], &[1, 1]).unwrap();
         assert!((sol.min_share - 1.0).abs() < 1e-6, "{sol:?}");
-        assert!((sol.fractions[0][0] - 1.0).abs() < 1e-6);
-        assert!((sol.fractions[1][1] - 1.0).abs() < 1e-6);
+        assert!(2.0 * sol.fractions[0][0] >= 1.0 - 1e-6, "{sol:?}");
+        assert!(sol.fractions[0][1].abs() < 1e-9, "{sol:?}");
+        let x1: f64 = sol.fractions[1].iter().sum();
+        assert!((x1 - 1.0).abs() < 1e-6, "{sol:?}");
+        // 2 V100s and 6 K80s; a model 3x faster on V100 (θ = [2, 2/3]) and a flat one
+        // (θ = [1, 1]), one job each. Equal shares give each 1 V100 + 3 K80s' worth of time
+        // spread; the optimum sends the fast model to the V100s.
+        let sol = max_min_lp(&[vec![3.0, 1.0], vec![1.0, 1.0]], &[1, 1], &[2, 6]).unwrap();
+        assert!(sol.fractions[0][0] > 0.99, "{sol:?}");
+        assert!(sol.fractions[1][1] > 0.99, "{sol:?}");
         assert!(max_min_lp(&[vec![1.0]], &[1, 2], &[1]).is_err());
         assert!(max_min_lp(&[vec![f64::NAN]], &[1], &[1]).is_err());
     }
@@ -568,6 +919,134 @@ mod tests {
         );
     }
 
+    /// A model 3x faster on V100 than on K80 (`fast`), one equal on both (`flat`).
+    fn table() -> Arc<ThroughputTable> {
+        let mut t = ThroughputTable::new();
+        for s in [1, 2, 4, 8] {
+            t.insert("v100", "fast", s, 3.0 * f64::from(s));
+            t.insert("k80", "fast", s, f64::from(s));
+            t.insert("v100", "flat", s, f64::from(s));
+            t.insert("k80", "flat", s, f64::from(s));
+        }
+        Arc::new(t)
+    }
+
+    fn typed_job(id: u32, n: u32, model: Option<&str>) -> Job {
+        let mut spec = blox_core::JobSpec::new(Time::ZERO, n, 1e6);
+        spec.model = model.map(Into::into);
+        Job::new(JobId(id), spec, Time::ZERO)
+    }
+
+    fn picks(out: &Schedule, c: &Cluster) -> Vec<(u32, String)> {
+        out.iter()
+            .map(|a| (a.job.0, c.gpu_type_name(a.gpu_type.unwrap()).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn heterogeneity_aware_allocation_sends_the_fast_model_to_the_fast_type() {
+        // 2 V100s and 6 K80s; two `fast` and two `flat` 1-GPU jobs.
+        let cluster = Cluster::new("1x2:v100,1x6:k80".parse().unwrap());
+        let mut jobs = blox_core::JobTable::new();
+        for (id, m) in [(0, "flat"), (1, "fast"), (2, "flat"), (3, "fast")] {
+            jobs.push(typed_job(id, 1, Some(m)));
+        }
+        let ctx = Ctx::new(
+            Time::ZERO,
+            0,
+            Time::from_secs(300),
+            Semantics::Exact,
+            &cluster,
+            &jobs,
+        );
+        let mut aware = Gavel::default().with_throughputs(table(), "v100");
+        let mut out = Schedule::default();
+        aware.schedule(&ctx, &mut out);
+        assert_eq!(aware.n_types(), 2);
+        let x = aware.allocation_by_type();
+        // Rows: job 0 flat, job 1 fast, ... The fast jobs hold the V100s all the time.
+        assert!(x[2] > 0.99 && x[6] > 0.99, "{x:?}");
+        assert!(x[0] < 1e-6 && x[4] < 1e-6, "{x:?}");
+        assert_eq!(
+            picks(&out, &cluster),
+            vec![
+                (0, "k80".into()),
+                (1, "v100".into()),
+                (2, "k80".into()),
+                (3, "v100".into())
+            ]
+        );
+        // Agnostic: every throughput 1, so the V100s go by id.
+        let mut agnostic = Gavel::default()
+            .with_throughputs(table(), "v100")
+            .with_hetero(false);
+        let mut out = Schedule::default();
+        agnostic.schedule(&ctx, &mut out);
+        assert_eq!(agnostic.name(), "gavel(agnostic)");
+        let on_v100: Vec<u32> = picks(&out, &cluster)
+            .into_iter()
+            .filter(|(_, t)| t == "v100")
+            .map(|(j, _)| j)
+            .collect();
+        assert_ne!(on_v100, vec![1, 3], "{out:?}");
+    }
+
+    #[test]
+    fn typed_rounds_rotate_by_time_received_per_type() {
+        // One V100 and one K80, three equal jobs: each should get 1/3 of each type. Round 1:
+        // jobs 0 and 1 run (all infinite priority, ties by least received then id); round 2:
+        // job 2, which has received nothing, goes first.
+        let cluster0 = Cluster::new("1x1:v100,1x1:k80".parse().unwrap());
+        let mut jobs = blox_core::JobTable::new();
+        for id in 0..3 {
+            jobs.push(typed_job(id, 1, None));
+        }
+        let mut g = Gavel::default();
+        let mut out = Schedule::default();
+        let ctx = Ctx::new(
+            Time::ZERO,
+            0,
+            Time::from_secs(300),
+            Semantics::Exact,
+            &cluster0,
+            &jobs,
+        );
+        g.schedule(&ctx, &mut out);
+        for x in g.allocation_by_type() {
+            assert!((x - 1.0 / 3.0).abs() < 1e-6, "{:?}", g.allocation_by_type());
+        }
+        assert_eq!(
+            picks(&out, &cluster0),
+            vec![(0, "v100".into()), (1, "k80".into()), (2, "v100".into())]
+        );
+        // Apply round 1: job 0 on GPU 0 (V100), job 1 on GPU 1 (K80), for 300 s.
+        let mut cluster = cluster0.clone();
+        for (id, gpu) in [(0, 0), (1, 1)] {
+            cluster.allocate(JobId(id), &[blox_core::GpuId(gpu)]);
+            jobs.get_mut(JobId(id))
+                .unwrap()
+                .gpus
+                .push(blox_core::GpuId(gpu));
+        }
+        let ctx = Ctx::new(
+            Time::from_secs(300),
+            1,
+            Time::from_secs(300),
+            Semantics::Exact,
+            &cluster,
+            &jobs,
+        );
+        let mut out = Schedule::default();
+        g.schedule(&ctx, &mut out);
+        let p = picks(&out, &cluster);
+        assert_eq!(p[0], (2, "v100".into()), "{p:?}");
+        assert_eq!(
+            p[1],
+            (0, "k80".into()),
+            "{p:?}: job 0 has had no K80 time yet"
+        );
+    }
+
     proptest! {
         #[test]
         fn invariants(t in crate::testing::tables()) {
@@ -581,6 +1060,61 @@ mod tests {
                 used += x * f64::from(t.jobs.get(id).unwrap().n_gpus());
             }
             prop_assert!(used <= cap * (1.0 + 1e-12) + 1e-9, "allocations {used} > {cap}");
+        }
+
+        #[test]
+        fn typed_invariants(
+            t in crate::testing::tables(),
+            types in prop::collection::vec(0usize..3, 4),
+            models in prop::collection::vec(0usize..3, 40),
+        ) {
+            // The same random tables on nodes of up to three types, jobs of three kinds.
+            let mut spec = t.cluster.spec().clone();
+            for (k, n) in spec.nodes.iter_mut().enumerate() {
+                n.gpu_type = ["v100", "p100", "k80"][types[k % 4]].to_owned();
+            }
+            let mut cluster = Cluster::new(spec);
+            let mut jobs = blox_core::JobTable::new();
+            for (i, j) in t.jobs.iter().enumerate() {
+                let mut j = j.clone();
+                j.spec.model = [Some("fast"), Some("flat"), None][models[i]].map(Into::into);
+                if j.is_running() {
+                    cluster.allocate(j.id, &j.gpus);
+                }
+                jobs.push(j);
+            }
+            let ctx = Ctx::new(t.now, 0, Time::from_secs(300), t.semantics, &cluster, &jobs);
+            let make = || Gavel::new(MaxMinSolver::Lp).with_throughputs(table(), "v100");
+            let mut g = make();
+            let mut a = Schedule::default();
+            g.schedule(&ctx, &mut a);
+            let mut ids: Vec<JobId> = a.iter().map(|e| e.job).collect();
+            ids.sort_unstable();
+            let want: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
+            prop_assert_eq!(ids, want);
+            let k_types = cluster.n_gpu_types();
+            for e in a.iter() {
+                prop_assert_eq!(e.n_gpus, jobs.get(e.job).unwrap().n_gpus());
+                if k_types > 1 {
+                    prop_assert!(e.gpu_type.is_some_and(|t| t.index() < k_types));
+                }
+            }
+            let mut b = Schedule::default();
+            make().schedule(&ctx, &mut b);
+            prop_assert_eq!(&a, &b, "deterministic");
+            if k_types > 1 {
+                let x = g.allocation_by_type();
+                for k in 0..k_types {
+                    let used: f64 = jobs.iter().enumerate()
+                        .map(|(i, j)| x[i * k_types + k] * f64::from(j.n_gpus()))
+                        .sum();
+                    let cap = f64::from(cluster.gpus_of_type(GpuTypeId(k as u32)));
+                    prop_assert!(used <= cap + 1e-6, "type {k}: {used} > {cap}");
+                }
+                for row in x.chunks(k_types) {
+                    prop_assert!(row.iter().sum::<f64>() <= 1.0 + 1e-6);
+                }
+            }
         }
 
         #[test]
@@ -603,7 +1137,12 @@ mod tests {
             }
             for (j, x) in a.fractions.iter().enumerate() {
                 prop_assert!(x.iter().sum::<f64>() <= 1.0 + 1e-6);
-                let eff: f64 = x.iter().zip(&tput[j]).map(|(x, t)| x * t / tput[j].iter().copied().fold(0.0, f64::max)).sum::<f64>() * f64::from(scale[j]);
+                let equal: f64 = tput[j].iter().zip(&cap).map(|(t, &c)| t * f64::from(c)).sum::<f64>()
+                    / f64::from(cap[0] + cap[1]);
+                if equal == 0.0 {
+                    continue;
+                }
+                let eff: f64 = x.iter().zip(&tput[j]).map(|(x, t)| x * t / equal).sum::<f64>() * f64::from(scale[j]);
                 prop_assert!(eff >= a.min_share - 1e-6, "job {j} below the optimum");
             }
         }

@@ -96,9 +96,19 @@ struct ScenarioArgs {
     /// first errors go to summary.json).
     #[arg(long)]
     skip_bad_lines: bool,
-    /// Cluster shape as NODESxGPUS [default: 32x4].
-    #[arg(long, value_name = "NODESxGPUS")]
+    /// Cluster shape as NODESxGPUS, or typed groups NODESxGPUS:TYPE separated by `,` or `+`
+    /// for a heterogeneous cluster (e.g. `2x4:v100,4x4:p100,6x4:k80`) [default: 32x4].
+    #[arg(long, value_name = "NODESxGPUS[:TYPE],...")]
     cluster: Option<String>,
+    /// Per-model, per-GPU-type throughput table (Gavel's `*_throughputs.json[.gz]`): on a
+    /// cluster of several GPU types, jobs run at their model's speed on each type and Gavel
+    /// allocates by it [default: for a gavel trace, the table next to it].
+    #[arg(long, value_name = "FILE")]
+    throughputs: Option<PathBuf>,
+    /// The GPU type jobs' work is measured on, for --throughputs and Gavel traces
+    /// [default: v100].
+    #[arg(long, value_name = "TYPE")]
+    reference_gpu_type: Option<String>,
     /// Round length in seconds [default: 300].
     #[arg(long, value_name = "SECONDS")]
     round: Option<u64>,
@@ -189,9 +199,13 @@ struct SweepArgs {
     /// Count and skip malformed trace lines.
     #[arg(long)]
     skip_bad_lines: bool,
-    /// Clusters to try, e.g. `32x4,16x8`.
+    /// Clusters to try, e.g. `32x4,16x8`; a heterogeneous one joins its groups with `+`, e.g.
+    /// `2x4:v100+6x4:k80`.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     cluster: Vec<String>,
+    /// Throughput table for every run (see `run --help`).
+    #[arg(long, value_name = "FILE")]
+    throughputs: Option<PathBuf>,
     /// Round length in seconds [default: 300].
     #[arg(long, value_name = "SECONDS")]
     round: Option<u64>,
@@ -371,6 +385,12 @@ impl ScenarioArgs {
         if let Some(v) = &self.cluster {
             s.cluster = v.clone();
         }
+        if let Some(v) = &self.throughputs {
+            s.throughputs = Some(v.clone());
+        }
+        if let Some(v) = &self.reference_gpu_type {
+            s.reference_gpu_type = v.clone();
+        }
         if let Some(v) = self.round {
             s.round_s = v;
         }
@@ -402,6 +422,7 @@ impl ScenarioArgs {
         s.cluster_spec()?;
         s.sim_config()?;
         s.topology_model()?;
+        s.policy_env()?;
         Ok(s)
     }
 }
@@ -568,6 +589,7 @@ fn sweep(a: SweepArgs) -> Result<(), SimError> {
         skip_bad_lines: a.skip_bad_lines,
         topology: a.topology.clone(),
         throughput: a.throughput,
+        throughputs: a.throughputs.clone(),
         blox_trace_jobs: a.blox_trace_jobs,
         round: a.round,
         track: a.track.clone(),

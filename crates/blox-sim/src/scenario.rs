@@ -5,14 +5,17 @@ use crate::engine::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 use crate::workload::{BloxDefaultWorkload, JobList, Workload};
 use crate::SimError;
 use blox_admission::AdmissionConfig;
-use blox_core::{BoxThroughput, ClusterSpec, ConstantSpeed, JobId, Pipeline, Semantics, Time};
+use blox_core::{
+    BoxThroughput, ClusterSpec, ConstantSpeed, HeteroSpeed, JobId, Pipeline, Semantics,
+    ThroughputTable, Time,
+};
 use blox_metrics::{
     plot_timeline, write_fairness_csv, write_jct_cdf_csv, write_jobs_csv, write_timeline_csv,
     JobLog, RunMetrics, Summary, Timeline,
 };
 use blox_placement::{PlacementConfig, PlacementSpeed, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
-use blox_workload::{ReadOptions, TraceFormat};
+use blox_workload::{GavelThroughputs, ReadOptions, TraceFormat};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -272,6 +275,13 @@ pub struct Scenario {
     /// `exact` semantics), `policy` (the policy's scaling model; the default for Optimus in
     /// `exact` semantics) or `constant` (Blox's; the default in `blox` semantics).
     pub throughput_model: Option<ThroughputChoice>,
+    /// Per-model, per-GPU-type throughput table (Gavel's `*_throughputs.json[.gz]`), used when
+    /// the cluster has several GPU types: jobs run at their model's speed on each type
+    /// (relative to `reference_gpu_type`) and Gavel allocates by it. Default: for a `gavel`
+    /// trace, the table it is read with; otherwise none (every type runs at the same speed).
+    pub throughputs: Option<PathBuf>,
+    /// The GPU type jobs' work is measured on (Gavel traces are converted to seconds on it).
+    pub reference_gpu_type: String,
     /// Output folder (`jobs.csv`, `summary.json`, `timeline.csv`, …).
     pub out: Option<PathBuf>,
 }
@@ -319,6 +329,8 @@ impl Default for Scenario {
             starvation_s: BLOX_STARVATION.as_secs(),
             topology: None,
             throughput_model: None,
+            throughputs: None,
+            reference_gpu_type: blox_policies::DEFAULT_REFERENCE_TYPE.to_owned(),
             out: None,
         }
     }
@@ -470,7 +482,7 @@ impl Scenario {
                 }
                 let inputs: Vec<(PathBuf, TraceFormat)> =
                     paths.iter().map(|p| (p.clone(), format)).collect();
-                let opts = ReadOptions::default().with_skip_bad_lines(*skip_bad_lines);
+                let opts = self.read_options().with_skip_bad_lines(*skip_bad_lines);
                 let read = blox_workload::read_traces(&inputs, &opts)?;
                 let report = WorkloadReport {
                     jobs_read: Some(read.jobs.len() as u64),
@@ -518,7 +530,7 @@ impl Scenario {
                     .map_err(|e: blox_workload::UnknownFormat| SimError::Config(e.to_string()))?;
                 let inputs: Vec<(PathBuf, TraceFormat)> =
                     paths.iter().map(|p| (p.clone(), format)).collect();
-                let read = blox_workload::read_traces(&inputs, &ReadOptions::default())?;
+                let read = blox_workload::read_traces(&inputs, &self.read_options())?;
                 let target = blox_workload::LoadTarget::JobsPerHour(*load);
                 let jobs =
                     blox_workload::resample(&read.jobs, target, *jobs, blox_core::Seed(self.seed))?;
@@ -535,8 +547,52 @@ impl Scenario {
         }
     }
 
+    /// The options trace readers get: the throughput table and reference type for Gavel
+    /// traces.
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions::default()
+            .with_gavel_throughputs(self.throughputs.clone())
+            .with_gavel_worker_type(self.reference_gpu_type.clone())
+    }
+
+    /// The per-model, per-GPU-type throughput table, on a cluster of several GPU types: the
+    /// `throughputs` file, else the table of a `gavel` trace workload, else none. On a cluster
+    /// of one type it is `None` (types cannot change a job's speed there).
+    pub fn throughput_table(&self) -> Result<Option<Arc<ThroughputTable>>, SimError> {
+        if self.cluster_spec()?.gpu_types().len() < 2 {
+            return Ok(None);
+        }
+        if let Some(p) = &self.throughputs {
+            return Ok(Some(Arc::new(GavelThroughputs::load(p)?.to_table())));
+        }
+        let gavel_trace = match &self.workload {
+            WorkloadConfig::Trace { paths, format, .. }
+            | WorkloadConfig::Resample { paths, format, .. } => paths
+                .first()
+                .filter(|_| format.parse::<TraceFormat>().ok() == Some(TraceFormat::Gavel)),
+            _ => None,
+        };
+        Ok(match gavel_trace {
+            Some(p) => Some(Arc::new(
+                GavelThroughputs::locate(p, &self.read_options())?.to_table(),
+            )),
+            None => None,
+        })
+    }
+
+    /// What the scenario's policy is built with.
+    pub fn policy_env(&self) -> Result<PolicyEnv, SimError> {
+        let env = PolicyEnv::new(self.semantics, self.load());
+        Ok(match self.throughput_table()? {
+            Some(t) => env.with_throughputs(t, self.reference_gpu_type.clone()),
+            None => env,
+        })
+    }
+
     /// The throughput model the scenario implies: constant speed (1.0, or Blox's Optimus
-    /// factor).
+    /// factor), the placement-aware or the policy's model; on a cluster of several GPU types
+    /// with a throughput table, times each job's speed factor on its GPUs' type
+    /// ([`HeteroSpeed`]).
     pub fn throughput(&self) -> Result<BoxThroughput, SimError> {
         self.throughput_with(self.topology_model()?)
     }
@@ -555,7 +611,7 @@ impl Scenario {
     }
 
     fn throughput_with(&self, topology: Arc<Topology>) -> Result<BoxThroughput, SimError> {
-        let env = PolicyEnv::new(self.semantics, self.load());
+        let env = self.policy_env()?;
         let factor = self.policy.speed_factor(&env)?;
         let elastic_policy = matches!(
             self.policy,
@@ -568,7 +624,7 @@ impl Scenario {
             None if elastic_policy => ThroughputChoice::Policy,
             None => ThroughputChoice::Placement,
         };
-        Ok(match model {
+        let base: BoxThroughput = match model {
             ThroughputChoice::Constant => Box::new(ConstantSpeed(factor)),
             ThroughputChoice::Policy => self.policy.throughput_model(&env)?,
             ThroughputChoice::Placement => {
@@ -579,6 +635,10 @@ impl Scenario {
                 }
                 Box::new(PlacementSpeed::new(Some(topology)))
             }
+        };
+        Ok(match env.throughputs {
+            Some(table) => Box::new(HeteroSpeed::new(base, table, env.reference_gpu_type)),
+            None => base,
         })
     }
 
@@ -593,7 +653,7 @@ impl Scenario {
     /// Run the scenario through the boxed (runtime) pipeline, and write the output files if
     /// `out` is set.
     pub fn run(&self) -> Result<RunReport, SimError> {
-        let env = PolicyEnv::new(self.semantics, self.load());
+        let env = self.policy_env()?;
         let topology = self.topology_model()?;
         let scheduler = Pipeline::new(
             self.admission.build()?,

@@ -4,6 +4,7 @@ mod props;
 mod reference;
 mod scenarios;
 mod topology;
+mod types;
 
 use blox_core::{
     Cluster, ClusterSpec, Ctx, Decisions, GpuId, Job, JobId, JobSpec, JobTable, PlacementPolicy,

@@ -45,7 +45,7 @@ fn job_gen() -> impl Strategy<Value = JobGen> {
 
 /// A random world (jobs running on random GPUs, rigid and elastic, with and without host
 /// demands) and a schedule in random order; elastic entries ask for random counts.
-fn any_world() -> impl Strategy<Value = (World, Schedule)> {
+pub(crate) fn any_world() -> impl Strategy<Value = (World, Schedule)> {
     (
         prop::collection::vec((1u32..=8, 4u32..=32, 32.0f64..512.0), 1..=6),
         prop::collection::vec(job_gen(), 0..=14),
@@ -108,7 +108,7 @@ fn any_world() -> impl Strategy<Value = (World, Schedule)> {
         })
 }
 
-fn placements(w: &World) -> Vec<(Box<dyn PlacementPolicy>, Semantics)> {
+pub(crate) fn placements(w: &World) -> Vec<(Box<dyn PlacementPolicy>, Semantics)> {
     let topo = Arc::new(Topology::default_for(w.cluster.spec()));
     vec![
         (Box::new(Scattered::new()), Semantics::Blox),
@@ -165,7 +165,7 @@ fn host_use(w: &World, holders: &[(JobId, Vec<GpuId>)]) -> Vec<(f64, f64)> {
 }
 
 /// The common checks; returns who holds which GPUs after the decisions.
-fn check_valid(
+pub(crate) fn check_valid(
     w: &World,
     sched: &Schedule,
     d: &Decisions,

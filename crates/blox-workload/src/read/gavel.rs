@@ -69,6 +69,25 @@ impl GavelThroughputs {
         self.rates.is_empty()
     }
 
+    /// The table as a [`blox_core::ThroughputTable`] (worker types become GPU type names, job
+    /// types model names), for heterogeneous clusters.
+    pub fn to_table(&self) -> blox_core::ThroughputTable {
+        let mut t = blox_core::ThroughputTable::new();
+        let mut keys: Vec<_> = self.rates.iter().collect();
+        keys.sort_by(|a, b| a.0.cmp(b.0));
+        for ((worker, job_type, scale), &rate) in keys {
+            t.insert(worker, job_type, *scale, rate);
+        }
+        t
+    }
+
+    /// The table a Gavel trace at `trace` is read with: [`ReadOptions::gavel_throughputs`] if
+    /// set, else the first `physical_cluster_throughputs.json[.gz]` or
+    /// `simulation_throughputs.json[.gz]` in the trace's folder, its parent or grandparent.
+    pub fn locate(trace: &Path, opts: &ReadOptions) -> Result<Self, WorkloadError> {
+        locate_and_load(trace, opts)
+    }
+
     /// Reads a table file (gzip detected by magic bytes).
     pub fn load(path: &Path) -> Result<Self, WorkloadError> {
         Self::from_json(&read_input(path)?, path)
