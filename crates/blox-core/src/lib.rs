@@ -25,6 +25,10 @@
 //! it. Time is an integer ([`Time`], milliseconds). Randomness comes from named streams of one
 //! [`Seed`].
 //!
+//! Clusters may mix GPU types (`"2x8:v100,4x4:k80".parse::<ClusterSpec>()`): a schedule entry can
+//! name the type a job should run on ([`Schedule::push_on`]), a [`ThroughputTable`] holds each
+//! model's rate on each type, and [`HeteroSpeed`] makes jobs run at their type's speed.
+//!
 //! ## Example: a policy in a few lines
 //!
 //! ```

@@ -24,7 +24,7 @@
 //! Every placement but [`Scattered`] in `blox` semantics walks the schedule with one shared
 //! round loop:
 //!
-//! - **Running jobs** are never moved. A running *elastic* job whose scheduled count differs
+//! - **Running jobs** are never moved, except to honour a GPU type (below). A running *elastic* job whose scheduled count differs
 //!   from the GPUs it holds is resized, per the [`Allocation`](blox_core::Allocation) contract:
 //!   to 0 it stops; to fewer it stops and restarts on the first GPUs of its current set; to
 //!   more it keeps its GPUs and gets the extra ones next to them (preempting lower jobs if
@@ -41,6 +41,13 @@
 //! - **Host resources** ([`ResourceAware`] only) are tracked in the plan: a job's CPU and memory
 //!   are split equally among its requested GPUs and charged, per GPU it holds, to that GPU's
 //!   node; a job with no stated demand takes the node's GPU-proportional share.
+//!
+//! - **GPU types.** On a cluster of several types, an entry that names one
+//!   ([`Allocation::gpu_type`](blox_core::Allocation::gpu_type), as Gavel's heterogeneity-aware
+//!   form does) is placed with the plan restricted to that type
+//!   ([`FreeGpus::restrict`](blox_core::FreeGpus::restrict)), and only jobs holding GPUs of that
+//!   type are candidate victims; a running job on another type is moved when the type has room
+//!   (with preemption, if on) and otherwise keeps running where it is.
 //!
 //! The victim search keeps a cursor across the round, so each schedule entry is a candidate
 //! victim at most once per round (plus rolled-back ones).
