@@ -52,19 +52,21 @@ impl ThroughputTable {
     }
 
     /// Sets the rate of `model` at `scale` GPUs on `gpu_type` (replacing any earlier one).
+    /// A model's rates are kept sorted by type and scale, so equal tables compare equal
+    /// whatever order they were filled in.
     pub fn insert(&mut self, gpu_type: &str, model: &str, scale: u32, rate: f64) {
         let rates = self.by_model.entry(model.to_owned()).or_default();
-        match rates
-            .iter_mut()
-            .find(|r| r.gpu_type == gpu_type && r.scale == scale)
-        {
-            Some(r) => r.rate = rate,
-            None => {
-                rates.push(Rate {
-                    gpu_type: gpu_type.to_owned(),
-                    scale,
-                    rate,
-                });
+        match rates.binary_search_by(|r| (r.gpu_type.as_str(), r.scale).cmp(&(gpu_type, scale))) {
+            Ok(k) => rates[k].rate = rate,
+            Err(k) => {
+                rates.insert(
+                    k,
+                    Rate {
+                        gpu_type: gpu_type.to_owned(),
+                        scale,
+                        rate,
+                    },
+                );
                 self.len += 1;
             }
         }
@@ -196,18 +198,13 @@ impl<M> HeteroSpeed<M> {
         let Some(model) = job.spec.model.as_deref() else {
             return 1.0;
         };
-        let mut seen: [Option<GpuTypeId>; 4] = [None; 4];
+        // A node's GPUs are contiguous and of one type: look each run of a type up once.
+        let mut last: Option<GpuTypeId> = None;
         let mut factor = f64::INFINITY;
-        for &g in gpus {
-            if !cluster.contains(g) {
-                continue;
-            }
+        for &g in gpus.iter().filter(|&&g| cluster.contains(g)) {
             let t = cluster.gpu_type(g);
-            if seen.contains(&Some(t)) {
+            if last.replace(t) == Some(t) {
                 continue;
-            }
-            if let Some(slot) = seen.iter_mut().find(|s| s.is_none()) {
-                *slot = Some(t);
             }
             let f = self.table.speed_factor(
                 model,
@@ -254,6 +251,11 @@ mod tests {
         assert_eq!(t.rate("k80", "m", 4), None);
         assert_eq!(t.exact("v100", "m", 6), None);
         assert!(t.has_model("m") && !t.has_model("n"));
+        let mut u = ThroughputTable::new();
+        u.insert("v100", "m", 8, 80.0);
+        u.insert("v100", "m", 4, 41.0);
+        u.insert("v100", "m", 2, 20.0);
+        assert_eq!(t, u, "the same rates in another order");
     }
 
     #[test]

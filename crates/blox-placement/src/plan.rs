@@ -271,43 +271,16 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
         let ty = entry.gpu_type.filter(|_| ctx.cluster.n_gpu_types() > 1);
         plan.gpus.restrict(ty);
         let running = job.is_running() && !s.stopped[idx];
-        if running
+        // On the wrong GPU type: stop it and place it like a waiting job below; if that fails
+        // it keeps running where it is.
+        let migrate = running
             && need > 0
-            && ty.is_some_and(|t| job.gpus.iter().any(|&g| ctx.cluster.gpu_type(g) != t))
-        {
-            // On the wrong GPU type: move it if the type has room (preempting below it if
-            // allowed); otherwise it keeps running where it is.
-            s.placed[idx] = true;
+            && ty.is_some_and(|t| job.gpus.iter().any(|&g| ctx.cluster.gpu_type(g) != t));
+        if migrate {
             s.stopped[idx] = true;
             release(&mut plan, fit, job, &job.gpus);
-            let mut gpus = std::mem::take(&mut s.gpus);
-            gpus.clear();
-            let ok = make_room(
-                fit,
-                &mut plan,
-                s,
-                &mut cursor,
-                jobs,
-                entries,
-                pos,
-                job,
-                Want::Fresh(need),
-                opts,
-                &mut gpus,
-                out,
-            );
-            s.stopped[idx] = false;
-            if ok {
-                out.stop.push(job.id);
-                occupy(&mut plan, fit, job, &gpus);
-                out.start(job.id, &gpus);
-            } else {
-                occupy(&mut plan, fit, job, &job.gpus);
-            }
-            s.gpus = gpus;
-            continue;
         }
-        if running {
+        if running && !migrate {
             let have = job.gpus.len() as u32;
             if !job.spec.elastic || need == have {
                 continue;
@@ -384,6 +357,9 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
             )
         };
         if ok {
+            if migrate {
+                out.stop.push(job.id);
+            }
             occupy(&mut plan, fit, job, &gpus);
             out.start(job.id, &gpus);
             s.stopped[idx] = false;
@@ -392,6 +368,13 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
             continue;
         }
         s.gpus = gpus;
+        if migrate {
+            // No room on its type: it keeps running as it was.
+            occupy(&mut plan, fit, job, &job.gpus);
+            s.stopped[idx] = false;
+            s.placed[idx] = true;
+            continue;
+        }
         if !opts.backfill {
             break;
         }

@@ -139,11 +139,12 @@ impl DomainFit {
             let Some(&d) = tree.gpu_dom.get(g.index()) else {
                 continue;
             };
-            let blocks = match self.gpu_type.get(g.index()) {
-                Some(&t) => [0, (1 + t as usize) * self.n_dom],
-                None => [0, usize::MAX],
-            };
-            for off in blocks.into_iter().filter(|&o| o != usize::MAX) {
+            // The all-types block, and the GPU's own type's block when types are tracked.
+            let own = self
+                .gpu_type
+                .get(g.index())
+                .map(|&t| (1 + t as usize) * self.n_dom);
+            for off in std::iter::once(0).chain(own) {
                 let mut d = d;
                 loop {
                     let f = &mut self.free[off + d as usize];

@@ -299,22 +299,9 @@ impl Gavel {
             Err(_) => {
                 // Fallback: the agnostic water-filling over all GPUs, spread over the types in
                 // proportion to their size.
-                self.demands.clear();
-                self.demands
-                    .extend(jobs.iter().map(|j| f64::from(j.n_gpus())));
                 let total: u32 = caps.iter().sum();
-                water_fill_into(
-                    &self.demands,
-                    f64::from(total),
-                    &mut self.scratch,
-                    &mut self.shares,
-                );
-                for (j, &g) in jobs.iter().zip(&self.shares) {
-                    let x = if j.n_gpus() == 0 {
-                        0.0
-                    } else {
-                        g / f64::from(j.n_gpus())
-                    };
+                self.water_fill_alloc(jobs, total);
+                for &(_, x) in &self.alloc {
                     self.by_type.extend(
                         caps.iter()
                             .map(|&c| x * f64::from(c) / f64::from(total.max(1))),
@@ -422,12 +409,34 @@ impl Gavel {
             && self.alloc.len() == jobs.len()
     }
 
-    fn recompute(&mut self, jobs: &[Job], gpus: u32) {
-        self.n_types = 1;
-        self.by_type.clear();
+    /// Water-filling time fractions `x_j` over `gpus` GPUs, into `alloc`.
+    fn water_fill_alloc(&mut self, jobs: &[Job], gpus: u32) {
         self.demands.clear();
         self.demands
             .extend(jobs.iter().map(|j| f64::from(j.n_gpus())));
+        water_fill_into(
+            &self.demands,
+            f64::from(gpus),
+            &mut self.scratch,
+            &mut self.shares,
+        );
+        self.alloc.clear();
+        self.alloc
+            .extend(jobs.iter().zip(&self.shares).map(|(j, &g)| {
+                (
+                    j.id,
+                    if j.n_gpus() == 0 {
+                        0.0
+                    } else {
+                        g / f64::from(j.n_gpus())
+                    },
+                )
+            }));
+    }
+
+    fn recompute(&mut self, jobs: &[Job], gpus: u32) {
+        self.n_types = 1;
+        self.by_type.clear();
         let lp = match self.solver {
             MaxMinSolver::WaterFilling => None,
             MaxMinSolver::Lp => {
@@ -436,8 +445,8 @@ impl Gavel {
                 max_min_lp(&tput, &scale, &[gpus]).ok()
             }
         };
-        self.alloc.clear();
         if let Some(sol) = lp {
+            self.alloc.clear();
             self.alloc.extend(
                 jobs.iter()
                     .zip(&sol.fractions)
@@ -445,23 +454,7 @@ impl Gavel {
             );
         } else {
             // Water-filling, also the fallback should the LP solver fail.
-            water_fill_into(
-                &self.demands,
-                f64::from(gpus),
-                &mut self.scratch,
-                &mut self.shares,
-            );
-            self.alloc
-                .extend(jobs.iter().zip(&self.shares).map(|(j, &g)| {
-                    (
-                        j.id,
-                        if j.n_gpus() == 0 {
-                            0.0
-                        } else {
-                            g / f64::from(j.n_gpus())
-                        },
-                    )
-                }));
+            self.water_fill_alloc(jobs, gpus);
         }
     }
 }

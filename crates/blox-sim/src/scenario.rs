@@ -563,7 +563,7 @@ impl Scenario {
             return Ok(None);
         }
         if let Some(p) = &self.throughputs {
-            return Ok(Some(Arc::new(GavelThroughputs::load(p)?.to_table())));
+            return Ok(Some(Arc::new(GavelThroughputs::load(p)?.into_table())));
         }
         let gavel_trace = match &self.workload {
             WorkloadConfig::Trace { paths, format, .. }
@@ -574,7 +574,7 @@ impl Scenario {
         };
         Ok(match gavel_trace {
             Some(p) => Some(Arc::new(
-                GavelThroughputs::locate(p, &self.read_options())?.to_table(),
+                GavelThroughputs::locate(p, &self.read_options())?.into_table(),
             )),
             None => None,
         })
@@ -594,7 +594,7 @@ impl Scenario {
     /// with a throughput table, times each job's speed factor on its GPUs' type
     /// ([`HeteroSpeed`]).
     pub fn throughput(&self) -> Result<BoxThroughput, SimError> {
-        self.throughput_with(self.topology_model()?)
+        self.throughput_with(self.topology_model()?, self.policy_env()?)
     }
 
     /// The interconnect model: `--topology FILE|SHAPE`, else the documented default for the
@@ -610,8 +610,11 @@ impl Scenario {
         Ok(Arc::new(topo))
     }
 
-    fn throughput_with(&self, topology: Arc<Topology>) -> Result<BoxThroughput, SimError> {
-        let env = self.policy_env()?;
+    fn throughput_with(
+        &self,
+        topology: Arc<Topology>,
+        env: PolicyEnv,
+    ) -> Result<BoxThroughput, SimError> {
         let factor = self.policy.speed_factor(&env)?;
         let elastic_policy = matches!(
             self.policy,
@@ -662,7 +665,7 @@ impl Scenario {
         );
         let cfg = self.sim_config()?;
         let cluster = self.cluster_spec()?;
-        let throughput = self.throughput_with(topology)?;
+        let throughput = self.throughput_with(topology, env)?;
         let (mut workload, workload_report) = self.load_workload()?;
         let mut sim = Simulator::new(
             cfg,

@@ -24,8 +24,7 @@
 use super::csvutil::{parse_count, parse_nonneg};
 use super::{read_input, secs_to_time, Collector, ReadOptions, Row, TraceRead};
 use crate::WorkloadError;
-use blox_core::{JobSpec, Time};
-use std::collections::HashMap;
+use blox_core::{JobSpec, ThroughputTable, Time};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -37,7 +36,7 @@ use std::sync::Arc;
 /// inner keys (space-sharing pairs) are ignored.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GavelThroughputs {
-    rates: HashMap<(String, String, u32), f64>,
+    table: ThroughputTable,
 }
 
 impl GavelThroughputs {
@@ -48,37 +47,33 @@ impl GavelThroughputs {
 
     /// Sets the isolated rate of `job_type` at `scale_factor` GPUs on `worker`.
     pub fn insert(&mut self, worker: &str, job_type: &str, scale_factor: u32, rate: f64) {
-        self.rates
-            .insert((worker.to_owned(), job_type.to_owned(), scale_factor), rate);
+        self.table.insert(worker, job_type, scale_factor, rate);
     }
 
     /// The isolated rate (iterations per second), if the table has it.
     pub fn isolated(&self, worker: &str, job_type: &str, scale_factor: u32) -> Option<f64> {
-        self.rates
-            .get(&(worker.to_owned(), job_type.to_owned(), scale_factor))
-            .copied()
+        self.table.exact(worker, job_type, scale_factor)
     }
 
     /// Number of `(worker, job type, scale factor)` entries.
     pub fn len(&self) -> usize {
-        self.rates.len()
+        self.table.len()
     }
 
     /// Whether the table is empty.
     pub fn is_empty(&self) -> bool {
-        self.rates.is_empty()
+        self.table.is_empty()
     }
 
-    /// The table as a [`blox_core::ThroughputTable`] (worker types become GPU type names, job
-    /// types model names), for heterogeneous clusters.
-    pub fn to_table(&self) -> blox_core::ThroughputTable {
-        let mut t = blox_core::ThroughputTable::new();
-        let mut keys: Vec<_> = self.rates.iter().collect();
-        keys.sort_by(|a, b| a.0.cmp(b.0));
-        for ((worker, job_type, scale), &rate) in keys {
-            t.insert(worker, job_type, *scale, rate);
-        }
-        t
+    /// The rates as a [`ThroughputTable`] (worker types are GPU type names, job types model
+    /// names), for heterogeneous clusters.
+    pub fn table(&self) -> &ThroughputTable {
+        &self.table
+    }
+
+    /// The rates as a [`ThroughputTable`], by value.
+    pub fn into_table(self) -> ThroughputTable {
+        self.table
     }
 
     /// The table a Gavel trace at `trace` is read with: [`ReadOptions::gavel_throughputs`] if
@@ -95,6 +90,7 @@ impl GavelThroughputs {
 
     /// Parses a table from JSON bytes; `origin` names the input in errors.
     pub fn from_json(bytes: &[u8], origin: &Path) -> Result<Self, WorkloadError> {
+        use std::collections::HashMap;
         type Raw = HashMap<String, HashMap<String, HashMap<String, serde_json::Value>>>;
         let raw: Raw = serde_json::from_slice(bytes).map_err(|e| {
             WorkloadError::input(
