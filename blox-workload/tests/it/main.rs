@@ -11,14 +11,14 @@ mod samples;
 use blox_workload::{read_trace, ReadOptions, TraceFormat, TraceRead};
 use std::path::{Path, PathBuf};
 
-/// The shared trace folder: `$BLOX_TRACES` if set, else `../../../shared/traces` from the crate
+/// The shared trace folder: `$BLOX_TRACES` if set, else `../../shared/traces` from the crate
 /// directory. `None` (with a printed note) only when the variable is unset and the fallback is
 /// absent.
 pub fn traces_dir() -> Option<PathBuf> {
     if let Some(d) = std::env::var_os("BLOX_TRACES") {
         return Some(PathBuf::from(d));
     }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces");
     if p.is_dir() {
         Some(p)
     } else {

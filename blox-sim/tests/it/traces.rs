@@ -16,7 +16,7 @@ fn traces() -> Option<PathBuf> {
             Some(dir)
         }
         None => {
-            let local = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces");
+            let local = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces");
             if local.join("itp/raw/cluster01.csv").exists() {
                 Some(local)
             } else {

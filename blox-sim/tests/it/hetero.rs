@@ -88,7 +88,7 @@ fn a_missing_table_is_a_clear_error_and_one_type_needs_none() {
 fn gavel_trace() -> Option<PathBuf> {
     let dir = match std::env::var_os("BLOX_TRACES") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
     };
     let t = dir.join("gavel/physical_cluster/max_min_fairness.trace");
     if t.exists() {

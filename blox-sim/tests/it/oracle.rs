@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn reference() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tools/blox_reference.py")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tools/blox_reference.py")
 }
 
 type Rows = HashMap<u32, HashMap<String, String>>;

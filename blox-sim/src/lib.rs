@@ -50,5 +50,5 @@ pub use workload::{read_canonical_csv, BloxDefaultWorkload, JobList, Workload};
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
+#[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
