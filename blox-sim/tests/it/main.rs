@@ -5,6 +5,7 @@ mod cli;
 mod determinism;
 mod errors;
 mod exact;
+mod golden;
 mod hetero;
 mod oracle;
 mod placement;
