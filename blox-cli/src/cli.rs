@@ -1,5 +1,6 @@
 //! The `blox-sim` command line: argument parsing and the commands.
 
+use crate::registry::{Named, Registry};
 use crate::{RunReport, Scenario, WorkloadConfig, BLOX_TRACE_JOBS, DEFAULT_LOAD};
 use blox_admission::AdmissionConfig;
 use blox_core::Semantics;
@@ -116,12 +117,12 @@ struct ScenarioArgs {
     /// Admission policy: `accept-all`, `load-based:FACTOR` or
     /// `queue-cap:limit=N[,mode=hold|reject]` [default: accept-all].
     #[arg(long, value_name = "POLICY")]
-    admission: Option<AdmissionConfig>,
+    admission: Option<Named<AdmissionConfig>>,
     /// Placement: scattered (Blox's Place), first-fit, consolidated, topology, resource-aware;
     /// options as `name:key=value,...` (e.g. `consolidated:wait=true,backfill=true`)
     /// [default: scattered].
     #[arg(long, value_name = "POLICY")]
-    placement: Option<PlacementConfig>,
+    placement: Option<Named<PlacementConfig>>,
     /// Interconnect model: a topology JSON file or a shape (default, dgx, pcie, with options
     /// such as `dgx:rack=8,nic=25,uplink=100`) [default: default, for the cluster shape].
     #[arg(long, value_name = "FILE|SHAPE")]
@@ -156,7 +157,7 @@ struct RunArgs {
     /// `tiresias:queues=2,threshold=3600`. In blox semantics tiresias and optimus are Blox's
     /// versions [default: fifo].
     #[arg(long, value_name = "POLICY")]
-    policy: Option<PolicyConfig>,
+    policy: Option<Named<PolicyConfig>>,
     /// Write jobs.csv, summary.json, timeline.csv, fairness.csv, jct_cdf.csv and timeline.svg
     /// into this folder.
     #[arg(long, value_name = "DIR")]
@@ -293,18 +294,43 @@ struct BenchArgs {
     traces: Option<PathBuf>,
 }
 
-/// Run the `blox-sim` command line with the arguments of this process.
+/// Run the `blox-sim` command line with the arguments of this process and the stock
+/// components.
 pub fn main() -> ExitCode {
+    main_with(Registry::default())
+}
+
+/// Run the `blox-sim` command line with the arguments of this process; names that are not
+/// stock components are built through `registry` (in `run`, `compare`, `sweep` and scenario
+/// files alike).
+///
+/// A whole `blox-sim` with one more policy:
+///
+/// ```no_run
+/// use blox_cli::Registry;
+/// use blox_policies::Srtf;
+///
+/// fn main() -> std::process::ExitCode {
+///     blox_cli::main_with(
+///         Registry::default().policy("my-srtf", |_spec, _env| Ok(Box::new(Srtf::default()))),
+///     )
+/// }
+/// ```
+pub fn main_with(registry: Registry) -> ExitCode {
     let cli = Cli::parse();
+    let reg = &registry;
     let result = match cli.command {
-        None => compare(CompareArgs {
-            scenario: ScenarioArgs::default(),
-            policy: "fifo,las,srtf".into(),
-            out: None,
-        }),
-        Some(Command::Run(a)) => run(a),
-        Some(Command::Compare(a)) => compare(a),
-        Some(Command::Sweep(a)) => sweep(a),
+        None => compare(
+            CompareArgs {
+                scenario: ScenarioArgs::default(),
+                policy: "fifo,las,srtf".into(),
+                out: None,
+            },
+            reg,
+        ),
+        Some(Command::Run(a)) => run(a, reg),
+        Some(Command::Compare(a)) => compare(a, reg),
+        Some(Command::Sweep(a)) => sweep(a, reg),
         Some(Command::Merge(a)) => merge(&a.out),
         Some(Command::Trace(TraceCommand::Stats(a))) => trace_stats(a),
         Some(Command::Bench(a)) => crate::bench::bench(a.repeat, a.quick, a.traces),
@@ -429,7 +455,7 @@ impl ScenarioArgs {
     }
 }
 
-fn run(a: RunArgs) -> Result<(), SimError> {
+fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     let mut s = a.scenario.build()?;
     if let Some(p) = a.policy {
         s.policy = p;
@@ -438,7 +464,7 @@ fn run(a: RunArgs) -> Result<(), SimError> {
         s.out = Some(out);
     }
     let started = Instant::now();
-    let report = s.run()?;
+    let report = s.run_with(reg)?;
     let elapsed = started.elapsed();
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;
@@ -463,9 +489,9 @@ fn run(a: RunArgs) -> Result<(), SimError> {
     Ok(())
 }
 
-fn compare(a: CompareArgs) -> Result<(), SimError> {
+fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     let base = a.scenario.build()?;
-    let policies: Vec<PolicyConfig> = parse_list(&Some(a.policy.clone()), "policy")?;
+    let policies: Vec<Named<PolicyConfig>> = parse_list(&Some(a.policy.clone()), "policy")?;
     let scenarios: Vec<Scenario> = policies
         .iter()
         .map(|p| {
@@ -483,7 +509,7 @@ fn compare(a: CompareArgs) -> Result<(), SimError> {
     let results: Vec<Result<RunReport, SimError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenarios
             .iter()
-            .map(|s| scope.spawn(move || s.run()))
+            .map(|s| scope.spawn(move || s.run_with(reg)))
             .collect();
         handles
             .into_iter()
@@ -581,8 +607,8 @@ fn parse_numbers(s: &Option<String>, what: &str) -> Result<Vec<f64>, SimError> {
     Ok(out)
 }
 
-fn sweep(a: SweepArgs) -> Result<(), SimError> {
-    use crate::sweep::{run_one, Sweep};
+fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
+    use crate::sweep::{run_one_with, Sweep};
     use rayon::prelude::*;
     let base_args = ScenarioArgs {
         scenario: a.scenario.clone(),
@@ -644,7 +670,7 @@ fn sweep(a: SweepArgs) -> Result<(), SimError> {
     let results: Vec<Result<bool, SimError>> = pool.install(|| {
         mine.par_iter()
             .map(|r| {
-                let res = run_one(r, &a.out)
+                let res = run_one_with(r, &a.out, reg)
                     .map_err(|e| SimError::Config(format!("run {} ({}): {e}", r.index, r.label)));
                 bar.inc(1);
                 res

@@ -129,8 +129,8 @@ fn blox_scenario(
 ) -> Scenario {
     Scenario {
         semantics: Semantics::Blox,
-        policy,
-        admission,
+        policy: policy.into(),
+        admission: admission.into(),
         workload: blox_cli::WorkloadConfig::BloxDefault {
             load,
             trace_jobs: 12_000,
