@@ -61,11 +61,15 @@ struct ScenarioArgs {
     /// Time semantics: `blox` (Blox's simulator exactly) or `exact` (true finish times) [default: exact].
     #[arg(long, value_name = "blox|exact")]
     semantics: Option<Semantics>,
-    /// Synthetic workload: blox-default (Blox's generator, bit-exact), poisson (configurable
-    /// durations and GPU counts) or dual-load (Blox's bursty workload, intended form)
-    /// [default: blox-default].
-    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "poisson", "dual-load"])]
+    /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
+    /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
+    /// trace-free multi-GPU generator), poisson (configurable durations and GPU counts) or
+    /// dual-load (Blox's bursty workload, intended form) [default: blox-default].
+    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "blox-multigpu-trace", "blox-synthetic", "poisson", "dual-load"])]
     workload: Option<String>,
+    /// The Philly `cluster_job_log` (JSON, gzip allowed) of --workload blox-multigpu-trace.
+    #[arg(long, value_name = "FILE")]
+    blox_trace: Option<PathBuf>,
     /// Number of jobs of the poisson and dual-load generators and of --resample [default: 10000].
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -391,6 +395,21 @@ impl ScenarioArgs {
                     .unwrap_or_else(|| "philly-like".into()),
                 gpus: self.gpus.clone().unwrap_or_else(|| "philly".into()),
             };
+        } else if self.workload.as_deref() == Some("blox-multigpu-trace") {
+            let path = self.blox_trace.clone().ok_or_else(|| {
+                SimError::Config(
+                    "--workload blox-multigpu-trace needs --blox-trace FILE (a Philly cluster_job_log)"
+                        .into(),
+                )
+            })?;
+            s.workload = WorkloadConfig::BloxMultigpuTrace {
+                load: self.load.unwrap_or(DEFAULT_LOAD),
+                path,
+            };
+        } else if self.workload.as_deref() == Some("blox-synthetic") {
+            s.workload = WorkloadConfig::BloxSynthetic {
+                load: self.load.unwrap_or(DEFAULT_LOAD),
+            };
         } else if self.workload.as_deref() == Some("dual-load") {
             s.workload = WorkloadConfig::DualLoad {
                 load: self.load.unwrap_or(9.0),
@@ -399,6 +418,10 @@ impl ScenarioArgs {
         } else if self.durations.is_some() || self.gpus.is_some() {
             return Err(SimError::Config(
                 "--durations and --gpus go with --workload poisson".into(),
+            ));
+        } else if self.blox_trace.is_some() {
+            return Err(SimError::Config(
+                "--blox-trace goes with --workload blox-multigpu-trace".into(),
             ));
         } else if self.workload.is_some() || self.load.is_some() || self.blox_trace_jobs.is_some() {
             let (old_load, old_n) = match s.workload {
@@ -830,6 +853,14 @@ fn workload_label(s: &Scenario) -> String {
     match &s.workload {
         WorkloadConfig::BloxDefault { load, .. } => {
             format!("blox-default at {load} jobs/h, seed {}", s.seed)
+        }
+        WorkloadConfig::BloxMultigpuTrace { load, path } => format!(
+            "blox-multigpu-trace ({}) at {load} jobs/h, seed {}",
+            path.display(),
+            s.seed
+        ),
+        WorkloadConfig::BloxSynthetic { load } => {
+            format!("blox-synthetic at {load} jobs/h, seed {}", s.seed)
         }
         WorkloadConfig::Trace { paths, format, .. } => match paths.as_slice() {
             [one] => format!("trace {} ({format})", one.display()),

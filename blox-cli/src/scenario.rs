@@ -13,7 +13,9 @@ use blox_metrics::{
 };
 use blox_placement::{PlacementConfig, PlacementSpeed, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
-use blox_sim::workload::{BloxDefaultWorkload, JobList, Workload};
+use blox_sim::workload::{
+    BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic, JobList, Workload,
+};
 use blox_sim::SimError;
 use blox_sim::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 use blox_workload::{GavelThroughputs, ReadOptions, TraceFormat};
@@ -38,6 +40,23 @@ pub enum WorkloadConfig {
         /// Blox's N (durations repeat after this many jobs).
         #[serde(default = "default_trace_jobs")]
         trace_jobs: usize,
+    },
+    /// Blox's `multigpu=True` workload over a Philly `cluster_job_log` (BLOX-SEMANTICS,
+    /// appendix): `blox-default`'s arrivals and durations at `load`, with N = the jobs the trace
+    /// keeps under Blox's filter, each job taking the GPU count of kept entry `i mod N`.
+    BloxMultigpuTrace {
+        /// Jobs per hour.
+        #[serde(default = "default_load")]
+        load: f64,
+        /// The Philly `cluster_job_log` (JSON, gzip allowed).
+        path: PathBuf,
+    },
+    /// Blox's synthetic workload without a trace (BLOX-SEMANTICS, appendix): one seed stream
+    /// draws each job's arrival, duration and GPU count (1, 2, 4 or 8).
+    BloxSynthetic {
+        /// Jobs per hour.
+        #[serde(default = "default_load")]
+        load: f64,
     },
     /// Jobs read from one or more files of one format, merged by arrival.
     Trace {
@@ -412,7 +431,9 @@ impl Scenario {
         match &self.track {
             Some(s) => Ok(Some(s.parse()?)),
             None => match self.workload {
-                WorkloadConfig::BloxDefault { .. } => Ok(Some(TrackWindow::new(3000, 4000)?)),
+                WorkloadConfig::BloxDefault { .. }
+                | WorkloadConfig::BloxMultigpuTrace { .. }
+                | WorkloadConfig::BloxSynthetic { .. } => Ok(Some(TrackWindow::new(3000, 4000)?)),
                 _ => Ok(None),
             },
         }
@@ -466,6 +487,21 @@ impl Scenario {
                     *trace_jobs,
                     self.seed,
                 )?),
+                WorkloadReport::default(),
+            ),
+            WorkloadConfig::BloxMultigpuTrace { load, path } => {
+                let gpus = blox_workload::philly_blox_gpu_counts(path)?;
+                let report = WorkloadReport {
+                    jobs_read: Some(gpus.len() as u64),
+                    ..WorkloadReport::default()
+                };
+                (
+                    Box::new(BloxMultiGpuTrace::new(*load, gpus, self.seed)?),
+                    report,
+                )
+            }
+            WorkloadConfig::BloxSynthetic { load } => (
+                Box::new(BloxSynthetic::with_seed(*load, self.seed)?),
                 WorkloadReport::default(),
             ),
             WorkloadConfig::Trace {
@@ -543,7 +579,9 @@ impl Scenario {
     /// The load of the synthetic workload, if any.
     pub fn load(&self) -> Option<f64> {
         match self.workload {
-            WorkloadConfig::BloxDefault { load, .. } => Some(load),
+            WorkloadConfig::BloxDefault { load, .. }
+            | WorkloadConfig::BloxMultigpuTrace { load, .. }
+            | WorkloadConfig::BloxSynthetic { load } => Some(load),
             _ => None,
         }
     }
