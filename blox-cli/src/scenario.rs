@@ -1,9 +1,6 @@
 //! Scenarios: a whole run described as data (a TOML or JSON file, or command-line flags), and
 //! running one through the boxed (runtime) path.
 
-use crate::engine::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
-use crate::workload::{BloxDefaultWorkload, JobList, Workload};
-use crate::SimError;
 use blox_admission::AdmissionConfig;
 use blox_core::{
     BoxThroughput, ClusterSpec, ConstantSpeed, HeteroSpeed, JobId, Pipeline, Semantics,
@@ -15,6 +12,9 @@ use blox_metrics::{
 };
 use blox_placement::{PlacementConfig, PlacementSpeed, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
+use blox_sim::workload::{BloxDefaultWorkload, JobList, Workload};
+use blox_sim::SimError;
+use blox_sim::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 use blox_workload::{GavelThroughputs, ReadOptions, TraceFormat};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -342,7 +342,7 @@ pub struct RunReport {
     /// The scenario that was run (with defaults filled in).
     pub scenario: Scenario,
     /// Engine counters.
-    pub outcome: crate::RunOutcome,
+    pub outcome: blox_sim::RunOutcome,
     /// Per-job records.
     pub log: JobLog,
     /// Per-round samples.
@@ -366,7 +366,7 @@ struct SummaryFile<'a> {
     end_time_s: f64,
     statistics: &'a Summary,
     cluster: &'a blox_metrics::TimelineStats,
-    run: &'a crate::RunOutcome,
+    run: &'a blox_sim::RunOutcome,
     workload: &'a WorkloadReport,
     config: &'a Scenario,
 }
@@ -687,7 +687,7 @@ impl Scenario {
     /// Turn a finished run's records into a report (write it with [`RunReport::write`]).
     pub fn report(
         &self,
-        outcome: crate::RunOutcome,
+        outcome: blox_sim::RunOutcome,
         log: JobLog,
         timeline: Timeline,
     ) -> Result<RunReport, SimError> {

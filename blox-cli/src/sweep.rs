@@ -11,11 +11,12 @@
 //! are in the folder, plus `jct_vs_load.svg` when runs differ in load.
 
 use crate::scenario::write_atomically;
-use crate::{Scenario, SimError, WorkloadConfig};
+use crate::{Scenario, WorkloadConfig};
 use blox_admission::AdmissionConfig;
 use blox_core::Semantics;
 use blox_placement::PlacementConfig;
 use blox_policies::PolicyConfig;
+use blox_sim::SimError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

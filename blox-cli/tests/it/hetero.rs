@@ -1,10 +1,10 @@
 //! Heterogeneous GPUs end to end: jobs run at their type's speed, Gavel places by type, and the
 //! heterogeneity-aware allocation beats the agnostic one on Gavel's physical-cluster trace.
 
+use blox_cli::{Scenario, WorkloadConfig};
 use blox_core::{JobId, Time};
 use blox_placement::PlacementConfig;
 use blox_policies::PolicyConfig;
-use blox_sim::{Scenario, WorkloadConfig};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -45,7 +45,7 @@ fn jobs_run_at_their_gpu_types_speed_to_the_millisecond() {
         cluster: "1x1:v100,1x1:k80".into(),
         placement: "consolidated".parse::<PlacementConfig>().unwrap(),
         throughputs: Some(table),
-        throughput_model: Some(blox_sim::ThroughputChoice::Constant),
+        throughput_model: Some(blox_cli::ThroughputChoice::Constant),
         ..Scenario::default()
     };
     let r = s.run().unwrap();
