@@ -57,14 +57,28 @@ struct ScenarioArgs {
     /// Scenario file (TOML or JSON); flags given here override it.
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
-    /// Time semantics: `blox` (Blox's simulator exactly) or `exact` (true finish times) [default: exact].
-    #[arg(long, value_name = "blox|exact")]
+    /// Time semantics: `blox` (Blox's simulator exactly), `exact` (true finish times) or
+    /// `synergy` (Synergy's simulator: 300 s rounds, everything re-decided each round, whole
+    /// iterations credited at allocation; its defaults: --workload synergy-default --load 9
+    /// --class-split 20,70,10 --cluster 16x8 with 24 CPUs and 500 GB per node
+    /// --placement synergy:mode=tune --track 4000..4999 --seed 42) [default: exact].
+    #[arg(long, value_name = "blox|exact|synergy")]
     semantics: Option<Semantics>,
     /// Synthetic workload: blox-default (Blox's generator, bit-exact), poisson (configurable
-    /// durations and GPU counts) or dual-load (Blox's bursty workload, intended form)
-    /// [default: blox-default].
-    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "poisson", "dual-load"])]
+    /// durations and GPU counts), dual-load (Blox's bursty workload, intended form) or
+    /// synergy-default (Synergy's generator, bit-exact from --seed) [default: blox-default;
+    /// synergy-default under --semantics synergy].
+    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "poisson", "dual-load", "synergy-default"])]
     workload: Option<String>,
+    /// Class split of synergy-default, IMAGE,LANGUAGE,SPEECH in percent [default: 20,70,10].
+    #[arg(long, value_name = "I,L,S")]
+    class_split: Option<String>,
+    /// CPU cores per node [default: 3 per GPU under --semantics synergy, else 16].
+    #[arg(long, value_name = "N")]
+    node_cpus: Option<u32>,
+    /// Host memory per node in GB [default: 62.5 per GPU under --semantics synergy, else 250].
+    #[arg(long, value_name = "GB")]
+    node_mem: Option<f64>,
     /// Number of jobs of the poisson and dual-load generators and of --resample [default: 10000].
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -365,6 +379,38 @@ impl ScenarioArgs {
                     .unwrap_or_else(|| "philly-like".into()),
                 gpus: self.gpus.clone().unwrap_or_else(|| "philly".into()),
             };
+        } else if self.workload.as_deref() == Some("synergy-default")
+            || (self.workload.is_none()
+                && self.scenario.is_none()
+                && s.semantics == Semantics::Synergy)
+            || self.class_split.is_some()
+        {
+            let (old_load, old_split) = match &s.workload {
+                WorkloadConfig::SynergyDefault { load, class_split } => {
+                    (*load, class_split.clone())
+                }
+                _ => (
+                    crate::SYNERGY_LOAD,
+                    blox_workload::ClassSplit::DEFAULT.label(),
+                ),
+            };
+            if self
+                .workload
+                .as_deref()
+                .is_some_and(|w| w != "synergy-default")
+            {
+                return Err(SimError::Config(
+                    "--class-split goes with --workload synergy-default".into(),
+                ));
+            }
+            let class_split = self.class_split.clone().unwrap_or(old_split);
+            class_split
+                .parse::<blox_workload::ClassSplit>()
+                .map_err(|e| SimError::Config(format!("--class-split: {e}")))?;
+            s.workload = WorkloadConfig::SynergyDefault {
+                load: self.load.unwrap_or(old_load),
+                class_split,
+            };
         } else if self.workload.as_deref() == Some("dual-load") {
             s.workload = WorkloadConfig::DualLoad {
                 load: self.load.unwrap_or(9.0),
@@ -384,8 +430,23 @@ impl ScenarioArgs {
                 trace_jobs: self.blox_trace_jobs.unwrap_or(old_n),
             };
         }
+        // Synergy's own defaults under its semantics, unless a scenario file or a flag says
+        // otherwise.
+        if s.semantics == Semantics::Synergy && self.scenario.is_none() {
+            s.cluster = crate::SYNERGY_CLUSTER.into();
+            s.seed = crate::SYNERGY_SEED;
+            s.placement = PlacementConfig::Synergy {
+                mode: blox_placement::SynergyMode::Tune,
+            };
+        }
         if let Some(v) = &self.cluster {
             s.cluster = v.clone();
+        }
+        if let Some(v) = self.node_cpus {
+            s.node_cpus = Some(v);
+        }
+        if let Some(v) = self.node_mem {
+            s.node_mem_gb = Some(v);
         }
         if let Some(v) = &self.throughputs {
             s.throughputs = Some(v.clone());
@@ -443,6 +504,10 @@ fn run(a: RunArgs) -> Result<(), SimError> {
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;
     print!("{}", blox_metrics::comparison_table(&[row]));
+    if report.scenario.semantics == Semantics::Synergy {
+        // Synergy's own report of the tracked jobs' JCTs, in its form (hours).
+        print!("\n{}", report.summary.synergy_jct.synergy_lines());
+    }
     println!(
         "\n{} | {} GPUs ({}) | {} | end {} s after {} rounds ({} simulated) | {:.3} s wall",
         report.scenario.label(),
@@ -819,6 +884,10 @@ fn workload_label(s: &Scenario) -> String {
         }
         WorkloadConfig::DualLoad { load, jobs } => format!(
             "dual-load, {jobs} jobs at base {load} jobs/h, seed {}",
+            s.seed
+        ),
+        WorkloadConfig::SynergyDefault { load, class_split } => format!(
+            "synergy-default at {load} jobs/h, split {class_split}, seed {}",
             s.seed
         ),
         WorkloadConfig::Resample {

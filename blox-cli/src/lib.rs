@@ -18,7 +18,8 @@ pub mod sweep;
 pub use cli::main;
 pub use scenario::{
     parse_durations, parse_gpus, RunReport, Scenario, ThroughputChoice, WorkloadConfig,
-    WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD,
+    WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD, SYNERGY_CLUSTER,
+    SYNERGY_LOAD, SYNERGY_SEED, SYNERGY_TRACK,
 };
 
 /// The README's Rust examples, compiled and run as doctests.

@@ -10,8 +10,10 @@ use blox_metrics::{
     plot_timeline, write_fairness_csv, write_jct_cdf_csv, write_jobs_csv, write_timeline_csv,
     JobLog, RunMetrics, Summary, Timeline,
 };
-use blox_placement::{PlacementConfig, PlacementSpeed, Topology};
+use blox_placement::{PlacementConfig, PlacementSpeed, SynergyMode, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
+use blox_sim::time::synergy::{SynergyConfig, SynergySim};
+use blox_sim::workload::SynergyWorkload;
 use blox_sim::workload::{BloxDefaultWorkload, JobList, Workload};
 use blox_sim::SimError;
 use blox_sim::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
@@ -75,6 +77,17 @@ pub enum WorkloadConfig {
         /// How many jobs.
         #[serde(default = "default_jobs")]
         jobs: usize,
+    },
+    /// Synergy's default generator (OSDI 2022), bit-exact from the seed: Poisson arrivals at
+    /// `load` jobs/hour, Gavel-style durations, 1 GPU, models of Synergy's zoo assigned to hold
+    /// the class split (`blox_sim::workload::SynergyWorkload`).
+    SynergyDefault {
+        /// Jobs per hour (Synergy's default run: 9).
+        #[serde(default = "default_synergy_load")]
+        load: f64,
+        /// Class split `IMAGE,LANGUAGE,SPEECH` in percent (default `20,70,10`).
+        #[serde(default = "default_class_split")]
+        class_split: String,
     },
     /// A real trace resampled at a target load: `jobs` jobs drawn with replacement, with fresh
     /// Poisson arrivals at `load` jobs/hour.
@@ -217,6 +230,22 @@ pub struct WorkloadReport {
 fn default_load() -> f64 {
     DEFAULT_LOAD
 }
+fn default_synergy_load() -> f64 {
+    SYNERGY_LOAD
+}
+fn default_class_split() -> String {
+    blox_workload::ClassSplit::DEFAULT.label()
+}
+
+/// Synergy's default load, jobs per hour (`runner.py`: `np.arange(9.0, 10, 1)`).
+pub const SYNERGY_LOAD: f64 = 9.0;
+/// Synergy's seed (`runner.py --seed`).
+pub const SYNERGY_SEED: u64 = 42;
+/// Synergy's default cluster (`configs/default_cluster.ini`): 16 servers of 8 GPUs, with 3 CPUs
+/// and 62.5 GB per GPU (24 CPUs, 500 GB per server) under `synergy` semantics.
+pub const SYNERGY_CLUSTER: &str = "16x8";
+/// Synergy's measured jobs (`series_id_filter = (4000, 5000)`), inclusive.
+pub const SYNERGY_TRACK: &str = "4000..4999";
 fn default_trace_jobs() -> usize {
     BLOX_TRACE_JOBS
 }
@@ -284,6 +313,12 @@ pub struct Scenario {
     pub reference_gpu_type: String,
     /// Output folder (`jobs.csv`, `summary.json`, `timeline.csv`, …).
     pub out: Option<PathBuf>,
+    /// CPU cores per node. Default: 3 per GPU under `synergy` semantics (Synergy's 24 on an
+    /// 8-GPU server), else 16 per node.
+    pub node_cpus: Option<u32>,
+    /// Host memory per node in GB. Default: 62.5 GB per GPU under `synergy` semantics
+    /// (Synergy's 500 GB on an 8-GPU server), else 250 GB per node.
+    pub node_mem_gb: Option<f64>,
 }
 
 /// Which throughput model a scenario uses.
@@ -332,6 +367,8 @@ impl Default for Scenario {
             throughputs: None,
             reference_gpu_type: blox_policies::DEFAULT_REFERENCE_TYPE.to_owned(),
             out: None,
+            node_cpus: None,
+            node_mem_gb: None,
         }
     }
 }
@@ -412,16 +449,41 @@ impl Scenario {
             Some(s) => Ok(Some(s.parse()?)),
             None => match self.workload {
                 WorkloadConfig::BloxDefault { .. } => Ok(Some(TrackWindow::new(3000, 4000)?)),
+                WorkloadConfig::SynergyDefault { .. } => Ok(Some(SYNERGY_TRACK.parse()?)),
                 _ => Ok(None),
             },
         }
     }
 
-    /// The cluster.
+    /// The cluster, with each node's CPUs and memory: `node_cpus`/`node_mem_gb` when given,
+    /// else Synergy's 3 CPUs and 62.5 GB per GPU under `synergy` semantics, else the node
+    /// defaults.
     pub fn cluster_spec(&self) -> Result<ClusterSpec, SimError> {
-        self.cluster
+        let mut spec = self
+            .cluster
             .parse::<ClusterSpec>()
-            .map_err(|e| SimError::Config(e.0))
+            .map_err(|e| SimError::Config(e.0))?;
+        let synergy = self.semantics == Semantics::Synergy;
+        if let Some(m) = self.node_mem_gb {
+            if !(m.is_finite() && m >= 0.0) {
+                return Err(SimError::Config(format!(
+                    "node memory `{m}` must be a number of GB ≥ 0"
+                )));
+            }
+        }
+        for n in &mut spec.nodes {
+            if let Some(c) = self.node_cpus {
+                n.cpus = c;
+            } else if synergy {
+                n.cpus = 3 * n.gpus;
+            }
+            if let Some(m) = self.node_mem_gb {
+                n.mem_gb = m;
+            } else if synergy {
+                n.mem_gb = 62.5 * f64::from(n.gpus);
+            }
+        }
+        Ok(spec)
     }
 
     /// The engine configuration.
@@ -437,9 +499,10 @@ impl Scenario {
                 self.preemption_cost_s
             ))
         })?;
-        if self.semantics == Semantics::Blox && cost != Time::ZERO {
+        if self.semantics != Semantics::Exact && cost != Time::ZERO {
             return Err(SimError::Config(
-                "a preemption cost applies to `exact` semantics only (Blox's preemptions are free)"
+                "a preemption cost applies to `exact` semantics only (Blox's and Synergy's \
+                 preemptions are free)"
                     .into(),
             ));
         }
@@ -511,6 +574,25 @@ impl Scenario {
                     WorkloadReport::default(),
                 )
             }
+            WorkloadConfig::SynergyDefault { load, class_split } => {
+                let split: blox_workload::ClassSplit = class_split
+                    .parse()
+                    .map_err(|e: String| SimError::Config(format!("--class-split: {e}")))?;
+                let cluster = self.cluster_spec()?;
+                let node = cluster
+                    .nodes
+                    .first()
+                    .ok_or_else(|| SimError::Config("the cluster has no nodes".into()))?;
+                let server = blox_workload::ServerSize {
+                    gpus: node.gpus,
+                    cpus: f64::from(node.cpus),
+                    mem_gb: node.mem_gb,
+                };
+                (
+                    Box::new(SynergyWorkload::new(*load, split, server, self.seed)?),
+                    WorkloadReport::default(),
+                )
+            }
             WorkloadConfig::DualLoad { load, jobs } => {
                 let cfg = blox_workload::DualLoadConfig::new(*load);
                 let gen = blox_workload::DualLoad::new(cfg, blox_core::Seed(self.seed))?;
@@ -542,7 +624,8 @@ impl Scenario {
     /// The load of the synthetic workload, if any.
     pub fn load(&self) -> Option<f64> {
         match self.workload {
-            WorkloadConfig::BloxDefault { load, .. } => Some(load),
+            WorkloadConfig::BloxDefault { load, .. }
+            | WorkloadConfig::SynergyDefault { load, .. } => Some(load),
             _ => None,
         }
     }
@@ -645,6 +728,26 @@ impl Scenario {
         })
     }
 
+    /// The run's name in tables and plots: the policy, or under `synergy` semantics Synergy's
+    /// own scheduler string and split, e.g. `FIFO+tune (20,70,10)`.
+    pub fn run_name(&self) -> String {
+        if self.semantics != Semantics::Synergy {
+            return self.policy.to_string();
+        }
+        let mech = match self.placement {
+            PlacementConfig::Synergy { mode } => match mode {
+                SynergyMode::Greedy => String::new(),
+                m => format!("+{m}"),
+            },
+            ref other => format!("/{other}"),
+        };
+        let split = match &self.workload {
+            WorkloadConfig::SynergyDefault { class_split, .. } => format!(" ({class_split})"),
+            _ => String::new(),
+        };
+        format!("{}{mech}{split}", self.policy.to_string().to_uppercase())
+    }
+
     /// A one-line description, e.g. `exact accept-all/las/scattered`.
     pub fn label(&self) -> String {
         format!(
@@ -656,6 +759,9 @@ impl Scenario {
     /// Run the scenario through the boxed (runtime) pipeline, and write the output files if
     /// `out` is set.
     pub fn run(&self) -> Result<RunReport, SimError> {
+        if self.semantics == Semantics::Synergy {
+            return self.run_synergy();
+        }
         let env = self.policy_env()?;
         let topology = self.topology_model()?;
         let scheduler = Pipeline::new(
@@ -684,6 +790,61 @@ impl Scenario {
         Ok(report)
     }
 
+    /// The scheduling policy under `synergy` semantics: `fifo`, `srtf`, `las` and `ftf` are
+    /// Synergy's own ([`blox_policies::SynergyFifo`] …), told the mechanism (SRTF and FTF
+    /// divide by the speed-up unless it is GPU-proportional; LAS re-sorts by GPU count under
+    /// Tune); any other policy is built as usual.
+    fn synergy_policy(&self, env: &PolicyEnv) -> Result<blox_core::BoxScheduling, SimError> {
+        let mode = match self.placement {
+            PlacementConfig::Synergy { mode } => Some(mode),
+            _ => None,
+        };
+        let fair = mode.map_or(true, |m| m == SynergyMode::Fair);
+        let tune = mode == Some(SynergyMode::Tune);
+        Ok(match self.policy {
+            PolicyConfig::Fifo => Box::new(blox_policies::SynergyFifo::default()),
+            PolicyConfig::Srtf => Box::new(blox_policies::SynergySrtf::new(fair)),
+            PolicyConfig::Las => Box::new(blox_policies::SynergyLas::new(tune)),
+            PolicyConfig::Ftf => Box::new(blox_policies::SynergyFtf::new(fair)),
+            _ => self.policy.build(env)?,
+        })
+    }
+
+    /// Run under Synergy's time model (`blox_sim::time::synergy`).
+    fn run_synergy(&self) -> Result<RunReport, SimError> {
+        let env = self.policy_env()?;
+        let topology = self.topology_model()?;
+        let scheduler = Pipeline::new(
+            self.admission.build()?,
+            self.synergy_policy(&env)?,
+            self.placement.build_with(Some(topology))?,
+        );
+        let cfg = SynergyConfig::default()
+            .with_round(Time::from_secs(self.round_s))
+            .with_track(self.track_window()?);
+        if self.round_s == 0 {
+            return Err(SimError::Config(
+                "--round must be a positive number of seconds".into(),
+            ));
+        }
+        let cluster = self.cluster_spec()?;
+        let (mut workload, workload_report) = self.load_workload()?;
+        let mut sim = SynergySim::new(
+            cfg,
+            cluster,
+            scheduler,
+            (JobLog::default(), Timeline::default()),
+        );
+        let outcome = sim.run(&mut workload)?;
+        let (log, timeline) = sim.into_sink();
+        let mut report = self.report(outcome, log, timeline)?;
+        report.workload = workload_report;
+        if let Some(dir) = &self.out {
+            report.write(dir)?;
+        }
+        Ok(report)
+    }
+
     /// Turn a finished run's records into a report (write it with [`RunReport::write`]).
     pub fn report(
         &self,
@@ -693,7 +854,7 @@ impl Scenario {
     ) -> Result<RunReport, SimError> {
         let window = self.track_window()?.map(|w| w.ids());
         let total = self.cluster_spec()?.total_gpus();
-        let metrics = RunMetrics::compute(self.policy.to_string(), &log, &timeline, window, total);
+        let metrics = RunMetrics::compute(self.run_name(), &log, &timeline, window, total);
         Ok(RunReport {
             scenario: self.clone(),
             outcome,

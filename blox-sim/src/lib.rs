@@ -33,6 +33,7 @@
 pub mod engine;
 mod error;
 pub mod executor;
+pub mod time;
 pub mod workload;
 
 pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
