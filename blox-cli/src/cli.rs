@@ -185,6 +185,14 @@ struct CompareArgs {
     /// `tiresias:queues=2,threshold=3600,las`).
     #[arg(long, value_name = "P1,P2,...", default_value = "fifo,las,srtf")]
     policy: String,
+    /// Placements to compare as well (each policy runs with each), comma-separated, e.g.
+    /// `synergy:mode=fair,synergy:mode=tune` [default: --placement].
+    #[arg(long, value_name = "PL1,PL2,...")]
+    placements: Option<String>,
+    /// Class splits of synergy-default to compare as well, separated by `/`, e.g.
+    /// `20,70,10/33,33,33/50,0,50` (Synergy's Figure 9) [default: --class-split].
+    #[arg(long, value_name = "I,L,S/I,L,S/...")]
+    class_splits: Option<String>,
     /// Write compare.csv, compare.json and jct_cdf.svg into DIR, and each policy's outputs into
     /// DIR/POLICY/.
     #[arg(long, value_name = "DIR")]
@@ -314,6 +322,8 @@ pub fn main() -> ExitCode {
         None => compare(CompareArgs {
             scenario: ScenarioArgs::default(),
             policy: "fifo,las,srtf".into(),
+            placements: None,
+            class_splits: None,
             out: None,
         }),
         Some(Command::Run(a)) => run(a),
@@ -531,19 +541,57 @@ fn run(a: RunArgs) -> Result<(), SimError> {
 fn compare(a: CompareArgs) -> Result<(), SimError> {
     let base = a.scenario.build()?;
     let policies: Vec<PolicyConfig> = parse_list(&Some(a.policy.clone()), "policy")?;
-    let scenarios: Vec<Scenario> = policies
-        .iter()
-        .map(|p| {
-            let mut s = base.clone();
-            s.policy = p.clone();
-            s.out = a
-                .out
-                .as_ref()
-                .map(|d| d.join(dir_name(&p.to_string())))
-                .or_else(|| base.out.as_ref().map(|d| d.join(dir_name(&p.to_string()))));
-            s
-        })
-        .collect();
+    let mut placements: Vec<PlacementConfig> = parse_list(&a.placements, "placements")?;
+    if placements.is_empty() {
+        placements.push(base.placement.clone());
+    }
+    let splits: Vec<Option<String>> = match &a.class_splits {
+        None => vec![None],
+        Some(list) => {
+            let WorkloadConfig::SynergyDefault { .. } = base.workload else {
+                return Err(SimError::Config(
+                    "--class-splits goes with --workload synergy-default".into(),
+                ));
+            };
+            list.split('/')
+                .map(|x| {
+                    x.trim()
+                        .parse::<blox_workload::ClassSplit>()
+                        .map(|c| Some(c.label()))
+                        .map_err(|e| SimError::Config(format!("--class-splits: {e}")))
+                })
+                .collect::<Result<_, _>>()?
+        }
+    };
+    let several_placements = placements.len() > 1;
+    let mut scenarios: Vec<Scenario> = Vec::new();
+    for split in &splits {
+        for placement in &placements {
+            for p in &policies {
+                let mut s = base.clone();
+                s.policy = p.clone();
+                s.placement = placement.clone();
+                if let (Some(split), WorkloadConfig::SynergyDefault { class_split, .. }) =
+                    (split, &mut s.workload)
+                {
+                    *class_split = split.clone();
+                }
+                let name = if s.semantics == Semantics::Synergy {
+                    s.run_name()
+                } else if several_placements {
+                    format!("{p}+{placement}")
+                } else {
+                    p.to_string()
+                };
+                s.out = a
+                    .out
+                    .as_ref()
+                    .or(base.out.as_ref())
+                    .map(|d| d.join(dir_name(&name)));
+                scenarios.push(s);
+            }
+        }
+    }
     let started = Instant::now();
     let results: Vec<Result<RunReport, SimError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenarios
