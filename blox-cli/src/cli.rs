@@ -514,9 +514,9 @@ fn run(a: RunArgs) -> Result<(), SimError> {
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;
     print!("{}", blox_metrics::comparison_table(&[row]));
-    if report.scenario.semantics == Semantics::Synergy {
+    if let Some(jct) = report.synergy_jct() {
         // Synergy's own report of the tracked jobs' JCTs, in its form (hours).
-        print!("\n{}", report.summary.synergy_jct.synergy_lines());
+        print!("\n{}", jct.synergy_lines());
     }
     println!(
         "\n{} | {} GPUs ({}) | {} | end {} s after {} rounds ({} simulated) | {:.3} s wall",

@@ -315,9 +315,11 @@ pub struct Scenario {
     pub out: Option<PathBuf>,
     /// CPU cores per node. Default: 3 per GPU under `synergy` semantics (Synergy's 24 on an
     /// 8-GPU server), else 16 per node.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_cpus: Option<u32>,
     /// Host memory per node in GB. Default: 62.5 GB per GPU under `synergy` semantics
     /// (Synergy's 500 GB on an 8-GPU server), else 250 GB per node.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub node_mem_gb: Option<f64>,
 }
 
@@ -406,6 +408,10 @@ struct SummaryFile<'a> {
     run: &'a blox_sim::RunOutcome,
     workload: &'a WorkloadReport,
     config: &'a Scenario,
+    /// Under `synergy` semantics: the tracked jobs' mean, p99 and p99.9 JCT in hours, as
+    /// Synergy prints them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    synergy_jct: Option<blox_metrics::SynergyJct>,
 }
 
 impl Scenario {
@@ -868,6 +874,14 @@ impl Scenario {
 }
 
 impl RunReport {
+    /// Under `synergy` semantics, the tracked jobs' JCT statistics the way Synergy's simulator
+    /// prints them (mean, 99th and 99.9th percentile in hours, pandas quantiles); `None` for
+    /// other semantics.
+    pub fn synergy_jct(&self) -> Option<blox_metrics::SynergyJct> {
+        (self.scenario.semantics == Semantics::Synergy)
+            .then(|| blox_metrics::SynergyJct::of(&self.log.jcts_s(self.window())))
+    }
+
     fn window(&self) -> Option<(JobId, JobId)> {
         self.scenario.track_window().ok().flatten().map(|w| w.ids())
     }
@@ -900,6 +914,7 @@ impl RunReport {
             run: &self.outcome,
             workload: &self.workload,
             config: &self.scenario,
+            synergy_jct: self.synergy_jct(),
         };
         let mut buf = serde_json::to_vec_pretty(&file).expect("serialising to memory");
         buf.push(b'\n');

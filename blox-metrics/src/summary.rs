@@ -1,5 +1,5 @@
 use crate::fairness::Fairness;
-use crate::stats::{mean, nearest_rank, Distribution, SynergyJct};
+use crate::stats::{mean, nearest_rank, Distribution};
 use crate::{JobLog, JobRecord};
 use blox_core::JobId;
 use serde::Serialize;
@@ -60,9 +60,6 @@ pub struct Summary {
     pub frac_rho_above_1: f64,
     /// Jain's fairness index of ρ.
     pub jain_rho: f64,
-    /// Mean, 99th and 99.9th percentile JCT in hours, computed as Synergy's simulator prints
-    /// them (pandas' linear-interpolation quantiles, [`SynergyJct`]).
-    pub synergy_jct: SynergyJct,
 }
 
 impl Summary {
@@ -100,7 +97,6 @@ impl Summary {
             .collect();
         // The mean is taken in id order, as Blox sums its JCT dictionary.
         let avg_jct_s = mean(&jcts);
-        let synergy_jct = SynergyJct::of(&jcts);
         jcts.sort_by(f64::total_cmp);
         let first_arrival = tracked.iter().map(|r| r.arrival).min();
         let last_completion = tracked.iter().filter_map(|r| r.completion).max();
@@ -134,7 +130,6 @@ impl Summary {
             worst_rho: rho.worst_rho,
             frac_rho_above_1: rho.frac_rho_above_1,
             jain_rho: rho.jain_rho,
-            synergy_jct,
         }
     }
 }
