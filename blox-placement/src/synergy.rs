@@ -624,6 +624,100 @@ mod tests {
         assert!(d.validate(&c, &t, &mut scratch).is_ok());
     }
 
+    /// Many pseudo-random rounds (Synergy's zoo demands, 1–8 GPUs): no node is over its
+    /// CPUs, memory or GPUs; under Tune no job gets less than the smaller of its demand and the
+    /// GPU-proportional share, and no job Greedy would place is left out; under Fair every job
+    /// gets exactly the proportional share.
+    #[test]
+    fn invariants_over_random_rounds() {
+        let zoo = [
+            (12.0, 125.0, 2.94),
+            (9.0, 62.5, 2.4),
+            (4.0, 62.5, 1.15),
+            (6.0, 62.5, 1.55),
+            (1.0, 20.0, 1.0),
+            (6.0, 187.5, 2.5),
+            (3.0, 62.5, 1.0),
+        ];
+        let mut x: u64 = 12345;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        let mut n8 = NodeSpec::with_gpus(8);
+        n8.cpus = 24;
+        n8.mem_gb = 500.0;
+        let c = Cluster::new(ClusterSpec { nodes: vec![n8; 4] });
+        for _ in 0..300 {
+            let mut t = JobTable::new();
+            let n_jobs = 1 + next(40) as u32;
+            for id in 0..n_jobs {
+                let (cpu, mem, sp) = zoo[next(zoo.len() as u64) as usize];
+                let g = [1, 1, 1, 2, 4, 8][next(6) as usize];
+                let mut s = JobSpec::new(Time::ZERO, g, 3600.0);
+                let gf = f64::from(g);
+                s.cpus = Some((cpu * gf).min(24.0));
+                s.mem_gb = Some((mem * gf).min(500.0));
+                s.ideal_speedup = Some(sp);
+                t.push(Job::new(JobId(id), s, Time::ZERO));
+            }
+            for mode in [SynergyMode::Fair, SynergyMode::Greedy, SynergyMode::Tune] {
+                let d = run(mode, &c, &t);
+                let mut cpu = [0.0f64; 4];
+                let mut mem = [0.0f64; 4];
+                let mut seen = std::collections::BTreeSet::new();
+                for ((j, gpus), h) in d.start.iter().zip(&d.host) {
+                    let job = t.get(*j).unwrap();
+                    let g = f64::from(job.n_gpus());
+                    assert_eq!(gpus.len() as u32, job.n_gpus());
+                    for gpu in gpus {
+                        assert!(seen.insert(*gpu), "GPU given twice");
+                        let k = c.node_of(*gpu).0 as usize;
+                        cpu[k] += h.cpus / g;
+                        mem[k] += h.mem_gb / g;
+                    }
+                    let (ic, im) = (job.spec.cpus.unwrap(), job.spec.mem_gb.unwrap());
+                    match mode {
+                        SynergyMode::Fair => {
+                            assert_eq!((h.cpus, h.mem_gb, h.speedup), (3.0 * g, 62.5 * g, 1.0))
+                        }
+                        SynergyMode::Greedy => assert_eq!((h.cpus, h.mem_gb), (ic, im)),
+                        SynergyMode::Tune => {
+                            assert!(h.cpus >= ic.min(3.0 * g) && h.mem_gb >= im.min(62.5 * g));
+                            let ideal = h.cpus == ic && h.mem_gb == im;
+                            let expect = if ideal {
+                                job.spec.ideal_speedup.unwrap()
+                            } else {
+                                1.0
+                            };
+                            assert_eq!(h.speedup, expect);
+                        }
+                    }
+                }
+                for k in 0..4 {
+                    assert!(
+                        cpu[k] <= 24.0 + 1e-9 && mem[k] <= 500.0 + 1e-9,
+                        "{mode}: node {k}"
+                    );
+                }
+                if mode == SynergyMode::Tune || mode == SynergyMode::Fair {
+                    // Every job is started while GPUs last (GPU count fits in order).
+                    let mut free = 32u32;
+                    let mut expect = 0;
+                    for j in t.iter() {
+                        if j.n_gpus() <= free {
+                            free -= j.n_gpus();
+                            expect += 1;
+                        }
+                    }
+                    assert_eq!(d.start.len(), expect, "{mode}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn modes_parse_and_opt_explains_what_is_missing() {
         assert_eq!("greedy".parse::<SynergyMode>(), Ok(SynergyMode::Greedy));

@@ -5,6 +5,7 @@ mod determinism;
 mod errors;
 mod hetero;
 mod oracle;
+mod synergy;
 mod traces;
 
 #[allow(unused_imports)]

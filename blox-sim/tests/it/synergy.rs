@@ -37,35 +37,72 @@ pub(crate) fn run_synergy(
     (SynergyJct::of(&jcts), log)
 }
 
+/// Synergy's default single-GPU run (9 jobs/h, split 20,70,10, seed 42, jobs 4000–4999) under
+/// FIFO with each mechanism. The figures pinned here are this implementation's own output (a
+/// regression check); Synergy's published FIFO+tune figure is held out of the specification
+/// and checked separately.
 #[test]
-fn fifo_tune_default_run() {
-    let (s, _) = run_synergy(
+fn fifo_default_run_per_mechanism() {
+    let fifo = || Box::new(SynergyFifo::default()) as Box<dyn SchedulingPolicy + Send>;
+    let run = |mode| run_synergy(fifo(), mode, 9.0, ClassSplit::DEFAULT, (4000, 4999));
+    let (tune, log) = run(SynergyMode::Tune);
+    let (fair, _) = run(SynergyMode::Fair);
+    let (greedy, _) = run(SynergyMode::Greedy);
+    assert_eq!(
+        tune.synergy_lines(),
+        "Mean =  21.876600555555555\n99th =  156.93307777777775\n99.9th =  170.61199750000023\n"
+    );
+    assert_eq!(
+        (fair.mean_h, fair.p99_h, fair.p999_h),
+        (81.08860055555556, 214.61023055555555, 230.53715611111113)
+    );
+    assert_eq!(greedy.mean_h, 24.984100555555557);
+    // Synergy's claim: sensitivity-aware allocation beats GPU-proportional shares.
+    assert!(tune.mean_h < greedy.mean_h && greedy.mean_h < fair.mean_h);
+    // Completion only at round ends: every finish time is a multiple of 300 s.
+    let window = Some((4000.into(), 4999.into()));
+    for r in log.tracked(window) {
+        let done = r.completion.expect("tracked jobs complete");
+        assert_eq!(done.as_millis() % 300_000, 0);
+        assert!(done > r.arrival);
+    }
+}
+
+#[test]
+fn runs_are_deterministic_for_every_policy() {
+    let policies: Vec<(&str, fn() -> Box<dyn SchedulingPolicy + Send>)> = vec![
+        ("fifo", || Box::new(SynergyFifo::default())),
+        ("srtf", || Box::new(SynergySrtf::new(false))),
+        ("las", || Box::new(SynergyLas::new(true))),
+        ("ftf", || Box::new(SynergyFtf::new(false))),
+    ];
+    for (name, make) in policies {
+        let split: ClassSplit = "33,33,33".parse().unwrap();
+        let (a, la) = run_synergy(make(), SynergyMode::Tune, 6.0, split, (200, 399));
+        let (b, lb) = run_synergy(make(), SynergyMode::Tune, 6.0, split, (200, 399));
+        assert_eq!(a, b, "{name}");
+        let w = Some((200.into(), 399.into()));
+        assert_eq!(la.jcts_s(w), lb.jcts_s(w), "{name}");
+        assert!(a.mean_h > 0.0 && a.p999_h >= a.p99_h, "{name}");
+    }
+}
+
+#[test]
+fn shortest_remaining_first_beats_fifo_on_mean_jct() {
+    let split = ClassSplit::DEFAULT;
+    let (fifo, _) = run_synergy(
         Box::new(SynergyFifo::default()),
         SynergyMode::Tune,
         9.0,
-        ClassSplit::DEFAULT,
-        (4000, 4999),
+        split,
+        (1000, 1999),
     );
-    print!("FIFO+tune:\n{}", s.synergy_lines());
-    let (f, _) = run_synergy(
-        Box::new(SynergyFifo::default()),
-        SynergyMode::Fair,
+    let (srtf, _) = run_synergy(
+        Box::new(SynergySrtf::new(false)),
+        SynergyMode::Tune,
         9.0,
-        ClassSplit::DEFAULT,
-        (4000, 4999),
+        split,
+        (1000, 1999),
     );
-    print!("FIFO+fair:\n{}", f.synergy_lines());
-    let (g, _) = run_synergy(
-        Box::new(SynergyFifo::default()),
-        SynergyMode::Greedy,
-        9.0,
-        ClassSplit::DEFAULT,
-        (4000, 4999),
-    );
-    print!("FIFO greedy:\n{}", g.synergy_lines());
-    let _ = (
-        SynergySrtf::new(false),
-        SynergyLas::new(true),
-        SynergyFtf::new(false),
-    );
+    assert!(srtf.mean_h < fifo.mean_h, "{srtf:?} vs {fifo:?}");
 }
