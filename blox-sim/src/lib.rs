@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`Simulator`] | the engine: generic over scheduler, throughput model and metric sink; `blox` or `exact` time semantics (see [`engine`]) |
 //! | [`Workload`] | where jobs come from: [`BloxDefaultWorkload`] (Blox's generator on a bit-exact CPython `random`), [`JobList`] (e.g. from [`read_canonical_csv`]) |
+//! | [`time::synergy`] | Synergy's time model (OSDI 2022): [`time::synergy::SynergySim`], a round driver over the same schedulers and sinks (300 s rounds, everything re-decided each round, whole iterations credited at allocation); its generator is [`workload::SynergyWorkload`] |
 //! | [`SimExecutor`] | the simulator's implementation of `blox-core`'s `Executor` (virtual clock), for real-mode loops and their tests |
 //!
 //! ## Compose and run a scheduler

@@ -44,7 +44,7 @@ impl SchedulingPolicy for SynergyLas {
             }
         }
         if self.tune {
-            out.entries.sort_by(|a, b| b.n_gpus.cmp(&a.n_gpus));
+            out.entries.sort_by_key(|a| std::cmp::Reverse(a.n_gpus));
         }
     }
 

@@ -70,7 +70,8 @@ fn fifo_default_run_per_mechanism() {
 
 #[test]
 fn runs_are_deterministic_for_every_policy() {
-    let policies: Vec<(&str, fn() -> Box<dyn SchedulingPolicy + Send>)> = vec![
+    type MakePolicy = fn() -> Box<dyn SchedulingPolicy + Send>;
+    let policies: Vec<(&str, MakePolicy)> = vec![
         ("fifo", || Box::new(SynergyFifo::default())),
         ("srtf", || Box::new(SynergySrtf::new(false))),
         ("las", || Box::new(SynergyLas::new(true))),
