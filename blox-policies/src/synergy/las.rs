@@ -1,8 +1,10 @@
 use super::SynergyOrder;
-use blox_core::{Ctx, Schedule, SchedulingPolicy};
+use blox_core::{Ctx, Schedule, SchedulingPolicy, Semantics};
 
 /// Synergy's LAS (`las_synergy_new.py`): ascending `(−priority, attained service × GPUs,
-/// arrival)`, where attained service is wall-clock seconds of rounds the job was allocated.
+/// arrival)`, where attained service is wall-clock seconds of rounds the job was allocated:
+/// that is [`blox_core::Job::attained_service`] itself in `synergy` and `exact` semantics
+/// (GPU-seconds), and it times the GPU count in `blox` semantics (wall-clock seconds).
 ///
 /// Unlike FIFO, SRTF and FTF, it lists only the *pre-admitted* jobs: in sorted order, each job
 /// whose GPU demand fits the GPUs not yet claimed by earlier listed jobs (all of the cluster's
@@ -29,10 +31,17 @@ impl SynergyLas {
 impl SchedulingPolicy for SynergyLas {
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
         self.all.clear();
+        let wall_clock = ctx.semantics == Semantics::Blox;
         self.order.sort(
             ctx,
             true,
-            |j| j.attained_service * f64::from(j.n_gpus()),
+            |j| {
+                if wall_clock {
+                    j.attained_service * f64::from(j.n_gpus())
+                } else {
+                    j.attained_service
+                }
+            },
             &mut self.all,
         );
         let mut free = u64::from(ctx.cluster.total_gpus());
@@ -66,8 +75,9 @@ mod tests {
     #[test]
     fn least_attained_gpu_time_pre_admitted_and_tune_resort() {
         let mut t = JobTable::new();
-        // On 4 GPUs. Attained × GPUs: 0: 600·2 = 1200, 1: 900·1, 2: 0·4, 3: 300·1.
-        for (id, served, gpus) in [(0, 600.0, 2), (1, 900.0, 1), (2, 0.0, 4), (3, 300.0, 1)] {
+        // On 4 GPUs. Attained GPU-seconds (wall-clock × GPUs): 0: 600·2, 1: 900·1, 2: 0·4,
+        // 3: 300·1.
+        for (id, served, gpus) in [(0, 1200.0, 2), (1, 900.0, 1), (2, 0.0, 4), (3, 300.0, 1)] {
             let mut j = job(id, u64::from(id), 10, 1.0, 0, gpus);
             j.attained_service = served;
             t.push(j);
