@@ -16,7 +16,7 @@ pub(crate) fn bench(repeat: u32, quick: bool, traces: Option<PathBuf>) -> Result
             load: 1.0,
             trace_jobs: BLOX_TRACE_JOBS,
         },
-        policy: PolicyConfig::Las,
+        policy: PolicyConfig::Las.into(),
         track: Some("3000..4000".into()),
         ..Scenario::default()
     };
@@ -67,7 +67,7 @@ fn bench_fig6() -> Result<(), SimError> {
                     load: f64::from(load),
                     trace_jobs: BLOX_TRACE_JOBS,
                 },
-                policy: policy.clone(),
+                policy: policy.clone().into(),
                 track: Some("3000..4000".into()),
                 ..Scenario::default()
             });

@@ -1,5 +1,6 @@
 //! The `blox-sim` command line: argument parsing and the commands.
 
+use crate::registry::{Named, Registry};
 use crate::{RunReport, Scenario, WorkloadConfig, BLOX_TRACE_JOBS, DEFAULT_LOAD};
 use blox_admission::AdmissionConfig;
 use blox_core::Semantics;
@@ -64,12 +65,17 @@ struct ScenarioArgs {
     /// --placement synergy:mode=tune --track 4000..4999 --seed 42) [default: exact].
     #[arg(long, value_name = "blox|exact|synergy")]
     semantics: Option<Semantics>,
-    /// Synthetic workload: blox-default (Blox's generator, bit-exact), poisson (configurable
-    /// durations and GPU counts), dual-load (Blox's bursty workload, intended form) or
-    /// synergy-default (Synergy's generator, bit-exact from --seed) [default: blox-default;
-    /// synergy-default under --semantics synergy].
-    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "poisson", "dual-load", "synergy-default"])]
+    /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
+    /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
+    /// trace-free multi-GPU generator), poisson (configurable durations and GPU counts),
+    /// dual-load (Blox's bursty workload, intended form) or synergy-default (Synergy's
+    /// generator, bit-exact from --seed) [default: blox-default; synergy-default under
+    /// --semantics synergy].
+    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "blox-multigpu-trace", "blox-synthetic", "poisson", "dual-load", "synergy-default"])]
     workload: Option<String>,
+    /// The Philly `cluster_job_log` (JSON, gzip allowed) of --workload blox-multigpu-trace.
+    #[arg(long, value_name = "FILE")]
+    blox_trace: Option<PathBuf>,
     /// Class split of synergy-default, IMAGE,LANGUAGE,SPEECH in percent [default: 20,70,10].
     #[arg(long, value_name = "I,L,S")]
     class_split: Option<String>,
@@ -130,12 +136,12 @@ struct ScenarioArgs {
     /// Admission policy: `accept-all`, `load-based:FACTOR` or
     /// `queue-cap:limit=N[,mode=hold|reject]` [default: accept-all].
     #[arg(long, value_name = "POLICY")]
-    admission: Option<AdmissionConfig>,
+    admission: Option<Named<AdmissionConfig>>,
     /// Placement: scattered (Blox's Place), first-fit, consolidated, topology, resource-aware;
     /// options as `name:key=value,...` (e.g. `consolidated:wait=true,backfill=true`)
     /// [default: scattered].
     #[arg(long, value_name = "POLICY")]
-    placement: Option<PlacementConfig>,
+    placement: Option<Named<PlacementConfig>>,
     /// Interconnect model: a topology JSON file or a shape (default, dgx, pcie, with options
     /// such as `dgx:rack=8,nic=25,uplink=100`) [default: default, for the cluster shape].
     #[arg(long, value_name = "FILE|SHAPE")]
@@ -170,7 +176,7 @@ struct RunArgs {
     /// `tiresias:queues=2,threshold=3600`. In blox semantics tiresias and optimus are Blox's
     /// versions [default: fifo].
     #[arg(long, value_name = "POLICY")]
-    policy: Option<PolicyConfig>,
+    policy: Option<Named<PolicyConfig>>,
     /// Write jobs.csv, summary.json, timeline.csv, fairness.csv, jct_cdf.csv and timeline.svg
     /// into this folder.
     #[arg(long, value_name = "DIR")]
@@ -315,20 +321,45 @@ struct BenchArgs {
     traces: Option<PathBuf>,
 }
 
-/// Run the `blox-sim` command line with the arguments of this process.
+/// Run the `blox-sim` command line with the arguments of this process and the stock
+/// components.
 pub fn main() -> ExitCode {
+    main_with(Registry::default())
+}
+
+/// Run the `blox-sim` command line with the arguments of this process; names that are not
+/// stock components are built through `registry` (in `run`, `compare`, `sweep` and scenario
+/// files alike).
+///
+/// A whole `blox-sim` with one more policy:
+///
+/// ```no_run
+/// use blox_cli::Registry;
+/// use blox_policies::Srtf;
+///
+/// fn main() -> std::process::ExitCode {
+///     blox_cli::main_with(
+///         Registry::default().policy("my-srtf", |_spec, _env| Ok(Box::new(Srtf::default()))),
+///     )
+/// }
+/// ```
+pub fn main_with(registry: Registry) -> ExitCode {
     let cli = Cli::parse();
+    let reg = &registry;
     let result = match cli.command {
-        None => compare(CompareArgs {
-            scenario: ScenarioArgs::default(),
-            policy: "fifo,las,srtf".into(),
-            placements: None,
-            class_splits: None,
-            out: None,
-        }),
-        Some(Command::Run(a)) => run(a),
-        Some(Command::Compare(a)) => compare(a),
-        Some(Command::Sweep(a)) => sweep(a),
+        None => compare(
+            CompareArgs {
+                scenario: ScenarioArgs::default(),
+                policy: "fifo,las,srtf".into(),
+                placements: None,
+                class_splits: None,
+                out: None,
+            },
+            reg,
+        ),
+        Some(Command::Run(a)) => run(a, reg),
+        Some(Command::Compare(a)) => compare(a, reg),
+        Some(Command::Sweep(a)) => sweep(a, reg),
         Some(Command::Merge(a)) => merge(&a.out),
         Some(Command::Trace(TraceCommand::Stats(a))) => trace_stats(a),
         Some(Command::Bench(a)) => crate::bench::bench(a.repeat, a.quick, a.traces),
@@ -389,6 +420,21 @@ impl ScenarioArgs {
                     .unwrap_or_else(|| "philly-like".into()),
                 gpus: self.gpus.clone().unwrap_or_else(|| "philly".into()),
             };
+        } else if self.workload.as_deref() == Some("blox-multigpu-trace") {
+            let path = self.blox_trace.clone().ok_or_else(|| {
+                SimError::Config(
+                    "--workload blox-multigpu-trace needs --blox-trace FILE (a Philly cluster_job_log)"
+                        .into(),
+                )
+            })?;
+            s.workload = WorkloadConfig::BloxMultigpuTrace {
+                load: self.load.unwrap_or(DEFAULT_LOAD),
+                path,
+            };
+        } else if self.workload.as_deref() == Some("blox-synthetic") {
+            s.workload = WorkloadConfig::BloxSynthetic {
+                load: self.load.unwrap_or(DEFAULT_LOAD),
+            };
         } else if self.workload.as_deref() == Some("synergy-default")
             || (self.workload.is_none()
                 && self.scenario.is_none()
@@ -430,6 +476,10 @@ impl ScenarioArgs {
             return Err(SimError::Config(
                 "--durations and --gpus go with --workload poisson".into(),
             ));
+        } else if self.blox_trace.is_some() {
+            return Err(SimError::Config(
+                "--blox-trace goes with --workload blox-multigpu-trace".into(),
+            ));
         } else if self.workload.is_some() || self.load.is_some() || self.blox_trace_jobs.is_some() {
             let (old_load, old_n) = match s.workload {
                 WorkloadConfig::BloxDefault { load, trace_jobs } => (load, trace_jobs),
@@ -447,7 +497,8 @@ impl ScenarioArgs {
             s.seed = crate::SYNERGY_SEED;
             s.placement = PlacementConfig::Synergy {
                 mode: blox_placement::SynergyMode::Tune,
-            };
+            }
+            .into();
         }
         if let Some(v) = &self.cluster {
             s.cluster = v.clone();
@@ -500,7 +551,7 @@ impl ScenarioArgs {
     }
 }
 
-fn run(a: RunArgs) -> Result<(), SimError> {
+fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     let mut s = a.scenario.build()?;
     if let Some(p) = a.policy {
         s.policy = p;
@@ -509,7 +560,7 @@ fn run(a: RunArgs) -> Result<(), SimError> {
         s.out = Some(out);
     }
     let started = Instant::now();
-    let report = s.run()?;
+    let report = s.run_with(reg)?;
     let elapsed = started.elapsed();
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;
@@ -538,10 +589,10 @@ fn run(a: RunArgs) -> Result<(), SimError> {
     Ok(())
 }
 
-fn compare(a: CompareArgs) -> Result<(), SimError> {
+fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     let base = a.scenario.build()?;
-    let policies: Vec<PolicyConfig> = parse_list(&Some(a.policy.clone()), "policy")?;
-    let mut placements: Vec<PlacementConfig> = parse_list(&a.placements, "placements")?;
+    let policies: Vec<Named<PolicyConfig>> = parse_list(&Some(a.policy.clone()), "policy")?;
+    let mut placements: Vec<Named<PlacementConfig>> = parse_list(&a.placements, "placements")?;
     if placements.is_empty() {
         placements.push(base.placement.clone());
     }
@@ -596,7 +647,7 @@ fn compare(a: CompareArgs) -> Result<(), SimError> {
     let results: Vec<Result<RunReport, SimError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenarios
             .iter()
-            .map(|s| scope.spawn(move || s.run()))
+            .map(|s| scope.spawn(move || s.run_with(reg)))
             .collect();
         handles
             .into_iter()
@@ -694,8 +745,8 @@ fn parse_numbers(s: &Option<String>, what: &str) -> Result<Vec<f64>, SimError> {
     Ok(out)
 }
 
-fn sweep(a: SweepArgs) -> Result<(), SimError> {
-    use crate::sweep::{run_one, Sweep};
+fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
+    use crate::sweep::{run_one_with, Sweep};
     use rayon::prelude::*;
     let base_args = ScenarioArgs {
         scenario: a.scenario.clone(),
@@ -757,7 +808,7 @@ fn sweep(a: SweepArgs) -> Result<(), SimError> {
     let results: Vec<Result<bool, SimError>> = pool.install(|| {
         mine.par_iter()
             .map(|r| {
-                let res = run_one(r, &a.out)
+                let res = run_one_with(r, &a.out, reg)
                     .map_err(|e| SimError::Config(format!("run {} ({}): {e}", r.index, r.label)));
                 bar.inc(1);
                 res
@@ -917,6 +968,14 @@ fn workload_label(s: &Scenario) -> String {
     match &s.workload {
         WorkloadConfig::BloxDefault { load, .. } => {
             format!("blox-default at {load} jobs/h, seed {}", s.seed)
+        }
+        WorkloadConfig::BloxMultigpuTrace { load, path } => format!(
+            "blox-multigpu-trace ({}) at {load} jobs/h, seed {}",
+            path.display(),
+            s.seed
+        ),
+        WorkloadConfig::BloxSynthetic { load } => {
+            format!("blox-synthetic at {load} jobs/h, seed {}", s.seed)
         }
         WorkloadConfig::Trace { paths, format, .. } => match paths.as_slice() {
             [one] => format!("trace {} ({format})", one.display()),

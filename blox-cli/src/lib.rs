@@ -8,14 +8,17 @@
 //! |---|---|
 //! | [`Scenario`] | a whole run as data, run through the boxed path, writing `jobs.csv`, `summary.json`, `timeline.csv` |
 //! | [`sweep`] | the cross product of settings, run in parallel, resumable, shardable, merged into one table |
-//! | [`main`] | the whole `blox-sim` program |
+//! | [`Registry`] | your own components by name, usable everywhere a stock name is |
+//! | [`main`], [`main_with`] | the whole `blox-sim` program, with or without your components |
 
 mod bench;
 mod cli;
+pub mod registry;
 mod scenario;
 pub mod sweep;
 
-pub use cli::main;
+pub use cli::{main, main_with};
+pub use registry::{Named, Registry};
 pub use scenario::{
     parse_durations, parse_gpus, RunReport, Scenario, ThroughputChoice, WorkloadConfig,
     WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD, SYNERGY_CLUSTER,

@@ -1,6 +1,7 @@
 //! Scenarios: a whole run described as data (a TOML or JSON file, or command-line flags), and
 //! running one through the boxed (runtime) path.
 
+use crate::registry::{Named, Registry};
 use blox_admission::AdmissionConfig;
 use blox_core::{
     BoxThroughput, ClusterSpec, ConstantSpeed, HeteroSpeed, JobId, Pipeline, Semantics,
@@ -13,8 +14,9 @@ use blox_metrics::{
 use blox_placement::{PlacementConfig, PlacementSpeed, SynergyMode, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
 use blox_sim::time::synergy::{SynergyConfig, SynergySim};
-use blox_sim::workload::SynergyWorkload;
-use blox_sim::workload::{BloxDefaultWorkload, JobList, Workload};
+use blox_sim::workload::{
+    BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic, JobList, SynergyWorkload, Workload,
+};
 use blox_sim::SimError;
 use blox_sim::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 use blox_workload::{GavelThroughputs, ReadOptions, TraceFormat};
@@ -39,6 +41,23 @@ pub enum WorkloadConfig {
         /// Blox's N (durations repeat after this many jobs).
         #[serde(default = "default_trace_jobs")]
         trace_jobs: usize,
+    },
+    /// Blox's `multigpu=True` workload over a Philly `cluster_job_log` (BLOX-SEMANTICS,
+    /// appendix): `blox-default`'s arrivals and durations at `load`, with N = the jobs the trace
+    /// keeps under Blox's filter, each job taking the GPU count of kept entry `i mod N`.
+    BloxMultigpuTrace {
+        /// Jobs per hour.
+        #[serde(default = "default_load")]
+        load: f64,
+        /// The Philly `cluster_job_log` (JSON, gzip allowed).
+        path: PathBuf,
+    },
+    /// Blox's synthetic workload without a trace (BLOX-SEMANTICS, appendix): one seed stream
+    /// draws each job's arrival, duration and GPU count (1, 2, 4 or 8).
+    BloxSynthetic {
+        /// Jobs per hour.
+        #[serde(default = "default_load")]
+        load: f64,
     },
     /// Jobs read from one or more files of one format, merged by arrival.
     Trace {
@@ -281,11 +300,11 @@ pub struct Scenario {
     /// Round length in seconds.
     pub round_s: u64,
     /// Admission policy.
-    pub admission: AdmissionConfig,
+    pub admission: Named<AdmissionConfig>,
     /// Scheduling policy.
-    pub policy: PolicyConfig,
+    pub policy: Named<PolicyConfig>,
     /// Placement policy.
-    pub placement: PlacementConfig,
+    pub placement: Named<PlacementConfig>,
     /// Tracked job ids `FIRST..LAST` (inclusive). Default: `3000..4000` for the Blox generator
     /// (Blox's default), every job for a trace.
     pub track: Option<String>,
@@ -357,9 +376,9 @@ impl Default for Scenario {
             workload: WorkloadConfig::default(),
             cluster: "32x4".into(),
             round_s: 300,
-            admission: AdmissionConfig::AcceptAll,
-            policy: PolicyConfig::Fifo,
-            placement: PlacementConfig::Scattered,
+            admission: AdmissionConfig::AcceptAll.into(),
+            policy: PolicyConfig::Fifo.into(),
+            placement: PlacementConfig::Scattered.into(),
             track: None,
             seed: 1,
             preemption_cost_s: 0.0,
@@ -454,7 +473,9 @@ impl Scenario {
         match &self.track {
             Some(s) => Ok(Some(s.parse()?)),
             None => match self.workload {
-                WorkloadConfig::BloxDefault { .. } => Ok(Some(TrackWindow::new(3000, 4000)?)),
+                WorkloadConfig::BloxDefault { .. }
+                | WorkloadConfig::BloxMultigpuTrace { .. }
+                | WorkloadConfig::BloxSynthetic { .. } => Ok(Some(TrackWindow::new(3000, 4000)?)),
                 WorkloadConfig::SynergyDefault { .. } => Ok(Some(SYNERGY_TRACK.parse()?)),
                 _ => Ok(None),
             },
@@ -534,6 +555,21 @@ impl Scenario {
                     *trace_jobs,
                     self.seed,
                 )?),
+                WorkloadReport::default(),
+            ),
+            WorkloadConfig::BloxMultigpuTrace { load, path } => {
+                let gpus = blox_workload::philly_blox_gpu_counts(path)?;
+                let report = WorkloadReport {
+                    jobs_read: Some(gpus.len() as u64),
+                    ..WorkloadReport::default()
+                };
+                (
+                    Box::new(BloxMultiGpuTrace::new(*load, gpus, self.seed)?),
+                    report,
+                )
+            }
+            WorkloadConfig::BloxSynthetic { load } => (
+                Box::new(BloxSynthetic::with_seed(*load, self.seed)?),
                 WorkloadReport::default(),
             ),
             WorkloadConfig::Trace {
@@ -631,6 +667,8 @@ impl Scenario {
     pub fn load(&self) -> Option<f64> {
         match self.workload {
             WorkloadConfig::BloxDefault { load, .. }
+            | WorkloadConfig::BloxMultigpuTrace { load, .. }
+            | WorkloadConfig::BloxSynthetic { load }
             | WorkloadConfig::SynergyDefault { load, .. } => Some(load),
             _ => None,
         }
@@ -704,10 +742,13 @@ impl Scenario {
         topology: Arc<Topology>,
         env: PolicyEnv,
     ) -> Result<BoxThroughput, SimError> {
-        let factor = self.policy.speed_factor(&env)?;
+        let factor = match self.policy.stock() {
+            Some(p) => p.speed_factor(&env)?,
+            None => 1.0,
+        };
         let elastic_policy = matches!(
-            self.policy,
-            PolicyConfig::Optimus | PolicyConfig::OptimusWith(_)
+            self.policy.stock(),
+            Some(PolicyConfig::Optimus | PolicyConfig::OptimusWith(_))
         );
         let model = match self.throughput_model {
             Some(t) => t,
@@ -718,7 +759,16 @@ impl Scenario {
         };
         let base: BoxThroughput = match model {
             ThroughputChoice::Constant => Box::new(ConstantSpeed(factor)),
-            ThroughputChoice::Policy => self.policy.throughput_model(&env)?,
+            ThroughputChoice::Policy => match self.policy.stock() {
+                Some(p) => p.throughput_model(&env)?,
+                None => {
+                    return Err(SimError::Config(format!(
+                        "policy `{}` is a registered component and implies no throughput model; \
+                         use --throughput placement or constant",
+                        self.policy
+                    )))
+                }
+            },
             ThroughputChoice::Placement => {
                 if factor != 1.0 {
                     return Err(SimError::Config(
@@ -740,8 +790,8 @@ impl Scenario {
         if self.semantics != Semantics::Synergy {
             return self.policy.to_string();
         }
-        let mech = match self.placement {
-            PlacementConfig::Synergy { mode } => match mode {
+        let mech = match &self.placement {
+            Named::Stock(PlacementConfig::Synergy { mode }) => match mode {
                 SynergyMode::Greedy => String::new(),
                 m => format!("+{m}"),
             },
@@ -762,18 +812,24 @@ impl Scenario {
         )
     }
 
-    /// Run the scenario through the boxed (runtime) pipeline, and write the output files if
-    /// `out` is set.
+    /// Run the scenario through the boxed (runtime) pipeline with the stock components only,
+    /// and write the output files if `out` is set.
     pub fn run(&self) -> Result<RunReport, SimError> {
+        self.run_with(&Registry::default())
+    }
+
+    /// Run the scenario, building components the stock configurations do not know through
+    /// `registry`, and write the output files if `out` is set.
+    pub fn run_with(&self, registry: &Registry) -> Result<RunReport, SimError> {
         if self.semantics == Semantics::Synergy {
-            return self.run_synergy();
+            return self.run_synergy(registry);
         }
         let env = self.policy_env()?;
         let topology = self.topology_model()?;
         let scheduler = Pipeline::new(
-            self.admission.build()?,
-            self.policy.build(&env)?,
-            self.placement.build_with(Some(topology.clone()))?,
+            registry.build_admission(&self.admission)?,
+            registry.build_policy(&self.policy, &env)?,
+            registry.build_placement(&self.placement, Some(topology.clone()))?,
         );
         let cfg = self.sim_config()?;
         let cluster = self.cluster_spec()?;
@@ -800,30 +856,34 @@ impl Scenario {
     /// Synergy's own ([`blox_policies::SynergyFifo`] …), told the mechanism (SRTF and FTF
     /// divide by the speed-up unless it is GPU-proportional; LAS re-sorts by GPU count under
     /// Tune); any other policy is built as usual.
-    fn synergy_policy(&self, env: &PolicyEnv) -> Result<blox_core::BoxScheduling, SimError> {
-        let mode = match self.placement {
-            PlacementConfig::Synergy { mode } => Some(mode),
+    fn synergy_policy(
+        &self,
+        env: &PolicyEnv,
+        registry: &Registry,
+    ) -> Result<blox_core::BoxScheduling, SimError> {
+        let mode = match self.placement.stock() {
+            Some(PlacementConfig::Synergy { mode }) => Some(*mode),
             _ => None,
         };
         let fair = mode.map_or(true, |m| m == SynergyMode::Fair);
         let tune = mode == Some(SynergyMode::Tune);
-        Ok(match self.policy {
-            PolicyConfig::Fifo => Box::new(blox_policies::SynergyFifo::default()),
-            PolicyConfig::Srtf => Box::new(blox_policies::SynergySrtf::new(fair)),
-            PolicyConfig::Las => Box::new(blox_policies::SynergyLas::new(tune)),
-            PolicyConfig::Ftf => Box::new(blox_policies::SynergyFtf::new(fair)),
-            _ => self.policy.build(env)?,
+        Ok(match self.policy.stock() {
+            Some(PolicyConfig::Fifo) => Box::new(blox_policies::SynergyFifo::default()),
+            Some(PolicyConfig::Srtf) => Box::new(blox_policies::SynergySrtf::new(fair)),
+            Some(PolicyConfig::Las) => Box::new(blox_policies::SynergyLas::new(tune)),
+            Some(PolicyConfig::Ftf) => Box::new(blox_policies::SynergyFtf::new(fair)),
+            _ => registry.build_policy(&self.policy, env)?,
         })
     }
 
     /// Run under Synergy's time model (`blox_sim::time::synergy`).
-    fn run_synergy(&self) -> Result<RunReport, SimError> {
+    fn run_synergy(&self, registry: &Registry) -> Result<RunReport, SimError> {
         let env = self.policy_env()?;
         let topology = self.topology_model()?;
         let scheduler = Pipeline::new(
-            self.admission.build()?,
-            self.synergy_policy(&env)?,
-            self.placement.build_with(Some(topology))?,
+            registry.build_admission(&self.admission)?,
+            self.synergy_policy(&env, registry)?,
+            registry.build_placement(&self.placement, Some(topology))?,
         );
         let cfg = SynergyConfig::default()
             .with_round(Time::from_secs(self.round_s))

@@ -8,7 +8,7 @@ use blox_sim::BloxDefaultWorkload;
 fn scenario(semantics: Semantics, policy: PolicyConfig) -> Scenario {
     Scenario {
         semantics,
-        policy,
+        policy: policy.into(),
         workload: blox_cli::WorkloadConfig::BloxDefault {
             load: 8.0,
             trace_jobs: 12_000,

@@ -56,7 +56,7 @@ fn impossible_cluster_and_impossible_jobs_are_errors() {
 fn optimus_outside_its_table_is_an_error() {
     let s = Scenario {
         semantics: Semantics::Blox,
-        policy: PolicyConfig::Optimus,
+        policy: PolicyConfig::Optimus.into(),
         workload: blox_cli::WorkloadConfig::BloxDefault {
             load: 2.5,
             trace_jobs: 12_000,
