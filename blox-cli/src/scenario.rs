@@ -13,7 +13,7 @@ use blox_metrics::{
 };
 use blox_placement::{PlacementConfig, PlacementSpeed, SynergyMode, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
-use blox_sim::time::synergy::{SynergyConfig, SynergySim};
+use blox_sim::time::{Blox, Exact, Synergy as SynergyTime, TimeModel};
 use blox_sim::workload::{
     BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic, JobList, SynergyWorkload, Workload,
 };
@@ -513,8 +513,8 @@ impl Scenario {
         Ok(spec)
     }
 
-    /// The engine configuration.
-    pub fn sim_config(&self) -> Result<SimConfig, SimError> {
+    /// The engine configuration, with the time model the scenario names.
+    pub fn sim_config(&self) -> Result<SimConfig<ModelChoice>, SimError> {
         if self.round_s == 0 {
             return Err(SimError::Config(
                 "--round must be a positive number of seconds".into(),
@@ -534,10 +534,14 @@ impl Scenario {
             ));
         }
         let starvation = (self.starvation_s > 0).then(|| Time::from_secs(self.starvation_s));
-        Ok(SimConfig::new(self.semantics)
+        let model = match self.semantics {
+            Semantics::Blox => ModelChoice::Blox(Blox::new()),
+            Semantics::Exact => ModelChoice::Exact(Exact::new().with_preemption_cost(cost)),
+            Semantics::Synergy => ModelChoice::Synergy(SynergyTime::new()),
+        };
+        Ok(SimConfig::new(model)
             .with_round(Time::from_secs(self.round_s))
             .with_track(self.track_window()?)
-            .with_preemption_cost(cost)
             .with_starvation(starvation))
     }
 
@@ -752,7 +756,9 @@ impl Scenario {
         );
         let model = match self.throughput_model {
             Some(t) => t,
-            None if self.semantics == Semantics::Blox => ThroughputChoice::Constant,
+            // Blox's constant speed; Synergy's placement penalty is 1 and its speed-ups come
+            // from the host-resource shares, so its throughput model is constant 1 too.
+            None if self.semantics != Semantics::Exact => ThroughputChoice::Constant,
             // Optimus allocates by its own scaling model; the jobs then run at that speed.
             None if elastic_policy => ThroughputChoice::Policy,
             None => ThroughputChoice::Placement,
@@ -821,29 +827,50 @@ impl Scenario {
     /// Run the scenario, building components the stock configurations do not know through
     /// `registry`, and write the output files if `out` is set.
     pub fn run_with(&self, registry: &Registry) -> Result<RunReport, SimError> {
-        if self.semantics == Semantics::Synergy {
-            return self.run_synergy(registry);
-        }
         let env = self.policy_env()?;
         let topology = self.topology_model()?;
+        let policy = if self.semantics == Semantics::Synergy {
+            self.synergy_policy(&env, registry)?
+        } else {
+            registry.build_policy(&self.policy, &env)?
+        };
         let scheduler = Pipeline::new(
             registry.build_admission(&self.admission)?,
-            registry.build_policy(&self.policy, &env)?,
+            policy,
             registry.build_placement(&self.placement, Some(topology.clone()))?,
         );
         let cfg = self.sim_config()?;
         let cluster = self.cluster_spec()?;
         let throughput = self.throughput_with(topology, env)?;
         let (mut workload, workload_report) = self.load_workload()?;
-        let mut sim = Simulator::new(
-            cfg,
-            cluster,
-            scheduler,
-            throughput,
-            (JobLog::default(), Timeline::default()),
-        );
-        let outcome = sim.run(&mut workload)?;
-        let (log, timeline) = sim.into_sink();
+        let sink = (JobLog::default(), Timeline::default());
+        // The one place a semantics name becomes a time model type.
+        let (outcome, (log, timeline)) = match cfg.model.clone() {
+            ModelChoice::Blox(m) => simulate(
+                cfg.with_model(m),
+                cluster,
+                scheduler,
+                throughput,
+                sink,
+                &mut workload,
+            )?,
+            ModelChoice::Exact(m) => simulate(
+                cfg.with_model(m),
+                cluster,
+                scheduler,
+                throughput,
+                sink,
+                &mut workload,
+            )?,
+            ModelChoice::Synergy(m) => simulate(
+                cfg.with_model(m),
+                cluster,
+                scheduler,
+                throughput,
+                sink,
+                &mut workload,
+            )?,
+        };
         let mut report = self.report(outcome, log, timeline)?;
         report.workload = workload_report;
         if let Some(dir) = &self.out {
@@ -876,41 +903,6 @@ impl Scenario {
         })
     }
 
-    /// Run under Synergy's time model (`blox_sim::time::synergy`).
-    fn run_synergy(&self, registry: &Registry) -> Result<RunReport, SimError> {
-        let env = self.policy_env()?;
-        let topology = self.topology_model()?;
-        let scheduler = Pipeline::new(
-            registry.build_admission(&self.admission)?,
-            self.synergy_policy(&env, registry)?,
-            registry.build_placement(&self.placement, Some(topology))?,
-        );
-        let cfg = SynergyConfig::default()
-            .with_round(Time::from_secs(self.round_s))
-            .with_track(self.track_window()?);
-        if self.round_s == 0 {
-            return Err(SimError::Config(
-                "--round must be a positive number of seconds".into(),
-            ));
-        }
-        let cluster = self.cluster_spec()?;
-        let (mut workload, workload_report) = self.load_workload()?;
-        let mut sim = SynergySim::new(
-            cfg,
-            cluster,
-            scheduler,
-            (JobLog::default(), Timeline::default()),
-        );
-        let outcome = sim.run(&mut workload)?;
-        let (log, timeline) = sim.into_sink();
-        let mut report = self.report(outcome, log, timeline)?;
-        report.workload = workload_report;
-        if let Some(dir) = &self.out {
-            report.write(dir)?;
-        }
-        Ok(report)
-    }
-
     /// Turn a finished run's records into a report (write it with [`RunReport::write`]).
     pub fn report(
         &self,
@@ -931,6 +923,40 @@ impl Scenario {
             workload: WorkloadReport::default(),
         })
     }
+}
+
+/// The time model a scenario names (`semantics`): chosen once here, then the engine runs
+/// monomorphised over it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ModelChoice {
+    /// Blox's simulator exactly.
+    Blox(Blox),
+    /// True finish times.
+    Exact(Exact),
+    /// Synergy's simulator.
+    Synergy(SynergyTime),
+}
+
+/// Run one simulation under time model `Tm` and return its outcome and sink.
+fn simulate<S, T, M, Tm, W>(
+    cfg: SimConfig<Tm>,
+    cluster: ClusterSpec,
+    scheduler: S,
+    throughput: T,
+    sink: M,
+    workload: &mut W,
+) -> Result<(blox_sim::RunOutcome, M), SimError>
+where
+    S: blox_core::Scheduler,
+    T: blox_core::ThroughputModel,
+    M: blox_core::MetricSink,
+    Tm: TimeModel,
+    W: Workload + ?Sized,
+{
+    let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
+    let outcome = sim.run(workload)?;
+    Ok((outcome, sim.into_sink()))
 }
 
 impl RunReport {

@@ -1,361 +1,204 @@
-//! Synergy's time model (OSDI 2022), as its simulator runs it (`msr-fiddle/synergy`
+//! [`Synergy`]: Synergy's simulator (OSDI 2022), as its runner does it (`msr-fiddle/synergy`
 //! `simulator/runner.py`, `events/*.py`, `jobs/job.py`; SYNERGY-SEMANTICS §2.2, §4, §9.1).
-//!
-//! This is a self-contained round driver, [`SynergySim`], over the same components and sinks as
-//! the engine (a [`Scheduler`] and a [`MetricSink`]). Each round at `t = k·R` (R = 300 s):
-//!
-//! 1. **Arrivals** with arrival time ≤ t enter the admission queue (Synergy handles arrival
-//!    events before lease ends and lease ends before scheduling at equal times).
-//! 2. **Lease ends.** Every job allocated in the previous round releases its GPUs; one whose
-//!    iterations have reached its total completes *now* (so finish times are multiples of R and
-//!    JCT = t − arrival). When the last tracked job completes the run ends here, before
-//!    scheduling, as Synergy's runner does.
-//! 3. **Admission, scheduling, placement** on an idle cluster (every job is re-decided; the
-//!    placement's stops, if any, cost nothing).
-//! 4. **Progress at allocation.** Each started job is credited
-//!    `floor(R / (iteration time / speed-up))` iterations for the whole round (capped at its
-//!    total), where the speed-up is its [`blox_core::HostShare::speedup`] (1 without one), and
-//!    `R × GPUs` of attained service. A job's [`Job::speedup`] becomes that speed-up; a job left
-//!    out gets back its ideal speed-up (Synergy resets speed-ups at every schedule), which is
-//!    what SRTF and FTF read at the next sort.
-//!
-//! A job without an iteration count ([`blox_core::JobSpec::iterations`]) counts seconds of work
-//! as iterations of 1 s. There are no preemption costs, no checkpoints and no starvation counter
-//! beyond what the policies keep.
 
-use crate::engine::{RunOutcome, TrackWindow};
-use crate::workload::Workload;
+use super::{Advance, NextView, TimeModel, World};
 use crate::SimError;
-use blox_core::{
-    Admissions, Cluster, ClusterSpec, Ctx, Decisions, Event, Job, JobId, JobSpec, JobTable,
-    MetricSink, QueuedJob, RoundSample, Schedule, Scheduler, Semantics, Time, ValidationScratch,
-};
+use blox_core::{Decisions, Event, Job, JobId, MetricSink, Semantics, Time};
 
 /// Synergy's round length: 300 s (`Runner` and `Scheduler` defaults).
 pub const SYNERGY_ROUND: Time = Time::from_secs(300);
 
-/// How a Synergy run is set up.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub struct SynergyConfig {
-    /// Round length (Synergy: 300 s).
-    pub round: Time,
-    /// Jobs whose completion ends the run (Synergy: ids 4000–4999); `None`: run until the
-    /// workload is exhausted and every job has finished.
-    pub track: Option<TrackWindow>,
-    /// Give up after this many rounds (a guard against a run that cannot end).
-    pub max_rounds: u64,
+/// Synergy's rounds: every lease ends each round, everything is re-decided, whole iterations are
+/// credited at allocation and a job completes at the end of the round its iterations reach the
+/// total.
+///
+/// - **Decisions** every `R` (300 s) from `t = 0`; an idle stretch (nothing running or waiting)
+///   jumps to the round boundary at or after the next arrival.
+/// - **Leases.** Synergy's placement ([`blox_placement::Synergy`]-style, one that stops every
+///   running job and places the schedule afresh) re-decides every job each round. A job restarted
+///   on the same GPUs is no change for the engine (elided), one moved to other GPUs is stopped and
+///   started; neither is a preemption (Synergy has no checkpoint or restart cost), so
+///   [`TimeModel::counts_stops`] is false.
+/// - **Progress at allocation.** Every job the round's decision starts (or keeps) is credited
+///   `floor(R / (iteration time / speed-up))` iterations for the round, capped at its total,
+///   and `R × GPUs` of attained service (GPU-seconds; Synergy's LAS key is wall-clock × GPUs).
+///   The speed-up is the job's [`blox_core::HostShare::speedup`] in the decision (1 without
+///   one) times the throughput model's speed (use `ConstantSpeed(1.0)`: Synergy's placement
+///   penalty is 1). The credit is booked when the round ends (step 1 of the next decision),
+///   which nothing can observe earlier. [`Job::speedup`] is set to that speed-up for the
+///   allocated jobs and back to the ideal one ([`blox_core::JobSpec::ideal_speedup`]) for the
+///   others, which is what Synergy's SRTF and FTF read at their next sort.
+/// - **Completion** at step 1 of the next decision (the lease end), in allocation order;
+///   JCT = that round − arrival; the run ends there once the tracked jobs have completed, before
+///   scheduling, as Synergy's runner stops at the last tracked job's lease end.
+/// - **Responsiveness** is measured to the first allocation.
+///
+/// A job without an iteration count ([`blox_core::JobSpec::iterations`] and
+/// [`blox_core::JobSpec::iter_time_s`]) counts its work as iterations of 1 s.
+#[derive(Clone, Debug, Default)]
+pub struct Synergy {
+    round: Time,
+    jobs: Vec<SynergyJob>,
+    /// The last decision's allocations: job and speed-up, in start order.
+    allocated: Vec<(JobId, f64)>,
+    /// Host-resource speed-ups of the decision being applied.
+    shares: Vec<(JobId, f64)>,
 }
 
-impl Default for SynergyConfig {
-    fn default() -> Self {
-        SynergyConfig {
-            round: SYNERGY_ROUND,
-            track: Some(TrackWindow {
-                first: 4000,
-                last: 4999,
-            }),
-            max_rounds: 10_000_000,
-        }
+impl PartialEq for Synergy {
+    /// Synergy's model has no parameters: every value is the same model (run state is not
+    /// compared).
+    fn eq(&self, _other: &Self) -> bool {
+        true
     }
 }
 
-impl SynergyConfig {
-    /// The default (300 s rounds, jobs 4000–4999) with another tracked window.
-    pub fn with_track(mut self, track: Option<TrackWindow>) -> Self {
-        self.track = track;
-        self
+#[derive(Clone, Copy, Debug)]
+struct SynergyJob {
+    total: u64,
+    iter_time: f64,
+    /// Engine speed of its latest start (1 with a constant throughput model).
+    speed: f64,
+    responded: bool,
+}
+
+impl Synergy {
+    /// The model.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// A job's total iterations and seconds per iteration: its own, or its work in 1 s iterations.
+fn iterations_of(job: &Job) -> (u64, f64) {
+    match (job.spec.iterations, job.spec.iter_time_s) {
+        (Some(n), Some(t)) if t > 0.0 && t.is_finite() => (n, t),
+        _ => (job.spec.work_s.max(0.0).ceil() as u64, 1.0),
+    }
+}
+
+impl TimeModel for Synergy {
+    fn name(&self) -> &'static str {
+        "synergy"
     }
 
-    /// The same with another round length.
-    pub fn with_round(mut self, round: Time) -> Self {
+    fn ctx_semantics(&self) -> Semantics {
+        Semantics::Synergy
+    }
+
+    fn begin(&mut self, round: Time) -> Result<(), SimError> {
         self.round = round;
-        self
-    }
-}
-
-/// Synergy's round driver over a scheduler and a metric sink.
-pub struct SynergySim<S, K> {
-    cfg: SynergyConfig,
-    cluster: Cluster,
-    scheduler: S,
-    sink: K,
-    table: JobTable,
-    queue: Vec<QueuedJob>,
-    responded: Vec<bool>,
-    running: Vec<JobId>,
-    next_seq: u64,
-    next_id: u32,
-    admissions: Admissions,
-    schedule: Schedule,
-    decisions: Decisions,
-    scratch: ValidationScratch,
-    arrivals: Vec<JobSpec>,
-}
-
-impl<S: Scheduler, K: MetricSink> SynergySim<S, K> {
-    /// A run on `cluster` (each node's CPUs and memory are what Synergy's mechanisms share).
-    pub fn new(cfg: SynergyConfig, cluster: ClusterSpec, scheduler: S, sink: K) -> Self {
-        SynergySim {
-            cfg,
-            cluster: Cluster::new(cluster),
-            scheduler,
-            sink,
-            table: JobTable::new(),
-            queue: Vec::new(),
-            responded: Vec::new(),
-            running: Vec::new(),
-            next_seq: 0,
-            next_id: 0,
-            admissions: Admissions::default(),
-            schedule: Schedule::default(),
-            decisions: Decisions::default(),
-            scratch: ValidationScratch::default(),
-            arrivals: Vec::new(),
-        }
-    }
-
-    /// The sink.
-    pub fn sink(&self) -> &K {
-        &self.sink
-    }
-
-    /// Take the sink back.
-    pub fn into_sink(self) -> K {
-        self.sink
-    }
-
-    /// Run until the tracked jobs have completed (or, without a window, until the workload is
-    /// exhausted and the cluster idle).
-    pub fn run(&mut self, workload: &mut dyn Workload) -> Result<RunOutcome, SimError> {
-        let r = self.cfg.round;
-        if r == Time::ZERO {
-            return Err(SimError::Config("the round length must be positive".into()));
-        }
-        let mut out = RunOutcome {
-            end_time: Time::ZERO,
-            rounds: 0,
-            rounds_processed: 0,
-            arrived: 0,
-            admitted: 0,
-            rejected: 0,
-            completed: 0,
-            preemptions: 0,
-        };
-        let mut tracked_left: u64 = self
-            .cfg
-            .track
-            .map_or(0, |w| u64::from(w.last - w.first) + 1);
-        let mut t = Time::ZERO;
-        let mut round: u64 = 0;
-        loop {
-            // 1. Arrivals.
-            self.arrivals.clear();
-            workload.arrivals_until(t, &mut self.arrivals)?;
-            for spec in self.arrivals.drain(..) {
-                let seq = self.next_seq;
-                self.next_seq += 1;
-                out.arrived += 1;
-                self.sink.on_event(&Event::Arrived {
-                    time: t,
-                    seq,
-                    spec: &spec,
-                });
-                self.queue.push(QueuedJob { seq, spec });
-            }
-            // 2. Lease ends.
-            let mut done_tracked = false;
-            for id in std::mem::take(&mut self.running) {
-                let job = self
-                    .table
-                    .get_mut(id)
-                    .expect("running jobs are in the table");
-                let gpus = std::mem::take(&mut job.gpus);
-                self.cluster.release(&gpus);
-                let (total, _) = iterations_of(&job.spec);
-                if job.iterations_done >= total {
-                    self.sink.on_event(&Event::Completed { time: t, job: id });
-                    out.completed += 1;
-                    self.table.remove(id);
-                    if self.cfg.track.is_some_and(|w| w.contains(id)) {
-                        tracked_left -= 1;
-                        done_tracked |= tracked_left == 0;
-                    }
-                }
-            }
-            if done_tracked {
-                break;
-            }
-            // 3. Admission, scheduling, placement.
-            self.admit(t, round, &mut out)?;
-            self.schedule.clear();
-            self.decisions.clear();
-            let ctx = Ctx::new(t, round, r, Semantics::Synergy, &self.cluster, &self.table);
-            self.scheduler.schedule(&ctx, &mut self.schedule);
-            self.scheduler
-                .place(&ctx, &self.schedule, &mut self.decisions);
-            self.decisions
-                .validate(&self.cluster, &self.table, &mut self.scratch)
-                .map_err(|message| SimError::InvalidDecision {
-                    component: format!("scheduler `{}`", self.scheduler.name()),
-                    time_s: t.to_string(),
-                    message,
-                })?;
-            // 4. Progress at allocation.
-            self.apply(t);
-            out.rounds_processed += 1;
-            let running = self.running.len() as u32;
-            self.sink.on_event(&Event::Round(RoundSample::new(
-                t,
-                self.table.len() as u32 - running,
-                running,
-                self.queue.len() as u32,
-                self.cluster.free_gpus(),
-                self.table.gpu_demand(),
-                0,
-            )));
-            // Next round; skip idle stretches.
-            let idle = self.table.is_empty() && self.queue.is_empty();
-            let mut next = Time::from_millis(t.as_millis() + r.as_millis());
-            if idle {
-                match workload.next_arrival()? {
-                    Some(a) => next = next.max(a.ceil_to(r)),
-                    None => break,
-                }
-            }
-            round = next.as_millis() / r.as_millis();
-            t = next;
-            if round > self.cfg.max_rounds {
-                return Err(SimError::Stalled(format!(
-                    "synergy run still going after {} rounds ({} jobs active, {} tracked left)",
-                    self.cfg.max_rounds,
-                    self.table.len(),
-                    tracked_left
-                )));
-            }
-        }
-        out.end_time = t;
-        out.rounds = t.as_millis() / r.as_millis() + 1;
-        self.sink.on_event(&Event::End { time: t });
-        Ok(out)
-    }
-
-    fn admit(&mut self, t: Time, round: u64, out: &mut RunOutcome) -> Result<(), SimError> {
-        if self.queue.is_empty() {
-            return Ok(());
-        }
-        self.admissions.clear();
-        let ctx = Ctx::new(
-            t,
-            round,
-            self.cfg.round,
-            Semantics::Synergy,
-            &self.cluster,
-            &self.table,
-        );
-        self.scheduler
-            .admit(&ctx, &self.queue, &mut self.admissions);
-        let n = self.queue.len();
-        let mut taken = vec![false; n];
-        for &i in self.admissions.admit.iter() {
-            if i >= n || taken[i] {
-                return Err(SimError::InvalidDecision {
-                    component: format!("scheduler `{}`", self.scheduler.name()),
-                    time_s: t.to_string(),
-                    message: format!("admits queue index {i} twice or out of range"),
-                });
-            }
-            taken[i] = true;
-            let q = &self.queue[i];
-            let id = JobId(self.next_id);
-            self.next_id += 1;
-            self.sink.on_event(&Event::Admitted {
-                time: t,
-                seq: q.seq,
-                job: id,
-            });
-            out.admitted += 1;
-            self.table.push(Job::new(id, q.spec.clone(), t));
-            self.responded.push(false);
-        }
-        for &i in self.admissions.reject.iter() {
-            if i < n && !taken[i] {
-                taken[i] = true;
-                self.sink.on_event(&Event::Rejected {
-                    time: t,
-                    seq: self.queue[i].seq,
-                });
-                out.rejected += 1;
-            }
-        }
-        let mut k = 0;
-        self.queue.retain(|_| {
-            let keep = !taken[k];
-            k += 1;
-            keep
-        });
+        self.jobs.clear();
+        self.allocated.clear();
+        self.shares.clear();
         Ok(())
     }
 
-    fn apply(&mut self, t: Time) {
-        // Stops: Synergy's placement stops every running job; here none is running (every
-        // lease ended), so there is nothing to undo.
-        for &id in &self.decisions.stop {
-            if let Some(job) = self.table.get_mut(id) {
-                let gpus = std::mem::take(&mut job.gpus);
-                self.cluster.release(&gpus);
-            }
-        }
-        let round_s = self.cfg.round.as_secs_f64();
-        for job in self.table.iter_mut() {
+    fn admitted(&mut self, job: &Job, _now: Time) {
+        debug_assert_eq!(job.id.index(), self.jobs.len());
+        let (total, iter_time) = iterations_of(job);
+        self.jobs.push(SynergyJob {
+            total,
+            iter_time,
+            speed: 1.0,
+            responded: false,
+        });
+    }
+
+    fn advance<M: MetricSink + ?Sized>(&mut self, t: Time, world: &mut World<'_, M>) -> Advance {
+        let round_s = self.round.as_secs_f64();
+        let table = world.jobs_mut();
+        for job in table.iter_mut() {
             job.speedup = job.spec.ideal_speedup.unwrap_or(1.0);
         }
-        for (id, gpus) in &self.decisions.start {
-            let speedup = self
-                .decisions
-                .host
-                .iter()
-                .find(|h| h.job == *id)
-                .map_or(1.0, |h| h.speedup);
-            let job = self.table.get_mut(*id).expect("validated");
-            self.cluster.allocate(*id, gpus);
-            job.gpus = gpus.clone();
-            let (total, iter_time) = iterations_of(&job.spec);
-            let per_iter = iter_time / speedup;
-            // `floor(round / t_eff)`: finite and non-negative for a positive iteration time.
-            let credit = (round_s / per_iter).floor();
+        let mut done: Vec<JobId> = Vec::new();
+        for &(id, speedup) in &self.allocated {
+            let Some(job) = table.get_mut(id) else {
+                continue;
+            };
+            let st = &self.jobs[id.index()];
+            let rate = st.speed * speedup;
+            // `floor(round / (t_iter / speed-up))` in Synergy's operation order.
+            let credit = (round_s / (st.iter_time / rate)).floor();
             let credit = if credit.is_finite() && credit > 0.0 {
                 credit as u64
             } else {
                 0
             };
-            job.iterations_done = (job.iterations_done + credit).min(total);
-            job.executed = job.iterations_done as f64 * iter_time;
+            job.iterations_done = (job.iterations_done + credit).min(st.total);
+            job.executed = job.iterations_done as f64 * st.iter_time;
             job.attained_service += round_s * f64::from(job.n_gpus());
             job.speedup = speedup;
-            job.first_start.get_or_insert(t);
-            job.last_start = Some(t);
-            self.running.push(*id);
-            self.sink.on_event(&Event::Started {
-                time: t,
-                job: *id,
-                gpus,
-                speed: speedup,
-            });
-            let seen = &mut self.responded[id.index()];
-            if !*seen {
-                *seen = true;
-                self.sink
-                    .on_event(&Event::FirstProgress { time: t, job: *id });
+            if job.iterations_done >= st.total {
+                done.push(id);
             }
         }
+        self.allocated.clear();
+        for id in done {
+            world.complete(id, t);
+        }
+        if world.tracked_complete() {
+            Advance::Finished(t)
+        } else {
+            Advance::Continue
+        }
     }
-}
 
-/// A job's total iterations and seconds per iteration: its own, or its work in 1 s iterations.
-fn iterations_of(spec: &JobSpec) -> (u64, f64) {
-    match (spec.iterations, spec.iter_time_s) {
-        (Some(n), Some(t)) if t > 0.0 => (n, t),
-        _ => (spec.work_s.max(0.0).ceil() as u64, 1.0),
+    fn decided(&mut self, decisions: &Decisions, _t: Time) {
+        self.shares.clear();
+        self.shares
+            .extend(decisions.host.iter().map(|h| (h.job, h.speedup)));
+        self.allocated.clear();
+        for (id, _) in &decisions.start {
+            let s = self
+                .shares
+                .iter()
+                .find(|(j, _)| j == id)
+                .map_or(1.0, |&(_, s)| s);
+            self.allocated.push((*id, s));
+        }
+    }
+
+    fn counts_stops(&self) -> bool {
+        false
+    }
+
+    fn stopping(&mut self, _job: &mut Job, _t: Time) {}
+
+    fn started<M: MetricSink + ?Sized>(
+        &mut self,
+        id: JobId,
+        speed: f64,
+        _resumed: bool,
+        t: Time,
+        world: &mut World<'_, M>,
+    ) -> Result<(), SimError> {
+        let st = &mut self.jobs[id.index()];
+        st.speed = speed;
+        if !st.responded {
+            st.responded = true;
+            world.emit(&Event::FirstProgress { time: t, job: id });
+        }
+        Ok(())
+    }
+
+    fn next_decision<M: MetricSink + ?Sized>(
+        &mut self,
+        t: Time,
+        view: NextView,
+        next_arrival: Option<Time>,
+        world: &World<'_, M>,
+    ) -> Time {
+        let r = view.round;
+        let next = t + r;
+        let busy = view.waiting || world.jobs().iter().any(Job::is_running);
+        match next_arrival {
+            Some(a) if !busy => a.ceil_to(r).max(next),
+            _ => next,
+        }
+    }
+
+    fn drained_end(&self, t: Time, _last_completion: Time) -> Time {
+        t
     }
 }

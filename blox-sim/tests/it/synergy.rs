@@ -1,13 +1,13 @@
 //! Synergy's time model end to end: generator + Synergy policies + Synergy placement.
 
 use blox_admission::AcceptAll;
-use blox_core::{ClusterSpec, NodeSpec, Pipeline, SchedulingPolicy};
+use blox_core::{ClusterSpec, ConstantSpeed, NodeSpec, Pipeline, SchedulingPolicy};
 use blox_metrics::{JobLog, SynergyJct};
 use blox_placement::{Synergy, SynergyMode};
 use blox_policies::{SynergyFifo, SynergyFtf, SynergyLas, SynergySrtf};
-use blox_sim::time::synergy::{SynergyConfig, SynergySim};
+use blox_sim::time::Synergy as SynergyTime;
 use blox_sim::workload::SynergyWorkload;
-use blox_sim::TrackWindow;
+use blox_sim::{SimConfig, Simulator, TrackWindow};
 use blox_workload::{ClassSplit, ServerSize};
 
 /// Synergy's default cluster: 16 servers x 8 GPUs, 24 CPUs, 500 GB.
@@ -26,9 +26,16 @@ pub(crate) fn run_synergy(
     track: (u32, u32),
 ) -> (SynergyJct, JobLog) {
     let scheduler = Pipeline::new(AcceptAll, policy, Synergy::new(mode));
-    let cfg =
-        SynergyConfig::default().with_track(Some(TrackWindow::new(track.0, track.1).unwrap()));
-    let mut sim = SynergySim::new(cfg, synergy_cluster(), scheduler, JobLog::default());
+    let cfg = SimConfig::new(SynergyTime::new())
+        .with_track(Some(TrackWindow::new(track.0, track.1).unwrap()))
+        .with_starvation(None);
+    let mut sim = Simulator::new(
+        cfg,
+        synergy_cluster(),
+        scheduler,
+        ConstantSpeed(1.0),
+        JobLog::default(),
+    );
     let mut w = SynergyWorkload::new(load, split, ServerSize::SYNERGY_DEFAULT, 42).unwrap();
     sim.run(&mut w).unwrap();
     let log = sim.into_sink();
