@@ -114,3 +114,66 @@ fn shortest_remaining_first_beats_fifo_on_mean_jct() {
     );
     assert!(srtf.mean_h < fifo.mean_h, "{srtf:?} vs {fifo:?}");
 }
+
+/// Two jobs on one GPU (3 CPUs, 62.5 GB), by hand. Job 0 (t = 0): 2,500 iterations of 0.6 s,
+/// ideal demand = the fair share, ×2 at it: `floor(300 / (0.6 / 2)) = 1000` per round, so it
+/// completes at the end of its third round, t = 900. Job 1 (t = 10 s): 400 iterations of 0.64 s
+/// wanting 9 CPUs (×2.4): Tune falls back to the fair share (×1, `floor(300 / 0.64) = 468`),
+/// it starts at 900 and completes at 1200. GPU-proportional: job 0 makes 500 per round and
+/// completes at 1500, job 1 at 1800. Greedy never fits job 1 and the run stalls.
+#[test]
+fn two_jobs_by_hand() {
+    use blox_core::{JobSpec, Time};
+    use blox_sim::JobList;
+    let job = |arr: u64, iters: u64, t: f64, cpus: f64, s: f64| {
+        let mut j = JobSpec::new(Time::from_secs(arr), 1, iters as f64 * t);
+        j.iterations = Some(iters);
+        j.iter_time_s = Some(t);
+        j.cpus = Some(cpus);
+        j.mem_gb = Some(62.5);
+        j.ideal_speedup = Some(s);
+        j
+    };
+    let jobs = vec![job(0, 2500, 0.6, 3.0, 2.0), job(10, 400, 0.64, 9.0, 2.4)];
+    let mut node = NodeSpec::with_gpus(1);
+    node.cpus = 3;
+    node.mem_gb = 62.5;
+    let run = |mode| {
+        let scheduler = Pipeline::new(AcceptAll, SynergyFifo::default(), Synergy::new(mode));
+        let cfg = SimConfig::new(SynergyTime::new())
+            .with_track(Some(TrackWindow::new(0, 1).unwrap()))
+            .with_starvation(None);
+        let cluster = ClusterSpec {
+            nodes: vec![node.clone()],
+        };
+        let mut sim = Simulator::new(
+            cfg,
+            cluster,
+            scheduler,
+            ConstantSpeed(1.0),
+            JobLog::default(),
+        );
+        let out = sim.run(&mut JobList::new(jobs.clone()));
+        out.map(|o| {
+            let log = sim.into_sink();
+            let done: Vec<(u64, u64)> = log
+                .records()
+                .iter()
+                .map(|r| {
+                    (
+                        r.completion.unwrap().as_secs(),
+                        r.first_progress.unwrap().as_secs(),
+                    )
+                })
+                .collect();
+            (o, done)
+        })
+    };
+    let (o, done) = run(SynergyMode::Tune).unwrap();
+    assert_eq!(done, vec![(900, 0), (1200, 900)]);
+    assert_eq!((o.end_time.as_secs(), o.preemptions), (1200, 0));
+    let (_, done) = run(SynergyMode::Fair).unwrap();
+    assert_eq!(done, vec![(1500, 0), (1800, 1500)]);
+    let err = run(SynergyMode::Greedy).unwrap_err();
+    assert!(err.to_string().contains("job 1"), "{err}");
+}
