@@ -96,6 +96,8 @@ impl FromStr for SynergyMode {
 ///
 /// Each started job gets a [`HostShare`] in [`Decisions::host`]: its CPUs, memory and speed-up
 /// (the ideal speed-up at its ideal demand, 1 at the fair share or in `Fair` mode).
+/// Synergy's time model (`blox_sim::time::Synergy`) credits progress by that speed-up; the
+/// `blox` and `exact` models ignore it (there only the GPUs chosen matter).
 ///
 /// Cost per round: O(s·G) for s schedule entries on G GPUs (first fit scans the free list),
 /// plus O(k log k) per peer adjustment over the k jobs of a node.

@@ -66,7 +66,9 @@ fn fifo_default_run_per_mechanism() {
     assert_eq!(greedy.mean_h, 24.984100555555557);
     // Synergy's claim: sensitivity-aware allocation beats GPU-proportional shares.
     assert!(tune.mean_h < greedy.mean_h && greedy.mean_h < fair.mean_h);
-    // Completion only at round ends: every finish time is a multiple of 300 s.
+    // Completion only at round ends: every finish time is a multiple of 300 s. Jobs move
+    // between GPUs from round to round, but a lease that ends is no preemption.
+    assert!(log.records().iter().all(|r| r.preemptions == 0));
     let window = Some((4000.into(), 4999.into()));
     for r in log.tracked(window) {
         let done = r.completion.expect("tracked jobs complete");
