@@ -141,6 +141,12 @@ mod tests {
         let mut sorted = series(137);
         sorted.sort_by(f64::total_cmp);
         assert_eq!(pandas_quantile(&sorted, 0.5), 952983.0);
+        // The ×100 / 100 round trip of pandas ≤ 2: NumPy's `percentile(v, 99.9)` on 998 zeros,
+        // 614194 and 623385 is 614203.1910000008 (`quantile(v, 0.999)`, pandas 3's path, gives
+        // 614203.1909999998).
+        let mut tail = vec![0.0; 998];
+        tail.extend([614194.0, 623385.0]);
+        assert_eq!(pandas_quantile(&tail, 0.999), 614203.1910000008);
         assert_eq!(
             SynergyJct::of(&[7200.0]).synergy_lines(),
             "Mean =  2.0\n99th =  2.0\n99.9th =  2.0\n"
@@ -204,11 +210,14 @@ mod tests {
     }
 }
 
-/// A quantile of an ascending slice as pandas' `Series.quantile(q)` computes it (linear
-/// interpolation, through NumPy ≥ 1.22's `percentile`): pandas passes `q × 100`, NumPy divides
-/// by 100 again, the virtual index is `(n − 1) · q`, and the two neighbours `a ≤ b` are
-/// interpolated as `a + (b − a)·γ` when `γ < 0.5` and `b − (b − a)·(1 − γ)` otherwise, each step
-/// rounded as in `f64`. `0.0` for an empty slice.
+/// A quantile of an ascending slice as pandas' `Series.quantile(q)` computes it in pandas 1.x and
+/// 2.x (the versions Synergy's simulator runs with: it needs Python ≤ 3.9), with linear
+/// interpolation: pandas passes `q × 100` to NumPy's `percentile`, which divides by 100 again
+/// (so 0.999 becomes 0.9990000000000001); the virtual index is `(n − 1) · q`, and the two
+/// neighbours `a ≤ b` are interpolated as `a + (b − a)·γ` when `γ < 0.5` and
+/// `b − (b − a)·(1 − γ)` otherwise (NumPy ≥ 1.22; older NumPy's `a·(1 − γ) + b·γ` gives the same
+/// digits on Synergy's default run), each step rounded as in `f64`. pandas 3 calls
+/// `np.quantile(q)` directly and can differ in the last digit. `0.0` for an empty slice.
 ///
 /// ```
 /// let xs = [1.0, 2.0, 3.0, 4.0];
