@@ -155,7 +155,7 @@ pub(crate) fn parse(
             .fold(0i64, |a, v| a.saturating_add(v.0));
         let bound = match opts.philly_mode {
             PhillyMode::Trace => within_bound(total as f64).map(drop),
-            PhillyMode::Blox => Ok(()),
+            PhillyMode::Blox | PhillyMode::BloxMultiGpu => Ok(()),
         };
         if let Err(m) = bound {
             sink.take(Err(WorkloadError::at(
