@@ -838,15 +838,14 @@ fn write_comparison(
     let mut svg = Vec::new();
     blox_metrics::plot_jct_cdf(&mut svg, "JCT CDF of the tracked jobs", &series)
         .map_err(|e| SimError::Config(format!("CDF plot: {e}")))?;
-    for (name, bytes) in [
-        ("compare.csv", csv),
-        ("compare.json", json),
-        ("jct_cdf.svg", svg),
-    ] {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).map_err(|e| SimError::io(&path, e))?;
-    }
-    Ok(())
+    crate::scenario::write_all_or_nothing(
+        dir,
+        &[
+            ("compare.csv", csv),
+            ("compare.json", json),
+            ("jct_cdf.svg", svg),
+        ],
+    )
 }
 
 fn workload_label(s: &Scenario) -> String {

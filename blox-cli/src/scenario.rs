@@ -803,8 +803,9 @@ impl RunReport {
     }
 
     /// Write the run's files into `dir` (created if missing): `jobs.csv`, `summary.json`,
-    /// `timeline.csv`, `fairness.csv`, `jct_cdf.csv` and `timeline.svg`. Each file is written to a
-    /// temporary name and renamed, so an existing output is never left half-written.
+    /// `timeline.csv`, `fairness.csv`, `jct_cdf.csv` and `timeline.svg`, as one unit (see
+    /// [`write_all_or_nothing`]): after a failure (a full disk, a folder in a file's place) the
+    /// previous run's files are all still there, unchanged, and no temporary file is left.
     pub fn write(&self, dir: &Path) -> Result<(), SimError> {
         std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
         let mut fairness = Vec::new();
@@ -816,26 +817,128 @@ impl RunReport {
         let title = format!("{}: utilisation and queue", self.scenario.label());
         plot_timeline(&mut svg, &title, self.timeline.samples(), total)
             .map_err(|e| SimError::Config(format!("timeline plot: {e}")))?;
-        for (name, bytes) in [
-            ("jobs.csv", self.jobs_csv()),
-            ("timeline.csv", self.timeline_csv()),
-            ("fairness.csv", fairness),
-            ("jct_cdf.csv", cdf),
-            ("timeline.svg", svg),
-            ("summary.json", self.summary_json()),
-        ] {
-            write_atomically(dir, name, &bytes)?;
-        }
-        Ok(())
+        write_all_or_nothing(
+            dir,
+            &[
+                ("jobs.csv", self.jobs_csv()),
+                ("timeline.csv", self.timeline_csv()),
+                ("fairness.csv", fairness),
+                ("jct_cdf.csv", cdf),
+                ("timeline.svg", svg),
+                ("summary.json", self.summary_json()),
+            ],
+        )
     }
 }
 
-/// Write `bytes` to `dir/name` through a temporary file and a rename.
+/// Write several files into `dir` as one unit: either every one of them is replaced, or none is
+/// and the folder holds exactly what it held before, with no temporary file left behind.
+///
+/// Every target must be absent or a regular file (checked before anything is written). The new
+/// contents are written and synced in a fresh hidden staging folder inside `dir` (so the renames
+/// stay on one file system); only when all of them are on disk are the old files moved aside and
+/// the new ones renamed into place, and any failure in that step moves the old ones back. The
+/// staging folder is removed in every case.
+pub fn write_all_or_nothing(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<(), SimError> {
+    std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
+    for (name, _) in files {
+        let path = dir.join(name);
+        if let Ok(m) = std::fs::symlink_metadata(&path) {
+            if !m.is_file() {
+                return Err(SimError::io(
+                    &path,
+                    std::io::Error::other(
+                        "exists and is not a regular file; no output file was written",
+                    ),
+                ));
+            }
+        }
+    }
+    let staging = staging_dir(dir)?;
+    let result = stage_and_commit(dir, &staging, files);
+    let _ = std::fs::remove_dir_all(&staging);
+    result
+}
+
+/// A new, empty hidden folder in `dir` for staging.
+fn staging_dir(dir: &Path) -> Result<PathBuf, SimError> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    loop {
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = dir.join(format!(".blox-staging-{}-{n}", std::process::id()));
+        match std::fs::create_dir(&p) {
+            Ok(()) => return Ok(p),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(SimError::io(&p, e)),
+        }
+    }
+}
+
+fn stage_and_commit(dir: &Path, staging: &Path, files: &[(&str, Vec<u8>)]) -> Result<(), SimError> {
+    for (name, bytes) in files {
+        let p = staging.join(name);
+        let mut f = std::fs::File::create(&p).map_err(|e| SimError::io(dir.join(name), e))?;
+        f.write_all(bytes)
+            .and_then(|()| f.sync_all())
+            .map_err(|e| SimError::io(dir.join(name), e))?;
+    }
+    let old = staging.join("old");
+    std::fs::create_dir(&old).map_err(|e| SimError::io(&old, e))?;
+    // (name, whether an old file was moved aside, whether the new one is in place)
+    let mut done: Vec<(&str, bool, bool)> = Vec::new();
+    let mut failure = None;
+    for (name, _) in files {
+        let target = dir.join(name);
+        let moved = match std::fs::rename(&target, old.join(name)) {
+            Ok(()) => true,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => {
+                failure = Some(SimError::io(&target, e));
+                break;
+            }
+        };
+        done.push((name, moved, false));
+        if let Err(e) = std::fs::rename(staging.join(name), &target) {
+            failure = Some(SimError::io(&target, e));
+            break;
+        }
+        if let Some(last) = done.last_mut() {
+            last.2 = true;
+        }
+    }
+    match failure {
+        None => {
+            // Make the renames durable; a folder that cannot be synced is no error.
+            if let Ok(d) = std::fs::File::open(dir) {
+                let _ = d.sync_all();
+            }
+            Ok(())
+        }
+        Some(e) => {
+            for (name, moved, placed) in done.into_iter().rev() {
+                if placed {
+                    let _ = std::fs::remove_file(dir.join(name));
+                }
+                if moved {
+                    let _ = std::fs::rename(old.join(name), dir.join(name));
+                }
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Write `bytes` to `dir/name` through a temporary file and a rename; on failure the old file
+/// is untouched and the temporary file is removed.
 pub(crate) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), SimError> {
     let path = dir.join(name);
     let tmp = dir.join(format!(".{name}.tmp"));
-    let mut f = std::fs::File::create(&tmp).map_err(|e| SimError::io(&tmp, e))?;
-    f.write_all(bytes).map_err(|e| SimError::io(&tmp, e))?;
-    f.sync_all().map_err(|e| SimError::io(&tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| SimError::io(&path, e))
+    let result = std::fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
+        .map_err(|e| SimError::io(&path, e))
+        .and_then(|()| std::fs::rename(&tmp, &path).map_err(|e| SimError::io(&path, e)));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }

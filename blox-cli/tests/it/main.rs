@@ -5,6 +5,7 @@ mod determinism;
 mod errors;
 mod hetero;
 mod oracle;
+mod outputs;
 mod traces;
 
 #[allow(unused_imports)]
