@@ -392,17 +392,69 @@ struct SummaryFile<'a> {
 }
 
 impl Scenario {
-    /// Read a scenario from a `.toml` or `.json` file.
+    /// Read a scenario from a `.toml` or `.json` file (any other extension is refused, not
+    /// guessed). Relative file paths in it (trace files, the throughput table, a topology file)
+    /// are taken from the scenario's own folder, and every setting is checked
+    /// ([`Scenario::check`]): an error names the file, the line and the key.
     pub fn from_file(path: &Path) -> Result<Scenario, SimError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
-        let is_json = path
+        let ext = path
             .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        let is_json = match ext.as_deref() {
+            Some("json") => true,
+            Some("toml") => false,
+            other => {
+                let what = other.map_or_else(|| "no extension".to_string(), |e| format!("`.{e}`"));
+                return Err(SimError::input(
+                    path,
+                    None,
+                    None,
+                    format!(
+                        "unsupported scenario format ({what}): a scenario is a `.toml` or a `.json` file"
+                    ),
+                ));
+            }
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+        let mut s = Self::parse_text(path, &text, is_json)?;
+        s.resolve_paths(path.parent().unwrap_or(Path::new("")));
+        s.check().map_err(|bad| {
+            SimError::input(path, key_line(&text, bad.key), Some(bad.key), bad.message)
+        })?;
+        Ok(s)
+    }
+
+    /// Relative paths of the scenario taken from `base` (its file's folder).
+    fn resolve_paths(&mut self, base: &Path) {
+        let fix = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        match &mut self.workload {
+            WorkloadConfig::Trace { paths, .. } | WorkloadConfig::Resample { paths, .. } => {
+                paths.iter_mut().for_each(fix)
+            }
+            WorkloadConfig::BloxMultigpuTrace { path, .. } => fix(path),
+            _ => {}
+        }
+        if let Some(p) = &mut self.throughputs {
+            fix(p);
+        }
+        if let Some(t) = &mut self.topology {
+            let p = Path::new(t.as_str());
+            if p.is_relative() && t.to_ascii_lowercase().ends_with(".json") {
+                *t = base.join(p).display().to_string();
+            }
+        }
+    }
+
+    fn parse_text(path: &Path, text: &str, is_json: bool) -> Result<Scenario, SimError> {
         if is_json {
-            serde_json::from_str(&text)
+            serde_json::from_str(text)
                 .map_err(|e| SimError::input(path, Some(e.line() as u64), None, e.to_string()))
         } else {
-            toml::from_str(&text).map_err(|e| {
+            toml::from_str(text).map_err(|e| {
                 let msg = e.message().to_string();
                 // An unknown key is blamed on the whole table; point at the key's own line.
                 let key = msg
@@ -423,6 +475,89 @@ impl Scenario {
                 SimError::input(path, line, key.as_deref(), msg)
             })
         }
+    }
+
+    /// Check every setting, so that a bad value is reported before any work, by its key as in
+    /// a scenario file (`workload.load`, `round_s`, …).
+    pub fn check(&self) -> Result<(), BadSetting> {
+        let bad = |key: &'static str, message: String| Err(BadSetting { key, message });
+        let cluster = match self.cluster_spec() {
+            Ok(c) => c,
+            Err(e) => return bad("cluster", e.to_string()),
+        };
+        if self.round_s == 0 {
+            return bad("round_s", "must be a whole number of seconds ≥ 1".into());
+        }
+        let cost = self.preemption_cost_s;
+        if !(cost.is_finite() && (0.0..=MAX_SECONDS).contains(&cost)) {
+            return bad(
+                "preemption_cost_s",
+                format!("`{cost}` is not a number of seconds in 0..={MAX_SECONDS:e}"),
+            );
+        }
+        if self.semantics == Semantics::Blox && cost != 0.0 {
+            return bad(
+                "preemption_cost_s",
+                "applies to `exact` semantics only (Blox's preemptions are free)".into(),
+            );
+        }
+        if let Err(e) = self.track_window() {
+            return bad("track", e.to_string());
+        }
+        if let Some(load) = self.load() {
+            if !(load.is_finite() && load > 0.0) {
+                return bad(
+                    "workload.load",
+                    format!("`{load}` is not a number of jobs per hour > 0"),
+                );
+            }
+        }
+        let jobs = match &self.workload {
+            WorkloadConfig::Poisson { jobs, .. }
+            | WorkloadConfig::DualLoad { jobs, .. }
+            | WorkloadConfig::Resample { jobs, .. } => Some(*jobs),
+            _ => None,
+        };
+        if let Some(n) = jobs.filter(|n| !(1..=MAX_GENERATED_JOBS).contains(n)) {
+            return bad(
+                "workload.jobs",
+                format!("`{n}` is not a number of jobs in 1..={MAX_GENERATED_JOBS}"),
+            );
+        }
+        match &self.workload {
+            WorkloadConfig::BloxDefault { trace_jobs, .. }
+                if !(1..=MAX_GENERATED_JOBS).contains(trace_jobs) =>
+            {
+                return bad(
+                    "workload.trace_jobs",
+                    format!("`{trace_jobs}` is not a number of jobs in 1..={MAX_GENERATED_JOBS}"),
+                );
+            }
+            WorkloadConfig::Poisson {
+                durations, gpus, ..
+            } => {
+                if let Err(e) = parse_durations(durations) {
+                    return bad("workload.durations", e.to_string());
+                }
+                if let Err(e) = parse_gpus(gpus, cluster.total_gpus()) {
+                    return bad("workload.gpus", e.to_string());
+                }
+            }
+            WorkloadConfig::Trace { paths, format, .. }
+            | WorkloadConfig::Resample { paths, format, .. } => {
+                if let Err(e) = format.parse::<TraceFormat>() {
+                    return bad("workload.format", e.to_string());
+                }
+                if paths.is_empty() {
+                    return bad("workload.paths", "needs at least one trace file".into());
+                }
+            }
+            _ => {}
+        }
+        if let Err(e) = self.topology_model() {
+            return bad("topology", e.to_string());
+        }
+        Ok(())
     }
 
     /// The tracked window: the given one, else `3000..4000` for the Blox generator (Blox's
@@ -521,6 +656,7 @@ impl Scenario {
                     paths.iter().map(|p| (p.clone(), format)).collect();
                 let opts = self.read_options().with_skip_bad_lines(*skip_bad_lines);
                 let read = blox_workload::read_traces(&inputs, &opts)?;
+                every_line_bad(&read)?;
                 let report = WorkloadReport {
                     jobs_read: Some(read.jobs.len() as u64),
                     bad_lines: read.bad_line_count,
@@ -576,8 +712,39 @@ impl Scenario {
         })
     }
 
-    /// The load of the synthetic workload, if any.
+    /// The load (jobs per hour) of a generated or resampled workload, if any: what `sweep
+    /// --load` varies.
     pub fn load(&self) -> Option<f64> {
+        match self.workload {
+            WorkloadConfig::BloxDefault { load, .. }
+            | WorkloadConfig::BloxMultigpuTrace { load, .. }
+            | WorkloadConfig::BloxSynthetic { load }
+            | WorkloadConfig::Poisson { load, .. }
+            | WorkloadConfig::DualLoad { load, .. }
+            | WorkloadConfig::Resample { load, .. } => Some(load),
+            WorkloadConfig::Trace { .. } => None,
+        }
+    }
+
+    /// Set the load of a workload that has one (see [`Scenario::load`]); `false` for a trace.
+    pub fn set_load(&mut self, value: f64) -> bool {
+        match &mut self.workload {
+            WorkloadConfig::BloxDefault { load, .. }
+            | WorkloadConfig::BloxMultigpuTrace { load, .. }
+            | WorkloadConfig::BloxSynthetic { load }
+            | WorkloadConfig::Poisson { load, .. }
+            | WorkloadConfig::DualLoad { load, .. }
+            | WorkloadConfig::Resample { load, .. } => {
+                *load = value;
+                true
+            }
+            WorkloadConfig::Trace { .. } => false,
+        }
+    }
+
+    /// The load of one of Blox's own generators: what Blox's Optimus keys its speed-up table
+    /// by (other workloads' loads mean something else to it).
+    fn blox_load(&self) -> Option<f64> {
         match self.workload {
             WorkloadConfig::BloxDefault { load, .. }
             | WorkloadConfig::BloxMultigpuTrace { load, .. }
@@ -621,7 +788,7 @@ impl Scenario {
 
     /// What the scenario's policy is built with.
     pub fn policy_env(&self) -> Result<PolicyEnv, SimError> {
-        let env = PolicyEnv::new(self.semantics, self.load());
+        let env = PolicyEnv::new(self.semantics, self.blox_load());
         Ok(match self.throughput_table()? {
             Some(t) => env.with_throughputs(t, self.reference_gpu_type.clone()),
             None => env,
@@ -941,4 +1108,73 @@ pub(crate) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// A scenario setting that is not valid: its key as in a scenario file, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BadSetting {
+    /// The key, e.g. `workload.load` or `round_s`.
+    pub key: &'static str,
+    /// What is wrong with its value.
+    pub message: String,
+}
+
+impl std::fmt::Display for BadSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}`: {}", self.key, self.message)
+    }
+}
+
+/// The most jobs a generator may be asked for (a larger count would only exhaust memory).
+pub const MAX_GENERATED_JOBS: usize = 10_000_000;
+
+/// The largest number of seconds a setting such as the preemption cost may hold (the same bound
+/// as a trace's times, `blox_workload::MAX_TRACE_SECONDS`).
+const MAX_SECONDS: f64 = blox_workload::MAX_TRACE_SECONDS;
+
+/// The 1-based line of a scenario file that sets `key` (its last part, e.g. `load` of
+/// `workload.load`, looked for after the line that names its table), if one does.
+fn key_line(text: &str, key: &str) -> Option<u64> {
+    let (table, last) = match key.rsplit_once('.') {
+        Some((t, l)) => (Some(t), l),
+        None => (None, key),
+    };
+    let sets = |line: &str, name: &str| {
+        let mut rest = line;
+        while let Some(i) = rest.find(name) {
+            let before = rest[..i].chars().next_back();
+            let after = rest[i + name.len()..].trim_start_matches(['"', ' ', '\t']);
+            let boundary = !before.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            if boundary && (after.starts_with('=') || after.starts_with(':')) {
+                return true;
+            }
+            rest = &rest[i + name.len()..];
+        }
+        false
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let start = table
+        .and_then(|t| lines.iter().position(|l| l.contains(t)))
+        .unwrap_or(0);
+    lines[start..]
+        .iter()
+        .position(|l| sets(l, last))
+        .map(|i| (start + i) as u64 + 1)
+}
+
+/// A trace whose every job line was malformed (and skipped) is an error, not an empty run.
+pub(crate) fn every_line_bad(read: &blox_workload::TraceRead) -> Result<(), SimError> {
+    if read.jobs.is_empty() && read.bad_line_count > 0 {
+        let first = read
+            .bad_lines
+            .first()
+            .map_or_else(String::new, |e| format!("; the first: {e}"));
+        return Err(SimError::Config(format!(
+            "every job line of the trace is malformed ({} skipped with --skip-bad-lines), so \
+             there is nothing to run{first}",
+            read.bad_line_count
+        )));
+    }
+    Ok(())
 }
