@@ -150,6 +150,10 @@ struct ScenarioArgs {
     /// [default: 3600000, Blox's].
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = whole_secs)]
     starvation: Option<u64>,
+    /// End the run with an error once simulated time passes this many seconds (e.g. 86400 for
+    /// one simulated day) [default: no limit].
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = limit_secs)]
+    max_sim_time: Option<f64>,
 }
 
 #[derive(Args)]
@@ -166,6 +170,10 @@ struct RunArgs {
     /// into this folder.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Progress on standard error (simulated time, tracked jobs done): auto (when it is a
+    /// terminal), always, never [default: auto].
+    #[arg(long, value_name = "WHEN", value_parser = ["auto", "always", "never"], default_value = "auto")]
+    progress: String,
 }
 
 #[derive(Args)]
@@ -345,6 +353,13 @@ fn seconds(v: &str) -> Result<f64, String> {
     let max = blox_workload::MAX_TRACE_SECONDS;
     real(v, &format!("a number of seconds in 0..={max:e}"), |x| {
         (0.0..=max).contains(&x)
+    })
+}
+
+fn limit_secs(v: &str) -> Result<f64, String> {
+    let max = blox_workload::MAX_TRACE_SECONDS;
+    real(v, &format!("a number of seconds in (0, {max:e}]"), |x| {
+        x > 0.0 && x <= max
     })
 }
 
@@ -531,6 +546,9 @@ impl ScenarioArgs {
         if let Some(v) = self.starvation {
             s.starvation_s = v;
         }
+        if let Some(v) = self.max_sim_time {
+            s.max_sim_time_s = Some(v);
+        }
         // Validate everything up front so that errors come before any work: a bad value is
         // blamed on the flag that set it, else on the scenario file's key.
         s.check()
@@ -563,6 +581,7 @@ impl ScenarioArgs {
             "workload.format" => self.trace_format.is_some(),
             "workload.paths" => !self.trace.is_empty(),
             "topology" => self.topology.is_some() || self.cluster.is_some(),
+            "max_sim_time_s" => self.max_sim_time.is_some(),
             _ => false,
         };
         // With no scenario file every value came from a flag or a default.
@@ -583,6 +602,7 @@ impl ScenarioArgs {
             "workload.format" => "--trace-format",
             "workload.paths" => "--trace",
             "topology" => "--topology",
+            "max_sim_time_s" => "--max-sim-time",
             _ => return None,
         })
     }
@@ -596,8 +616,15 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     if let Some(out) = a.out {
         s.out = Some(out);
     }
+    use crate::progress::ProgressMode;
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mode = match (a.progress.as_str(), terminal) {
+        ("never", _) | ("auto", false) => ProgressMode::Off,
+        (_, true) => ProgressMode::Terminal,
+        (_, false) => ProgressMode::Lines,
+    };
     let started = Instant::now();
-    let report = s.run_with(reg)?;
+    let report = s.run_observed(reg, mode, true)?;
     let elapsed = started.elapsed();
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;
@@ -642,7 +669,11 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     let results: Vec<Result<RunReport, SimError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenarios
             .iter()
-            .map(|s| scope.spawn(move || s.run_with(reg)))
+            .enumerate()
+            .map(|(i, s)| {
+                // One overload warning for the comparison (every policy sees the same jobs).
+                scope.spawn(move || s.run_observed(reg, crate::progress::ProgressMode::Off, i == 0))
+            })
             .collect();
         handles
             .into_iter()

@@ -13,6 +13,7 @@
 
 mod bench;
 mod cli;
+pub mod progress;
 pub mod registry;
 mod scenario;
 pub mod sweep;

@@ -232,6 +232,11 @@ pub struct WorkloadReport {
     pub bad_line_errors: Vec<String>,
     /// Well-formed rows the reader left out, by documented reason.
     pub filtered: std::collections::BTreeMap<String, u64>,
+    /// The jobs' offered load over the cluster's capacity (GPU-seconds per second of their
+    /// arrival span over the GPUs), when it can be told: above 1 the cluster is overloaded. For
+    /// a generator it is estimated from its first 2,000 jobs. Not written to `summary.json`.
+    #[serde(skip)]
+    pub offered_load_fraction: Option<f64>,
 }
 
 fn default_load() -> f64 {
@@ -304,6 +309,10 @@ pub struct Scenario {
     pub reference_gpu_type: String,
     /// Output folder (`jobs.csv`, `summary.json`, `timeline.csv`, …).
     pub out: Option<PathBuf>,
+    /// End the run with an error once simulated time passes this many seconds (`None`: no
+    /// limit). Left out of `summary.json` when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_sim_time_s: Option<f64>,
 }
 
 /// Which throughput model a scenario uses.
@@ -352,6 +361,7 @@ impl Default for Scenario {
             throughputs: None,
             reference_gpu_type: blox_policies::DEFAULT_REFERENCE_TYPE.to_owned(),
             out: None,
+            max_sim_time_s: None,
         }
     }
 }
@@ -504,6 +514,14 @@ impl Scenario {
         if let Err(e) = self.track_window() {
             return bad("track", e.to_string());
         }
+        if let Some(m) = self.max_sim_time_s {
+            if !(m.is_finite() && m > 0.0 && m <= MAX_SECONDS) {
+                return bad(
+                    "max_sim_time_s",
+                    format!("`{m}` is not a number of seconds in (0, {MAX_SECONDS:e}]"),
+                );
+            }
+        }
         if let Some(load) = self.load() {
             if !(load.is_finite() && load > 0.0) {
                 return bad(
@@ -613,8 +631,41 @@ impl Scenario {
         Ok(self.load_workload()?.0)
     }
 
-    /// Build the workload and report what reading it found (skipped and filtered rows).
+    /// Build the workload and report what reading it found (skipped and filtered rows) and
+    /// its offered load.
     pub fn load_workload(&self) -> Result<(Box<dyn Workload + Send>, WorkloadReport), SimError> {
+        let (w, mut report, jobs) = self.build_workload()?;
+        let total = self.cluster_spec()?.total_gpus();
+        report.offered_load_fraction = match jobs {
+            Some(jobs) => crate::progress::offered_fraction(&jobs, total),
+            // Its GPU counts come from a Philly log: not read a second time for an estimate.
+            None if matches!(self.workload, WorkloadConfig::BloxMultigpuTrace { .. }) => None,
+            None => {
+                // A generator: estimate from the first jobs of a fresh copy of it.
+                let (mut fresh, _, _) = self.build_workload()?;
+                let first = crate::progress::sample(&mut fresh, 2_000)?;
+                crate::progress::offered_fraction(&first, total)
+            }
+        };
+        Ok((w, report))
+    }
+
+    /// The workload, what reading it found, and its whole job list when it has one.
+    #[allow(clippy::type_complexity)]
+    fn build_workload(
+        &self,
+    ) -> Result<
+        (
+            Box<dyn Workload + Send>,
+            WorkloadReport,
+            Option<Vec<blox_core::JobSpec>>,
+        ),
+        SimError,
+    > {
+        let list = |jobs: Vec<blox_core::JobSpec>, report: WorkloadReport| {
+            let w: Box<dyn Workload + Send> = Box::new(JobList::new(jobs.clone()));
+            (w, report, Some(jobs))
+        };
         Ok(match &self.workload {
             WorkloadConfig::BloxDefault { load, trace_jobs } => (
                 Box::new(BloxDefaultWorkload::with_seed(
@@ -623,6 +674,7 @@ impl Scenario {
                     self.seed,
                 )?),
                 WorkloadReport::default(),
+                None,
             ),
             WorkloadConfig::BloxMultigpuTrace { load, path } => {
                 let gpus = blox_workload::philly_blox_gpu_counts(path)?;
@@ -633,11 +685,13 @@ impl Scenario {
                 (
                     Box::new(BloxMultiGpuTrace::new(*load, gpus, self.seed)?),
                     report,
+                    None,
                 )
             }
             WorkloadConfig::BloxSynthetic { load } => (
                 Box::new(BloxSynthetic::with_seed(*load, self.seed)?),
                 WorkloadReport::default(),
+                None,
             ),
             WorkloadConfig::Trace {
                 paths,
@@ -666,8 +720,9 @@ impl Scenario {
                         .iter()
                         .map(|(k, v)| (k.to_string(), *v))
                         .collect(),
+                    offered_load_fraction: None,
                 };
-                (Box::new(JobList::new(read.jobs)), report)
+                list(read.jobs, report)
             }
             WorkloadConfig::Poisson {
                 load,
@@ -679,18 +734,12 @@ impl Scenario {
                 cfg.duration = parse_durations(durations)?;
                 cfg.gpus = parse_gpus(gpus, self.cluster_spec()?.total_gpus())?;
                 let gen = blox_workload::PoissonGenerator::new(cfg, blox_core::Seed(self.seed))?;
-                (
-                    Box::new(JobList::new(gen.take(*jobs).collect())),
-                    WorkloadReport::default(),
-                )
+                list(gen.take(*jobs).collect(), WorkloadReport::default())
             }
             WorkloadConfig::DualLoad { load, jobs } => {
                 let cfg = blox_workload::DualLoadConfig::new(*load);
                 let gen = blox_workload::DualLoad::new(cfg, blox_core::Seed(self.seed))?;
-                (
-                    Box::new(JobList::new(gen.take(*jobs).collect())),
-                    WorkloadReport::default(),
-                )
+                list(gen.take(*jobs).collect(), WorkloadReport::default())
             }
             WorkloadConfig::Resample {
                 paths,
@@ -707,7 +756,7 @@ impl Scenario {
                 let target = blox_workload::LoadTarget::JobsPerHour(*load);
                 let jobs =
                     blox_workload::resample(&read.jobs, target, *jobs, blox_core::Seed(self.seed))?;
-                (Box::new(JobList::new(jobs)), WorkloadReport::default())
+                list(jobs, WorkloadReport::default())
             }
         })
     }
@@ -880,6 +929,19 @@ impl Scenario {
     /// Run the scenario, building components the stock configurations do not know through
     /// `registry`, and write the output files if `out` is set.
     pub fn run_with(&self, registry: &Registry) -> Result<RunReport, SimError> {
+        self.run_observed(registry, crate::progress::ProgressMode::Off, false)
+    }
+
+    /// [`Scenario::run_with`], reporting progress on standard error in `progress` mode and, if
+    /// `warn`, printing the overload warning there when the jobs offer more work than the
+    /// cluster can do. `max_sim_time_s` is enforced in every mode.
+    pub fn run_observed(
+        &self,
+        registry: &Registry,
+        progress: crate::progress::ProgressMode,
+        warn: bool,
+    ) -> Result<RunReport, SimError> {
+        use crate::progress::{overload_warning, Progress, ProgressState, TimeLimit};
         let env = self.policy_env()?;
         let topology = self.topology_model()?;
         let scheduler = Pipeline::new(
@@ -890,16 +952,43 @@ impl Scenario {
         let cfg = self.sim_config()?;
         let cluster = self.cluster_spec()?;
         let throughput = self.throughput_with(topology, env)?;
-        let (mut workload, workload_report) = self.load_workload()?;
-        let mut sim = Simulator::new(
-            cfg,
-            cluster,
-            scheduler,
-            throughput,
+        let total_gpus = cluster.total_gpus();
+        let (workload, workload_report) = self.load_workload()?;
+        if warn {
+            if let Some(w) = workload_report
+                .offered_load_fraction
+                .and_then(|f| overload_warning(f, total_gpus))
+            {
+                eprintln!("{w}");
+            }
+        }
+        let window = self.track_window()?;
+        let tracked_total =
+            window
+                .map(|w| w.len())
+                .or(workload_report.jobs_read)
+                .or(match &self.workload {
+                    WorkloadConfig::Poisson { jobs, .. }
+                    | WorkloadConfig::DualLoad { jobs, .. } => Some(*jobs as u64),
+                    _ => None,
+                });
+        let state = std::sync::Arc::new(ProgressState::default());
+        let limit = match self.max_sim_time_s {
+            Some(s) => Time::from_secs_f64_ceil(s).unwrap_or(Time(u64::MAX)),
+            None => Time(u64::MAX),
+        };
+        let mut workload = TimeLimit::new(workload, limit, state.clone(), tracked_total);
+        let sink = Progress::new(
             (JobLog::default(), Timeline::default()),
+            state,
+            window.map(|w| w.ids()),
+            tracked_total,
+            progress,
+            self.label(),
         );
+        let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
         let outcome = sim.run(&mut workload)?;
-        let (log, timeline) = sim.into_sink();
+        let (log, timeline) = sim.into_sink().into_inner();
         let mut report = self.report(outcome, log, timeline)?;
         report.workload = workload_report;
         if let Some(dir) = &self.out {

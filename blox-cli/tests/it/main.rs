@@ -5,6 +5,7 @@ mod cli;
 mod determinism;
 mod errors;
 mod hetero;
+mod long_runs;
 mod oracle;
 mod outputs;
 mod traces;
