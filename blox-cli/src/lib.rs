@@ -9,6 +9,7 @@
 //! | [`Scenario`] | a whole run as data, run through the boxed path, writing `jobs.csv`, `summary.json`, `timeline.csv` |
 //! | [`sweep`] | the cross product of settings, run in parallel, resumable, shardable, merged into one table |
 //! | [`Registry`] | your own components by name, usable everywhere a stock name is |
+//! | [`progress`] | progress on standard error, `--max-sim-time`, the overload warning, all from outside the engine |
 //! | [`main`], [`main_with`] | the whole `blox-sim` program, with or without your components |
 
 mod bench;
