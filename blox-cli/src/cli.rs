@@ -624,7 +624,9 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
         (_, false) => ProgressMode::Lines,
     };
     let started = Instant::now();
-    let report = s.run_observed(reg, mode, true)?;
+    let report = s
+        .run_observed(reg, mode, true)
+        .map_err(|e| explain_stall(e, &s))?;
     let elapsed = started.elapsed();
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;
@@ -680,7 +682,10 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
             .map(|h| h.join().expect("a simulation thread panicked"))
             .collect()
     });
-    let reports = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let reports = results
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| explain_stall(e, &base))?;
     let rows: Vec<blox_metrics::ComparisonRow> = reports
         .iter()
         .map(|r| {
@@ -709,6 +714,25 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
         );
     }
     Ok(())
+}
+
+/// A stall in `blox` semantics with Blox's scattered placement is Blox's own behaviour: say so,
+/// and how to run the workload anyway.
+fn explain_stall(e: SimError, s: &Scenario) -> SimError {
+    let blox_scattered = s.semantics == Semantics::Blox
+        && matches!(s.placement.stock(), Some(PlacementConfig::Scattered));
+    match e {
+        SimError::Stalled(m) if blox_scattered && m.contains("placement can never start") => {
+            SimError::Stalled(format!(
+            "{m}\n  note: Blox itself stalls here. Its scattered fit takes up to the job's GPU count \
+             from each node in turn and succeeds only when the total is exactly the count, so a \
+             job such as 12 GPUs on idle 8-GPU nodes (8, then 16) is never placed; and its strict \
+             order lets that job block every job behind it. `--semantics exact` (true fits) or \
+             `--placement first-fit` runs this workload"
+            ))
+        }
+        other => other,
+    }
 }
 
 /// Split a comma list of component specs, keeping `key=value` parameters with their component:

@@ -143,3 +143,49 @@ fn progress_shows_on_a_terminal_by_default() {
     assert!(out.status.success(), "{text}");
     assert!(text.contains("30 of 30 tracked jobs done"), "{text}");
 }
+
+/// The stall: a 12-GPU job of the Philly mix on 8-GPU nodes. Blox's scattered fit never
+/// places it and its strict order blocks everyone behind it, so Blox itself stalls; the message
+/// says so and names the way out, which runs.
+#[test]
+fn a_blox_stall_is_explained_and_the_exact_mode_runs_it() {
+    let base = [
+        "run",
+        "--workload",
+        "poisson",
+        "--load",
+        "10",
+        "--jobs",
+        "2000",
+        "--cluster",
+        "16x8",
+        "--policy",
+        "las",
+        "--seed",
+        "18",
+    ];
+    let mut blox = base.to_vec();
+    blox.extend(["--semantics", "blox"]);
+    let (code, _, err) = blox_sim(&blox);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("cannot make progress") && err.contains("Blox itself stalls here"),
+        "{err}"
+    );
+    for fix in [
+        &["--semantics", "exact"][..],
+        &["--semantics", "blox", "--placement", "first-fit"],
+    ] {
+        let mut args = base.to_vec();
+        args.extend(fix);
+        let (code, _, err) = blox_sim(&args);
+        assert_eq!(code, 0, "{fix:?}: {err}");
+    }
+    // With the 12-GPU draw turned into 4 GPUs (same random stream), Blox's own mode runs too.
+    blox.extend([
+        "--gpus",
+        "1:76627,2:1818,4:1870,8:1643,4:7,16:199,24:7,32:67,64:6,128:3",
+    ]);
+    let (code, _, err) = blox_sim(&blox);
+    assert_eq!(code, 0, "{err}");
+}
