@@ -1088,100 +1088,10 @@ impl RunReport {
 }
 
 /// Write several files into `dir` as one unit: either every one of them is replaced, or none is
-/// and the folder holds exactly what it held before, with no temporary file left behind.
-///
-/// Every target must be absent or a regular file (checked before anything is written). The new
-/// contents are written and synced in a fresh hidden staging folder inside `dir` (so the renames
-/// stay on one file system); only when all of them are on disk are the old files moved aside and
-/// the new ones renamed into place, and any failure in that step moves the old ones back. The
-/// staging folder is removed in every case.
+/// and the folder holds exactly what it held before, with no temporary file left behind (see
+/// [`blox_metrics::write_all_or_nothing`]).
 pub fn write_all_or_nothing(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<(), SimError> {
-    std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
-    for (name, _) in files {
-        let path = dir.join(name);
-        if let Ok(m) = std::fs::symlink_metadata(&path) {
-            if !m.is_file() {
-                return Err(SimError::io(
-                    &path,
-                    std::io::Error::other(
-                        "exists and is not a regular file; no output file was written",
-                    ),
-                ));
-            }
-        }
-    }
-    let staging = staging_dir(dir)?;
-    let result = stage_and_commit(dir, &staging, files);
-    let _ = std::fs::remove_dir_all(&staging);
-    result
-}
-
-/// A new, empty hidden folder in `dir` for staging.
-fn staging_dir(dir: &Path) -> Result<PathBuf, SimError> {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    loop {
-        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let p = dir.join(format!(".blox-staging-{}-{n}", std::process::id()));
-        match std::fs::create_dir(&p) {
-            Ok(()) => return Ok(p),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(SimError::io(&p, e)),
-        }
-    }
-}
-
-fn stage_and_commit(dir: &Path, staging: &Path, files: &[(&str, Vec<u8>)]) -> Result<(), SimError> {
-    for (name, bytes) in files {
-        let p = staging.join(name);
-        let mut f = std::fs::File::create(&p).map_err(|e| SimError::io(dir.join(name), e))?;
-        f.write_all(bytes)
-            .and_then(|()| f.sync_all())
-            .map_err(|e| SimError::io(dir.join(name), e))?;
-    }
-    let old = staging.join("old");
-    std::fs::create_dir(&old).map_err(|e| SimError::io(&old, e))?;
-    // (name, whether an old file was moved aside, whether the new one is in place)
-    let mut done: Vec<(&str, bool, bool)> = Vec::new();
-    let mut failure = None;
-    for (name, _) in files {
-        let target = dir.join(name);
-        let moved = match std::fs::rename(&target, old.join(name)) {
-            Ok(()) => true,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-            Err(e) => {
-                failure = Some(SimError::io(&target, e));
-                break;
-            }
-        };
-        done.push((name, moved, false));
-        if let Err(e) = std::fs::rename(staging.join(name), &target) {
-            failure = Some(SimError::io(&target, e));
-            break;
-        }
-        if let Some(last) = done.last_mut() {
-            last.2 = true;
-        }
-    }
-    match failure {
-        None => {
-            // Make the renames durable; a folder that cannot be synced is no error.
-            if let Ok(d) = std::fs::File::open(dir) {
-                let _ = d.sync_all();
-            }
-            Ok(())
-        }
-        Some(e) => {
-            for (name, moved, placed) in done.into_iter().rev() {
-                if placed {
-                    let _ = std::fs::remove_file(dir.join(name));
-                }
-                if moved {
-                    let _ = std::fs::rename(old.join(name), dir.join(name));
-                }
-            }
-            Err(e)
-        }
-    }
+    blox_metrics::write_all_or_nothing(dir, files).map_err(|e| SimError::io(e.path, e.source))
 }
 
 /// Write `bytes` to `dir/name` through a temporary file and a rename; on failure the old file
