@@ -22,9 +22,9 @@ pub mod sweep;
 pub use cli::{main, main_with};
 pub use registry::{Named, Registry};
 pub use scenario::{
-    parse_durations, parse_gpus, write_all_or_nothing, BadSetting, RunReport, Scenario,
-    ThroughputChoice, WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS,
-    DEFAULT_LOAD, MAX_GENERATED_JOBS,
+    parse_durations, parse_gpus, write_all_or_nothing, BadSetting, ModelChoice, RunReport,
+    Scenario, ThroughputChoice, WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS,
+    DEFAULT_GENERATED_JOBS, DEFAULT_LOAD, MAX_GENERATED_JOBS,
 };
 
 /// The README's Rust examples, compiled and run as doctests.

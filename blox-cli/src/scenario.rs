@@ -17,7 +17,7 @@ use blox_sim::workload::{
     BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic, JobList, Workload,
 };
 use blox_sim::SimError;
-use blox_sim::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
+use blox_sim::{Blox, Exact, SimConfig, Simulator, TimeModel, TrackWindow, BLOX_STARVATION};
 use blox_workload::{GavelThroughputs, ReadOptions, TraceFormat};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -599,8 +599,8 @@ impl Scenario {
             .map_err(|e| SimError::Config(e.0))
     }
 
-    /// The engine configuration.
-    pub fn sim_config(&self) -> Result<SimConfig, SimError> {
+    /// The engine configuration, with the time model the scenario names.
+    pub fn sim_config(&self) -> Result<SimConfig<ModelChoice>, SimError> {
         if self.round_s == 0 {
             return Err(SimError::Config(
                 "--round must be a positive number of seconds".into(),
@@ -619,10 +619,13 @@ impl Scenario {
             ));
         }
         let starvation = (self.starvation_s > 0).then(|| Time::from_secs(self.starvation_s));
-        Ok(SimConfig::new(self.semantics)
+        let model = match self.semantics {
+            Semantics::Blox => ModelChoice::Blox(Blox::new()),
+            Semantics::Exact => ModelChoice::Exact(Exact::new().with_preemption_cost(cost)),
+        };
+        Ok(SimConfig::new(model)
             .with_round(Time::from_secs(self.round_s))
             .with_track(self.track_window()?)
-            .with_preemption_cost(cost)
             .with_starvation(starvation))
     }
 
@@ -986,9 +989,26 @@ impl Scenario {
             progress,
             self.label(),
         );
-        let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
-        let outcome = sim.run(&mut workload)?;
-        let (log, timeline) = sim.into_sink().into_inner();
+        // The one place a semantics name becomes a time model type.
+        let (outcome, sink) = match cfg.model.clone() {
+            ModelChoice::Blox(m) => simulate(
+                cfg.with_model(m),
+                cluster,
+                scheduler,
+                throughput,
+                sink,
+                &mut workload,
+            )?,
+            ModelChoice::Exact(m) => simulate(
+                cfg.with_model(m),
+                cluster,
+                scheduler,
+                throughput,
+                sink,
+                &mut workload,
+            )?,
+        };
+        let (log, timeline) = sink.into_inner();
         let mut report = self.report(outcome, log, timeline)?;
         report.workload = workload_report;
         if let Some(dir) = &self.out {
@@ -1017,6 +1037,38 @@ impl Scenario {
             workload: WorkloadReport::default(),
         })
     }
+}
+
+/// The time model a scenario names (`semantics`): chosen once here, then the engine runs
+/// monomorphised over it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ModelChoice {
+    /// Blox's simulator exactly.
+    Blox(Blox),
+    /// True finish times.
+    Exact(Exact),
+}
+
+/// Run one simulation under time model `Tm` and return its outcome and sink.
+fn simulate<S, T, M, Tm, W>(
+    cfg: SimConfig<Tm>,
+    cluster: ClusterSpec,
+    scheduler: S,
+    throughput: T,
+    sink: M,
+    workload: &mut W,
+) -> Result<(blox_sim::RunOutcome, M), SimError>
+where
+    S: blox_core::Scheduler,
+    T: blox_core::ThroughputModel,
+    M: blox_core::MetricSink,
+    Tm: TimeModel,
+    W: Workload + ?Sized,
+{
+    let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
+    let outcome = sim.run(workload)?;
+    Ok((outcome, sim.into_sink()))
 }
 
 impl RunReport {

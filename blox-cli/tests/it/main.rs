@@ -4,6 +4,7 @@ mod clear_errors;
 mod cli;
 mod determinism;
 mod errors;
+mod golden;
 mod hetero;
 mod long_runs;
 mod oracle;
@@ -21,4 +22,4 @@ use blox_placement::{PlacementConfig, Scattered};
 #[allow(unused_imports)]
 use blox_policies::{PolicyConfig, PolicyEnv};
 #[allow(unused_imports)]
-use blox_sim::{JobList, RunOutcome, SimConfig, Simulator, TrackWindow};
+use blox_sim::{Blox, Exact, JobList, RunOutcome, SimConfig, Simulator, TimeModel, TrackWindow};
