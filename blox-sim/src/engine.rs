@@ -43,6 +43,19 @@
 //! The run ends at the completion of the last tracked job. The round sample is taken after
 //! the round's decisions are applied.
 //!
+//! # Cluster events
+//!
+//! With a source of cluster events ([`Simulator::with_cluster_events`], see `blox-nodes`), each
+//! processed round applies the events due by then after crediting and completing (step 1) and
+//! before arrivals and admission (Blox's `update_cluster`). A `leave` drains its node: the jobs
+//! on it are stopped as by a preemption (counted; progress kept) and wait in the table. A `fail`
+//! stops them too, but each loses the work since its last checkpoint
+//! ([`SimConfig::checkpointing`]) and keeps its attained service; it is reported as
+//! [`Event::Failed`], not as a preemption. GPUs out of service are never free, so components see
+//! only the GPUs in service. Idle stretches are not skipped past a known event, and a run whose
+//! jobs wait for GPUs out of service is not declared stalled while an event is still to come.
+//! Without a source nothing of this runs and every output is as before.
+//!
 //! # Ordering guarantees
 //!
 //! Completions at equal times are processed in ascending job id. Arrivals keep the workload's
@@ -55,6 +68,7 @@ use blox_core::{
     JobTable, MetricSink, QueuedJob, RoundSample, Schedule, Scheduler, Semantics, ThroughputModel,
     Time, ValidationScratch, PRIORITY_STARVED,
 };
+use blox_nodes::{BoxEvents, Checkpointing, ClusterEvents, NodeEvent};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -146,6 +160,8 @@ pub struct SimConfig {
     pub preemption_cost: Time,
     /// Waiting time after which a job is promoted to the starved class; `None` disables it.
     pub starvation: Option<Time>,
+    /// How often running jobs checkpoint: what a node failure costs them.
+    pub checkpointing: Checkpointing,
 }
 
 impl Default for SimConfig {
@@ -156,6 +172,7 @@ impl Default for SimConfig {
             track: None,
             preemption_cost: Time::ZERO,
             starvation: Some(BLOX_STARVATION),
+            checkpointing: Checkpointing::OnStop,
         }
     }
 }
@@ -190,6 +207,12 @@ impl SimConfig {
     /// Set the starvation threshold (`None` disables it).
     pub fn with_starvation(mut self, starvation: Option<Time>) -> Self {
         self.starvation = starvation;
+        self
+    }
+
+    /// Set how often jobs checkpoint.
+    pub fn with_checkpointing(mut self, checkpointing: Checkpointing) -> Self {
+        self.checkpointing = checkpointing;
         self
     }
 }
@@ -230,6 +253,8 @@ struct RunState {
     speed: f64,
     /// Exact: no progress before this time (restoring after a preemption).
     stall_until: Time,
+    /// Work done when it last started (what a failure falls back to, at worst).
+    executed_at_start: f64,
     responded: bool,
     started: bool,
     /// Completed; leaves the table at the end of the step.
@@ -244,6 +269,7 @@ impl Default for RunState {
             finish: Time::MAX,
             speed: 1.0,
             stall_until: Time::ZERO,
+            executed_at_start: 0.0,
             responded: false,
             started: false,
             finished: false,
@@ -278,6 +304,7 @@ pub struct Simulator<S, T, M> {
     scheduler: S,
     throughput: T,
     sink: M,
+    events: Option<BoxEvents>,
 }
 
 impl<S: Scheduler, T: ThroughputModel, M: MetricSink> Simulator<S, T, M> {
@@ -289,7 +316,15 @@ impl<S: Scheduler, T: ThroughputModel, M: MetricSink> Simulator<S, T, M> {
             scheduler,
             throughput,
             sink,
+            events: None,
         }
+    }
+
+    /// Change the cluster during the run: `events` are applied before admission each round
+    /// (see the module docs). Round samples then record the GPUs in service.
+    pub fn with_cluster_events(mut self, events: BoxEvents) -> Self {
+        self.events = Some(events);
+        self
     }
 
     /// The metric sink, e.g. to read what it recorded after a run.
@@ -322,6 +357,10 @@ impl<S: Scheduler, T: ThroughputModel, M: MetricSink> Simulator<S, T, M> {
             return Err(SimError::Config("the cluster has no GPUs".into()));
         }
         let mut run = Run::new(&self.cfg, Cluster::new(self.cluster_spec.clone()));
+        run.events = self
+            .events
+            .as_deref_mut()
+            .map(|e| e as &mut dyn ClusterEvents);
         let result = run.go(
             &mut self.scheduler,
             &self.throughput,
@@ -335,6 +374,10 @@ impl<S: Scheduler, T: ThroughputModel, M: MetricSink> Simulator<S, T, M> {
 
 struct Run<'c> {
     cfg: &'c SimConfig,
+    /// The source of cluster events, if the run manages its cluster.
+    events: Option<&'c mut dyn ClusterEvents>,
+    /// Scratch for the events due in a round.
+    due: Vec<NodeEvent>,
     cluster: Cluster,
     table: JobTable,
     queue: Vec<QueuedJob>,
@@ -369,6 +412,8 @@ impl<'c> Run<'c> {
     fn new(cfg: &'c SimConfig, cluster: Cluster) -> Self {
         Run {
             cfg,
+            events: None,
+            due: Vec::new(),
             cluster,
             table: JobTable::new(),
             queue: Vec::new(),
@@ -448,6 +493,7 @@ impl<'c> Run<'c> {
             if !self.blox() {
                 self.credit_exact(t);
             }
+            self.apply_cluster_events(t, sink)?;
             self.fetch_and_admit(t, scheduler, sink, workload)?;
             if self.all_done(workload)? {
                 let end = if self.blox() { t } else { self.last_completion };
@@ -765,7 +811,7 @@ impl<'c> Run<'c> {
     }
 
     fn sample(&self, t: Time, running: u32, preemptions: u32) -> RoundSample {
-        RoundSample::new(
+        let s = RoundSample::new(
             t,
             self.table.len() as u32 - running,
             running,
@@ -773,7 +819,12 @@ impl<'c> Run<'c> {
             self.cluster.free_gpus(),
             self.table.gpu_demand(),
             preemptions,
-        )
+        );
+        if self.events.is_some() {
+            s.with_available_gpus(self.cluster.available_gpus())
+        } else {
+            s
+        }
     }
 
     fn start<T: ThroughputModel + ?Sized, M: MetricSink + ?Sized>(
@@ -808,6 +859,7 @@ impl<'c> Run<'c> {
         let st = &mut self.state[id.index()];
         let resumed = st.started;
         st.started = true;
+        st.executed_at_start = job.executed;
         st.speed = speed;
         st.credited_to = t;
         if blox {
@@ -876,8 +928,11 @@ impl<'c> Run<'c> {
     }
 
     fn check_stall(&mut self, t: Time) -> Result<(), SimError> {
-        let running = self.cluster.free_gpus() < self.cluster.total_gpus();
-        if running || (self.running_jobs == self.table.len() && self.queue.is_empty()) {
+        let running = self.running_jobs > 0;
+        if running
+            || (self.running_jobs == self.table.len() && self.queue.is_empty())
+            || self.waits_for_cluster()
+        {
             self.idle_rounds = 0;
             return Ok(());
         }
@@ -941,6 +996,9 @@ impl<'c> Run<'c> {
                 self.finishes.pop();
             }
         }
+        if let Some(e) = self.next_cluster_event() {
+            target = target.min(e.ceil_to(r).max(next));
+        }
         if target == Time::MAX {
             // Nothing will ever happen again: the caller's end check stops the run next round.
             return Ok(next);
@@ -948,6 +1006,8 @@ impl<'c> Run<'c> {
         Ok(target)
     }
 }
+
+mod nodes;
 
 fn make_ctx<'a>(cfg: &SimConfig, cluster: &'a Cluster, table: &'a JobTable, t: Time) -> Ctx<'a> {
     let r = cfg.round;
