@@ -250,3 +250,105 @@ impl Autoscaler for QueueAutoscaler {
         }
     }
 }
+
+/// `--autoscale min_nodes=N,max_nodes=M[,low=FRACTION,cooldown=ROUNDS,node=GPUS[:TYPE]]`: the
+/// [`QueueAutoscaler`] within bounds, adding nodes of `node` GPUs (default: the shape of the
+/// cluster's last node), removing idle ones below utilisation `low` (default 0.5), waiting
+/// `cooldown` rounds after a change (default 1).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct AutoscaleSpec {
+    /// The bounds.
+    pub bounds: Bounds,
+    /// Utilisation below which an idle node is removed.
+    pub low: f64,
+    /// Rounds to wait after a change.
+    pub cooldown: u32,
+    /// The shape of added nodes; `None`: the cluster's last node.
+    pub node: Option<NodeSpec>,
+}
+
+impl AutoscaleSpec {
+    /// Build the event source for a cluster of this shape.
+    pub fn build(
+        &self,
+        cluster: &blox_core::ClusterSpec,
+    ) -> Result<Autoscaling<QueueAutoscaler>, NodeError> {
+        let template =
+            match &self.node {
+                Some(n) => n.clone(),
+                None => cluster.nodes.last().cloned().ok_or_else(|| {
+                    NodeError::flag("--autoscale", "the cluster has no node to copy")
+                })?,
+            };
+        let scaler = QueueAutoscaler::new(template.gpus, self.low, self.cooldown)?;
+        Autoscaling::new(scaler, self.bounds, template)
+    }
+}
+
+impl std::str::FromStr for AutoscaleSpec {
+    type Err = NodeError;
+    fn from_str(s: &str) -> Result<Self, NodeError> {
+        let bad = |m: String| NodeError::flag("--autoscale", m);
+        let (mut min, mut max, mut low, mut cooldown, mut node) = (None, None, 0.5, 1, None);
+        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (k, v) = part
+                .split_once('=')
+                .ok_or_else(|| bad(format!("`{part}` is not KEY=VALUE")))?;
+            let (k, v) = (k.trim(), v.trim());
+            let whole = |v: &str| {
+                v.parse::<u32>()
+                    .map_err(|_| bad(format!("{k}=`{v}` is not a whole number")))
+            };
+            match k {
+                "min_nodes" => min = Some(whole(v)?),
+                "max_nodes" => max = Some(whole(v)?),
+                "cooldown" => cooldown = whole(v)?,
+                "low" => {
+                    low = v
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|x| (0.0..=1.0).contains(x))
+                        .ok_or_else(|| bad(format!("low=`{v}` is not a fraction in [0, 1]")))?
+                }
+                "node" => {
+                    let (g, ty) = match v.split_once(':') {
+                        Some((g, t)) => (g, Some(t)),
+                        None => (v, None),
+                    };
+                    let g = whole(g)?;
+                    if g == 0 {
+                        return Err(bad("node=0: a node needs GPUs".into()));
+                    }
+                    let mut n = NodeSpec::with_gpus(g);
+                    if let Some(t) = ty {
+                        n = n.of_type(t);
+                    }
+                    node = Some(n);
+                }
+                o => {
+                    return Err(bad(format!(
+                        "unknown key `{o}` (expected min_nodes, max_nodes, low, cooldown, node)"
+                    )))
+                }
+            }
+        }
+        let need = |x: Option<u32>, k: &str| x.ok_or_else(|| bad(format!("`{k}=N` is missing")));
+        let bounds = Bounds {
+            min_nodes: need(min, "min_nodes")?,
+            max_nodes: need(max, "max_nodes")?,
+        };
+        if bounds.min_nodes > bounds.max_nodes || bounds.max_nodes == 0 {
+            return Err(bad(format!(
+                "min_nodes={} and max_nodes={}: need 0 < max_nodes and min_nodes ≤ max_nodes",
+                bounds.min_nodes, bounds.max_nodes
+            )));
+        }
+        Ok(AutoscaleSpec {
+            bounds,
+            low,
+            cooldown,
+            node,
+        })
+    }
+}

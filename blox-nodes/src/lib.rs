@@ -50,8 +50,8 @@ mod failures;
 mod file;
 
 pub use autoscale::{
-    node_in_service, scale_view, Autoscaler, Autoscaling, Bounds, QueueAutoscaler, ScaleDecision,
-    ScaleView,
+    node_in_service, scale_view, AutoscaleSpec, Autoscaler, Autoscaling, Bounds, QueueAutoscaler,
+    ScaleDecision, ScaleView,
 };
 pub use blox_core::NodeChange;
 pub use checkpoint::Checkpointing;

@@ -4,6 +4,7 @@ mod cli;
 mod determinism;
 mod errors;
 mod hetero;
+mod nodes;
 mod oracle;
 mod traces;
 
