@@ -204,7 +204,9 @@ impl StockConfig for PlacementConfig {
 }
 impl StockConfig for AdmissionConfig {
     fn names() -> &'static [&'static str] {
-        AdmissionConfig::NAMES
+        // `AdmissionConfig::NAMES` spells the forms for help texts (`load-based:FACTOR`); the
+        // bare kinds are what a spec's name is matched against.
+        &["accept-all", "load-based", "queue-cap"]
     }
 }
 

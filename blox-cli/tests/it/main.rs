@@ -3,6 +3,7 @@
 mod cli;
 mod determinism;
 mod errors;
+mod golden;
 mod hetero;
 mod nodes;
 mod oracle;
@@ -19,4 +20,4 @@ use blox_placement::{PlacementConfig, Scattered};
 #[allow(unused_imports)]
 use blox_policies::{PolicyConfig, PolicyEnv};
 #[allow(unused_imports)]
-use blox_sim::{JobList, RunOutcome, SimConfig, Simulator, TrackWindow};
+use blox_sim::{Blox, Exact, JobList, RunOutcome, SimConfig, Simulator, TimeModel, TrackWindow};

@@ -3,13 +3,13 @@
 use super::job;
 use blox_admission::AcceptAll;
 use blox_core::{
-    ClusterSpec, ConstantSpeed, Event, GpuId, JobSpec, MetricSink, Pipeline, Seed, Semantics, Time,
+    ClusterSpec, ConstantSpeed, Event, GpuId, JobSpec, MetricSink, Pipeline, Seed, Time,
 };
 use blox_metrics::{ClusterLog, JobLog, Timeline};
 use blox_nodes::{Checkpointing, FailureSpec, NodeEventFile, RandomFailures};
 use blox_placement::Scattered;
 use blox_policies::Las;
-use blox_sim::{JobList, RunOutcome, SimConfig, Simulator};
+use blox_sim::{Blox, Exact, JobList, RunOutcome, SimConfig, Simulator, TimeModel};
 
 /// Every start: (time, job, GPUs).
 #[derive(Default)]
@@ -42,8 +42,8 @@ fn workload() -> Vec<JobSpec> {
         .collect()
 }
 
-fn run(
-    sem: Semantics,
+fn run<Tm: TimeModel>(
+    sem: Tm,
     events: &str,
     ckpt: Checkpointing,
     jobs: Vec<JobSpec>,
@@ -92,9 +92,17 @@ fn node0_unused_in_window(starts: &Starts, jobs: &JobLog) {
 
 #[test]
 fn node_0_fails_for_an_hour_and_nothing_is_lost_but_work() {
-    for sem in [Semantics::Exact, Semantics::Blox] {
-        let (out, (log, timeline, cl, starts)) =
-            run(sem, FAIL_NODE_0, Checkpointing::OnStop, workload());
+    let runs = [
+        (
+            "exact",
+            run(Exact::new(), FAIL_NODE_0, Checkpointing::OnStop, workload()),
+        ),
+        (
+            "blox",
+            run(Blox::new(), FAIL_NODE_0, Checkpointing::OnStop, workload()),
+        ),
+    ];
+    for (sem, (out, (log, timeline, cl, starts))) in runs {
         assert_eq!(out.completed, 24, "{sem}");
         node0_unused_in_window(&starts, &log);
         let s = cl.stats();
@@ -125,17 +133,13 @@ fn node_0_fails_for_an_hour_and_nothing_is_lost_but_work() {
 #[test]
 fn a_drain_keeps_progress_and_a_failure_loses_it() {
     let (drained, (dlog, _, dcl, dstarts)) = run(
-        Semantics::Exact,
+        Exact::new(),
         DRAIN_NODE_0,
         Checkpointing::OnStop,
         workload(),
     );
-    let (failed, (flog, _, fcl, _)) = run(
-        Semantics::Exact,
-        FAIL_NODE_0,
-        Checkpointing::OnStop,
-        workload(),
-    );
+    let (failed, (flog, _, fcl, _)) =
+        run(Exact::new(), FAIL_NODE_0, Checkpointing::OnStop, workload());
     assert_eq!(drained.completed, 24);
     node0_unused_in_window(&dstarts, &dlog);
     assert_eq!(dcl.stats().lost_gpu_s, 0.0);
@@ -153,17 +157,12 @@ fn a_drain_keeps_progress_and_a_failure_loses_it() {
 
 #[test]
 fn checkpoints_bound_the_loss() {
-    let none = run(
-        Semantics::Exact,
-        FAIL_NODE_0,
-        Checkpointing::OnStop,
-        workload(),
-    )
-    .1
-     .2
-    .stats();
+    let none = run(Exact::new(), FAIL_NODE_0, Checkpointing::OnStop, workload())
+        .1
+         .2
+        .stats();
     let every = run(
-        Semantics::Exact,
+        Exact::new(),
         FAIL_NODE_0,
         Checkpointing::Every(Time::from_secs(600)),
         workload(),
@@ -172,7 +171,7 @@ fn checkpoints_bound_the_loss() {
      .2
     .stats();
     let cont = run(
-        Semantics::Exact,
+        Exact::new(),
         FAIL_NODE_0,
         Checkpointing::Every(Time::ZERO),
         workload(),
@@ -206,7 +205,7 @@ fn a_failed_job_keeps_its_attained_service_and_redoes_its_work() {
         }
     });
     let mut sim = Simulator::new(
-        SimConfig::new(Semantics::Exact),
+        SimConfig::new(Exact::new()),
         spec,
         Pipeline::new(AcceptAll, fifo, Scattered::new()),
         ConstantSpeed(1.0),
@@ -239,7 +238,7 @@ fn random_run(mtbf_h: f64, seed: u64) -> (RunOutcome, JobLog, ClusterLog) {
         Seed(seed),
     );
     let mut sim = Simulator::new(
-        SimConfig::new(Semantics::Exact),
+        SimConfig::new(Exact::new()),
         spec,
         Pipeline::new(AcceptAll, Las::default(), Scattered::new()),
         ConstantSpeed(1.0),
@@ -268,4 +267,36 @@ fn random_failures_are_deterministic_and_cost_time() {
             / 24.0
     };
     assert!(avg(&la) > avg(&base), "{} vs {}", avg(&la), avg(&base));
+}
+
+#[test]
+fn blox_semantics_roll_back_to_whole_credited_rounds() {
+    let go = |ckpt: Checkpointing| {
+        let file = NodeEventFile::parse("3600,0,fail\n3900,0,recover\n", "e".as_ref()).unwrap();
+        let mut sim = Simulator::new(
+            SimConfig::new(Blox::new()).with_checkpointing(ckpt),
+            ClusterSpec::uniform(1, 8),
+            Pipeline::new(AcceptAll, Las::default(), Scattered::new()),
+            ConstantSpeed(1.0),
+            ClusterLog::new(8),
+        )
+        .with_cluster_events(Box::new(file));
+        let out = sim.run(&mut JobList::new(vec![job(0, 7200.0, 8)])).unwrap();
+        (out.end_time, sim.into_sink().stats().lost_gpu_s)
+    };
+    // Started at 0 and credited 300 s a round up to 3600; everything since the start is lost;
+    // restarted at 3900, it needs 24 more rounds.
+    assert_eq!(
+        go(Checkpointing::OnStop),
+        (Time::from_secs(3900 + 7200), 8.0 * 3600.0)
+    );
+    // Checkpoints every 1,000 s: the last one at 3000 keeps the 10 rounds credited by then.
+    assert_eq!(
+        go(Checkpointing::Every(Time::from_secs(1000))),
+        (Time::from_secs(3900 + 4200), 8.0 * 600.0)
+    );
+    assert_eq!(
+        go(Checkpointing::Every(Time::ZERO)),
+        (Time::from_secs(3900 + 3600), 0.0)
+    );
 }
