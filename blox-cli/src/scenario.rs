@@ -236,6 +236,11 @@ pub struct WorkloadReport {
     pub bad_line_errors: Vec<String>,
     /// Well-formed rows the reader left out, by documented reason.
     pub filtered: std::collections::BTreeMap<String, u64>,
+    /// The jobs' offered load over the cluster's capacity (GPU-seconds per second of their
+    /// arrival span over the GPUs), when it can be told: above 1 the cluster is overloaded. For
+    /// a generator it is estimated from its first 2,000 jobs. Not written to `summary.json`.
+    #[serde(skip)]
+    pub offered_load_fraction: Option<f64>,
 }
 
 fn default_load() -> f64 {
@@ -323,6 +328,10 @@ pub struct Scenario {
     pub checkpoint_interval_s: Option<f64>,
     /// Output folder (`jobs.csv`, `summary.json`, `timeline.csv`, …).
     pub out: Option<PathBuf>,
+    /// End the run with an error once simulated time passes this many seconds (`None`: no
+    /// limit). Left out of `summary.json` when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_sim_time_s: Option<f64>,
 }
 
 /// Which throughput model a scenario uses.
@@ -375,6 +384,7 @@ impl Default for Scenario {
             autoscale: None,
             checkpoint_interval_s: None,
             out: None,
+            max_sim_time_s: None,
         }
     }
 }
@@ -501,17 +511,73 @@ impl Scenario {
         Ok(Some(Box::new(sources)))
     }
 
-    /// Read a scenario from a `.toml` or `.json` file.
+    /// Read a scenario from a `.toml` or `.json` file (any other extension is refused, not
+    /// guessed). Relative file paths in it (trace files, the throughput table, a topology file,
+    /// node events)
+    /// are taken from the scenario's own folder, and every setting is checked
+    /// ([`Scenario::check`]): an error names the file, the line and the key.
     pub fn from_file(path: &Path) -> Result<Scenario, SimError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
-        let is_json = path
+        let ext = path
             .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        let is_json = match ext.as_deref() {
+            Some("json") => true,
+            Some("toml") => false,
+            other => {
+                let what = other.map_or_else(|| "no extension".to_string(), |e| format!("`.{e}`"));
+                return Err(SimError::input(
+                    path,
+                    None,
+                    None,
+                    format!(
+                        "unsupported scenario format ({what}): a scenario is a `.toml` or a `.json` file"
+                    ),
+                ));
+            }
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+        let mut s = Self::parse_text(path, &text, is_json)?;
+        s.resolve_paths(path.parent().unwrap_or(Path::new("")));
+        s.check().map_err(|bad| {
+            SimError::input(path, key_line(&text, bad.key), Some(bad.key), bad.message)
+        })?;
+        Ok(s)
+    }
+
+    /// Relative paths of the scenario taken from `base` (its file's folder).
+    fn resolve_paths(&mut self, base: &Path) {
+        let fix = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        match &mut self.workload {
+            WorkloadConfig::Trace { paths, .. } | WorkloadConfig::Resample { paths, .. } => {
+                paths.iter_mut().for_each(fix)
+            }
+            WorkloadConfig::BloxMultigpuTrace { path, .. } => fix(path),
+            _ => {}
+        }
+        if let Some(p) = &mut self.throughputs {
+            fix(p);
+        }
+        if let Some(p) = &mut self.node_events {
+            fix(p);
+        }
+        if let Some(t) = &mut self.topology {
+            let p = Path::new(t.as_str());
+            if p.is_relative() && t.to_ascii_lowercase().ends_with(".json") {
+                *t = base.join(p).display().to_string();
+            }
+        }
+    }
+
+    fn parse_text(path: &Path, text: &str, is_json: bool) -> Result<Scenario, SimError> {
         if is_json {
-            serde_json::from_str(&text)
+            serde_json::from_str(text)
                 .map_err(|e| SimError::input(path, Some(e.line() as u64), None, e.to_string()))
         } else {
-            toml::from_str(&text).map_err(|e| {
+            toml::from_str(text).map_err(|e| {
                 let msg = e.message().to_string();
                 // An unknown key is blamed on the whole table; point at the key's own line.
                 let key = msg
@@ -532,6 +598,97 @@ impl Scenario {
                 SimError::input(path, line, key.as_deref(), msg)
             })
         }
+    }
+
+    /// Check every setting, so that a bad value is reported before any work, by its key as in
+    /// a scenario file (`workload.load`, `round_s`, …).
+    pub fn check(&self) -> Result<(), BadSetting> {
+        let bad = |key: &'static str, message: String| Err(BadSetting { key, message });
+        let cluster = match self.cluster_spec() {
+            Ok(c) => c,
+            Err(e) => return bad("cluster", e.to_string()),
+        };
+        if self.round_s == 0 {
+            return bad("round_s", "must be a whole number of seconds ≥ 1".into());
+        }
+        let cost = self.preemption_cost_s;
+        if !(cost.is_finite() && (0.0..=MAX_SECONDS).contains(&cost)) {
+            return bad(
+                "preemption_cost_s",
+                format!("`{cost}` is not a number of seconds in 0..={MAX_SECONDS:e}"),
+            );
+        }
+        if self.semantics == Semantics::Blox && cost != 0.0 {
+            return bad(
+                "preemption_cost_s",
+                "applies to `exact` semantics only (Blox's preemptions are free)".into(),
+            );
+        }
+        if let Err(e) = self.track_window() {
+            return bad("track", e.to_string());
+        }
+        if let Some(m) = self.max_sim_time_s {
+            if !(m.is_finite() && m > 0.0 && m <= MAX_SECONDS) {
+                return bad(
+                    "max_sim_time_s",
+                    format!("`{m}` is not a number of seconds in (0, {MAX_SECONDS:e}]"),
+                );
+            }
+        }
+        if let Some(load) = self.load() {
+            if !(load.is_finite() && load > 0.0) {
+                return bad(
+                    "workload.load",
+                    format!("`{load}` is not a number of jobs per hour > 0"),
+                );
+            }
+        }
+        let jobs = match &self.workload {
+            WorkloadConfig::Poisson { jobs, .. }
+            | WorkloadConfig::DualLoad { jobs, .. }
+            | WorkloadConfig::Resample { jobs, .. } => Some(*jobs),
+            _ => None,
+        };
+        if let Some(n) = jobs.filter(|n| !(1..=MAX_GENERATED_JOBS).contains(n)) {
+            return bad(
+                "workload.jobs",
+                format!("`{n}` is not a number of jobs in 1..={MAX_GENERATED_JOBS}"),
+            );
+        }
+        match &self.workload {
+            WorkloadConfig::BloxDefault { trace_jobs, .. }
+                if !(1..=MAX_GENERATED_JOBS).contains(trace_jobs) =>
+            {
+                return bad(
+                    "workload.trace_jobs",
+                    format!("`{trace_jobs}` is not a number of jobs in 1..={MAX_GENERATED_JOBS}"),
+                );
+            }
+            WorkloadConfig::Poisson {
+                durations, gpus, ..
+            } => {
+                if let Err(e) = parse_durations(durations) {
+                    return bad("workload.durations", e.to_string());
+                }
+                if let Err(e) = parse_gpus(gpus, cluster.total_gpus()) {
+                    return bad("workload.gpus", e.to_string());
+                }
+            }
+            WorkloadConfig::Trace { paths, format, .. }
+            | WorkloadConfig::Resample { paths, format, .. } => {
+                if let Err(e) = format.parse::<TraceFormat>() {
+                    return bad("workload.format", e.to_string());
+                }
+                if paths.is_empty() {
+                    return bad("workload.paths", "needs at least one trace file".into());
+                }
+            }
+            _ => {}
+        }
+        if let Err(e) = self.topology_model() {
+            return bad("topology", e.to_string());
+        }
+        Ok(())
     }
 
     /// The tracked window: the given one, else `3000..4000` for the Blox generator (Blox's
@@ -591,8 +748,41 @@ impl Scenario {
         Ok(self.load_workload()?.0)
     }
 
-    /// Build the workload and report what reading it found (skipped and filtered rows).
+    /// Build the workload and report what reading it found (skipped and filtered rows) and
+    /// its offered load.
     pub fn load_workload(&self) -> Result<(Box<dyn Workload + Send>, WorkloadReport), SimError> {
+        let (w, mut report, jobs) = self.build_workload()?;
+        let total = self.cluster_spec()?.total_gpus();
+        report.offered_load_fraction = match jobs {
+            Some(jobs) => crate::progress::offered_fraction(&jobs, total),
+            // Its GPU counts come from a Philly log: not read a second time for an estimate.
+            None if matches!(self.workload, WorkloadConfig::BloxMultigpuTrace { .. }) => None,
+            None => {
+                // A generator: estimate from the first jobs of a fresh copy of it.
+                let (mut fresh, _, _) = self.build_workload()?;
+                let first = crate::progress::sample(&mut fresh, 2_000)?;
+                crate::progress::offered_fraction(&first, total)
+            }
+        };
+        Ok((w, report))
+    }
+
+    /// The workload, what reading it found, and its whole job list when it has one.
+    #[allow(clippy::type_complexity)]
+    fn build_workload(
+        &self,
+    ) -> Result<
+        (
+            Box<dyn Workload + Send>,
+            WorkloadReport,
+            Option<Vec<blox_core::JobSpec>>,
+        ),
+        SimError,
+    > {
+        let list = |jobs: Vec<blox_core::JobSpec>, report: WorkloadReport| {
+            let w: Box<dyn Workload + Send> = Box::new(JobList::new(jobs.clone()));
+            (w, report, Some(jobs))
+        };
         Ok(match &self.workload {
             WorkloadConfig::BloxDefault { load, trace_jobs } => (
                 Box::new(BloxDefaultWorkload::with_seed(
@@ -601,6 +791,7 @@ impl Scenario {
                     self.seed,
                 )?),
                 WorkloadReport::default(),
+                None,
             ),
             WorkloadConfig::BloxMultigpuTrace { load, path } => {
                 let gpus = blox_workload::philly_blox_gpu_counts(path)?;
@@ -611,11 +802,13 @@ impl Scenario {
                 (
                     Box::new(BloxMultiGpuTrace::new(*load, gpus, self.seed)?),
                     report,
+                    None,
                 )
             }
             WorkloadConfig::BloxSynthetic { load } => (
                 Box::new(BloxSynthetic::with_seed(*load, self.seed)?),
                 WorkloadReport::default(),
+                None,
             ),
             WorkloadConfig::Trace {
                 paths,
@@ -634,6 +827,7 @@ impl Scenario {
                     paths.iter().map(|p| (p.clone(), format)).collect();
                 let opts = self.read_options().with_skip_bad_lines(*skip_bad_lines);
                 let read = blox_workload::read_traces(&inputs, &opts)?;
+                every_line_bad(&read)?;
                 let report = WorkloadReport {
                     jobs_read: Some(read.jobs.len() as u64),
                     bad_lines: read.bad_line_count,
@@ -643,8 +837,9 @@ impl Scenario {
                         .iter()
                         .map(|(k, v)| (k.to_string(), *v))
                         .collect(),
+                    offered_load_fraction: None,
                 };
-                (Box::new(JobList::new(read.jobs)), report)
+                list(read.jobs, report)
             }
             WorkloadConfig::Poisson {
                 load,
@@ -656,18 +851,12 @@ impl Scenario {
                 cfg.duration = parse_durations(durations)?;
                 cfg.gpus = parse_gpus(gpus, self.cluster_spec()?.total_gpus())?;
                 let gen = blox_workload::PoissonGenerator::new(cfg, blox_core::Seed(self.seed))?;
-                (
-                    Box::new(JobList::new(gen.take(*jobs).collect())),
-                    WorkloadReport::default(),
-                )
+                list(gen.take(*jobs).collect(), WorkloadReport::default())
             }
             WorkloadConfig::DualLoad { load, jobs } => {
                 let cfg = blox_workload::DualLoadConfig::new(*load);
                 let gen = blox_workload::DualLoad::new(cfg, blox_core::Seed(self.seed))?;
-                (
-                    Box::new(JobList::new(gen.take(*jobs).collect())),
-                    WorkloadReport::default(),
-                )
+                list(gen.take(*jobs).collect(), WorkloadReport::default())
             }
             WorkloadConfig::Resample {
                 paths,
@@ -684,13 +873,44 @@ impl Scenario {
                 let target = blox_workload::LoadTarget::JobsPerHour(*load);
                 let jobs =
                     blox_workload::resample(&read.jobs, target, *jobs, blox_core::Seed(self.seed))?;
-                (Box::new(JobList::new(jobs)), WorkloadReport::default())
+                list(jobs, WorkloadReport::default())
             }
         })
     }
 
-    /// The load of the synthetic workload, if any.
+    /// The load (jobs per hour) of a generated or resampled workload, if any: what `sweep
+    /// --load` varies.
     pub fn load(&self) -> Option<f64> {
+        match self.workload {
+            WorkloadConfig::BloxDefault { load, .. }
+            | WorkloadConfig::BloxMultigpuTrace { load, .. }
+            | WorkloadConfig::BloxSynthetic { load }
+            | WorkloadConfig::Poisson { load, .. }
+            | WorkloadConfig::DualLoad { load, .. }
+            | WorkloadConfig::Resample { load, .. } => Some(load),
+            WorkloadConfig::Trace { .. } => None,
+        }
+    }
+
+    /// Set the load of a workload that has one (see [`Scenario::load`]); `false` for a trace.
+    pub fn set_load(&mut self, value: f64) -> bool {
+        match &mut self.workload {
+            WorkloadConfig::BloxDefault { load, .. }
+            | WorkloadConfig::BloxMultigpuTrace { load, .. }
+            | WorkloadConfig::BloxSynthetic { load }
+            | WorkloadConfig::Poisson { load, .. }
+            | WorkloadConfig::DualLoad { load, .. }
+            | WorkloadConfig::Resample { load, .. } => {
+                *load = value;
+                true
+            }
+            WorkloadConfig::Trace { .. } => false,
+        }
+    }
+
+    /// The load of one of Blox's own generators: what Blox's Optimus keys its speed-up table
+    /// by (other workloads' loads mean something else to it).
+    fn blox_load(&self) -> Option<f64> {
         match self.workload {
             WorkloadConfig::BloxDefault { load, .. }
             | WorkloadConfig::BloxMultigpuTrace { load, .. }
@@ -734,7 +954,7 @@ impl Scenario {
 
     /// What the scenario's policy is built with.
     pub fn policy_env(&self) -> Result<PolicyEnv, SimError> {
-        let env = PolicyEnv::new(self.semantics, self.load());
+        let env = PolicyEnv::new(self.semantics, self.blox_load());
         Ok(match self.throughput_table()? {
             Some(t) => env.with_throughputs(t, self.reference_gpu_type.clone()),
             None => env,
@@ -826,6 +1046,19 @@ impl Scenario {
     /// Run the scenario, building components the stock configurations do not know through
     /// `registry`, and write the output files if `out` is set.
     pub fn run_with(&self, registry: &Registry) -> Result<RunReport, SimError> {
+        self.run_observed(registry, crate::progress::ProgressMode::Off, false)
+    }
+
+    /// [`Scenario::run_with`], reporting progress on standard error in `progress` mode and, if
+    /// `warn`, printing the overload warning there when the jobs offer more work than the
+    /// cluster can do. `max_sim_time_s` is enforced in every mode.
+    pub fn run_observed(
+        &self,
+        registry: &Registry,
+        progress: crate::progress::ProgressMode,
+        warn: bool,
+    ) -> Result<RunReport, SimError> {
+        use crate::progress::{overload_warning, Progress, ProgressState, TimeLimit};
         let env = self.policy_env()?;
         let topology = self.topology_model()?;
         let scheduler = Pipeline::new(
@@ -836,16 +1069,48 @@ impl Scenario {
         let cfg = self.sim_config()?;
         let cluster = self.cluster_spec()?;
         let throughput = self.throughput_with(topology, env)?;
-        let (mut workload, workload_report) = self.load_workload()?;
+        let total_gpus = cluster.total_gpus();
+        let (workload, workload_report) = self.load_workload()?;
+        if warn {
+            if let Some(w) = workload_report
+                .offered_load_fraction
+                .and_then(|f| overload_warning(f, total_gpus))
+            {
+                eprintln!("{w}");
+            }
+        }
+        let window = self.track_window()?;
+        let tracked_total =
+            window
+                .map(|w| w.len())
+                .or(workload_report.jobs_read)
+                .or(match &self.workload {
+                    WorkloadConfig::Poisson { jobs, .. }
+                    | WorkloadConfig::DualLoad { jobs, .. } => Some(*jobs as u64),
+                    _ => None,
+                });
+        let state = std::sync::Arc::new(ProgressState::default());
+        let limit = match self.max_sim_time_s {
+            Some(s) => Time::from_secs_f64_ceil(s).unwrap_or(Time(u64::MAX)),
+            None => Time(u64::MAX),
+        };
+        let mut workload = TimeLimit::new(workload, limit, state.clone(), tracked_total);
         let events = self.cluster_events()?;
         let managed = events.is_some();
-        let sink = (
-            JobLog::default(),
-            Timeline::default(),
-            ClusterLog::new(cluster.total_gpus()),
+        let sink = Progress::new(
+            (
+                JobLog::default(),
+                Timeline::default(),
+                ClusterLog::new(total_gpus),
+            ),
+            state,
+            window.map(|w| w.ids()),
+            tracked_total,
+            progress,
+            self.label(),
         );
         // The one place a semantics name becomes a time model type.
-        let (outcome, (log, timeline, cluster_log)) = match cfg.model.clone() {
+        let (outcome, sink) = match cfg.model.clone() {
             ModelChoice::Blox(m) => simulate(
                 cfg.with_model(m),
                 cluster,
@@ -865,6 +1130,7 @@ impl Scenario {
                 &mut workload,
             )?,
         };
+        let (log, timeline, cluster_log) = sink.into_inner();
         let mut report = self.report(outcome, log, timeline)?;
         report.workload = workload_report;
         report.cluster_events = managed.then(|| cluster_log.stats());
@@ -997,8 +1263,9 @@ impl RunReport {
     }
 
     /// Write the run's files into `dir` (created if missing): `jobs.csv`, `summary.json`,
-    /// `timeline.csv`, `fairness.csv`, `jct_cdf.csv` and `timeline.svg`. Each file is written to a
-    /// temporary name and renamed, so an existing output is never left half-written.
+    /// `timeline.csv`, `fairness.csv`, `jct_cdf.csv` and `timeline.svg`, as one unit (see
+    /// [`write_all_or_nothing`]): after a failure (a full disk, a folder in a file's place) the
+    /// previous run's files are all still there, unchanged, and no temporary file is left.
     pub fn write(&self, dir: &Path) -> Result<(), SimError> {
         std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
         let mut fairness = Vec::new();
@@ -1010,28 +1277,109 @@ impl RunReport {
         let title = format!("{}: utilisation and queue", self.scenario.label());
         plot_timeline(&mut svg, &title, self.timeline.samples(), total)
             .map_err(|e| SimError::Config(format!("timeline plot: {e}")))?;
-        for (name, bytes) in [
-            ("jobs.csv", self.jobs_csv()),
-            ("timeline.csv", self.timeline_csv()),
-            ("fairness.csv", fairness),
-            ("jct_cdf.csv", cdf),
-            ("timeline.svg", svg),
-            ("summary.json", self.summary_json()),
-        ] {
-            write_atomically(dir, name, &bytes)?;
-        }
-        Ok(())
+        write_all_or_nothing(
+            dir,
+            &[
+                ("jobs.csv", self.jobs_csv()),
+                ("timeline.csv", self.timeline_csv()),
+                ("fairness.csv", fairness),
+                ("jct_cdf.csv", cdf),
+                ("timeline.svg", svg),
+                ("summary.json", self.summary_json()),
+            ],
+        )
     }
 }
 
-/// Write `bytes` to `dir/name` through a temporary file and a rename.
+/// Write several files into `dir` as one unit: either every one of them is replaced, or none is
+/// and the folder holds exactly what it held before, with no temporary file left behind (see
+/// [`blox_metrics::write_all_or_nothing`]).
+pub fn write_all_or_nothing(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<(), SimError> {
+    blox_metrics::write_all_or_nothing(dir, files).map_err(|e| SimError::io(e.path, e.source))
+}
+
+/// Write `bytes` to `dir/name` through a temporary file and a rename; on failure the old file
+/// is untouched and the temporary file is removed.
 pub(crate) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), SimError> {
     let path = dir.join(name);
     let tmp = dir.join(format!(".{name}.tmp"));
-    let mut f = std::fs::File::create(&tmp).map_err(|e| SimError::io(&tmp, e))?;
-    f.write_all(bytes).map_err(|e| SimError::io(&tmp, e))?;
-    f.sync_all().map_err(|e| SimError::io(&tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| SimError::io(&path, e))
+    let result = std::fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
+        .map_err(|e| SimError::io(&path, e))
+        .and_then(|()| std::fs::rename(&tmp, &path).map_err(|e| SimError::io(&path, e)));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// A scenario setting that is not valid: its key as in a scenario file, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BadSetting {
+    /// The key, e.g. `workload.load` or `round_s`.
+    pub key: &'static str,
+    /// What is wrong with its value.
+    pub message: String,
+}
+
+impl std::fmt::Display for BadSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}`: {}", self.key, self.message)
+    }
+}
+
+/// The most jobs a generator may be asked for (a larger count would only exhaust memory).
+pub const MAX_GENERATED_JOBS: usize = 10_000_000;
+
+/// The largest number of seconds a setting such as the preemption cost may hold (the same bound
+/// as a trace's times, `blox_workload::MAX_TRACE_SECONDS`).
+const MAX_SECONDS: f64 = blox_workload::MAX_TRACE_SECONDS;
+
+/// The 1-based line of a scenario file that sets `key` (its last part, e.g. `load` of
+/// `workload.load`, looked for after the line that names its table), if one does.
+fn key_line(text: &str, key: &str) -> Option<u64> {
+    let (table, last) = match key.rsplit_once('.') {
+        Some((t, l)) => (Some(t), l),
+        None => (None, key),
+    };
+    let sets = |line: &str, name: &str| {
+        let mut rest = line;
+        while let Some(i) = rest.find(name) {
+            let before = rest[..i].chars().next_back();
+            let after = rest[i + name.len()..].trim_start_matches(['"', ' ', '\t']);
+            let boundary = !before.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            if boundary && (after.starts_with('=') || after.starts_with(':')) {
+                return true;
+            }
+            rest = &rest[i + name.len()..];
+        }
+        false
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let start = table
+        .and_then(|t| lines.iter().position(|l| l.contains(t)))
+        .unwrap_or(0);
+    lines[start..]
+        .iter()
+        .position(|l| sets(l, last))
+        .map(|i| (start + i) as u64 + 1)
+}
+
+/// A trace whose every job line was malformed (and skipped) is an error, not an empty run.
+pub(crate) fn every_line_bad(read: &blox_workload::TraceRead) -> Result<(), SimError> {
+    if read.jobs.is_empty() && read.bad_line_count > 0 {
+        let first = read
+            .bad_lines
+            .first()
+            .map_or_else(String::new, |e| format!("; the first: {e}"));
+        return Err(SimError::Config(format!(
+            "every job line of the trace is malformed ({} skipped with --skip-bad-lines), so \
+             there is nothing to run{first}",
+            read.bad_line_count
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@
 
 use crate::registry::{Named, Registry};
 use crate::scenario::write_atomically;
-use crate::{Scenario, WorkloadConfig};
+use crate::Scenario;
 use blox_admission::AdmissionConfig;
 use blox_core::Semantics;
 use blox_placement::PlacementConfig;
@@ -129,7 +129,10 @@ impl Sweep {
         let base_load = b.load();
         if !self.loads.is_empty() && base_load.is_none() {
             return Err(SimError::Config(
-                "--load applies to the generated workload, not to a trace".into(),
+                "--load applies to a generated or resampled workload (blox-default, \
+                 blox-multigpu-trace, blox-synthetic, poisson, dual-load, --resample), not to a \
+                 trace replayed as it is"
+                    .into(),
             ));
         }
         let mut runs = Vec::new();
@@ -148,15 +151,7 @@ impl Sweep {
                                         s.policy = pol.clone();
                                         s.placement = pla.clone();
                                         s.seed = seed;
-                                        if let WorkloadConfig::BloxDefault { load: l, .. }
-                                        | WorkloadConfig::BloxMultigpuTrace {
-                                            load: l, ..
-                                        }
-                                        | WorkloadConfig::BloxSynthetic { load: l } =
-                                            &mut s.workload
-                                        {
-                                            *l = load;
-                                        }
+                                        s.set_load(load);
                                         s.failures = fail.clone();
                                         let load_part = s
                                             .load()

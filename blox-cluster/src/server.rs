@@ -33,7 +33,6 @@ use blox_core::{
 use blox_metrics::{write_jobs_csv, write_timeline_csv, JobLog, RunMetrics, Timeline};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -924,7 +923,7 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         Ok(())
     }
 
-    /// Write `jobs.csv`, `timeline.csv` and `summary.json` (each through a temporary file).
+    /// Write `jobs.csv`, `timeline.csv` and `summary.json`, as one unit.
     pub fn write_outputs(&self) -> Result<(), ClusterError> {
         let dir = &self.cfg.out;
         std::fs::create_dir_all(dir).map_err(|e| ClusterError::io(dir, e))?;
@@ -951,24 +950,17 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         let mut sj =
             serde_json::to_vec_pretty(&summary).map_err(|e| ClusterError::State(e.to_string()))?;
         sj.push(b'\n');
-        for (name, bytes) in [
-            ("jobs.csv", jobs),
-            ("timeline.csv", tl),
-            ("summary.json", sj),
-        ] {
-            write_atomically(dir, name, &bytes)?;
-        }
-        Ok(())
+        // All three replaced together or none (a full disk leaves the previous files).
+        blox_metrics::write_all_or_nothing(
+            dir,
+            &[
+                ("jobs.csv", jobs),
+                ("timeline.csv", tl),
+                ("summary.json", sj),
+            ],
+        )
+        .map_err(|e| ClusterError::io(&e.path, e.source))
     }
-}
-
-/// Write `bytes` to `dir/name` through a temporary file and a rename.
-pub(crate) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), ClusterError> {
-    let path = dir.join(name);
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let mut f = std::fs::File::create(&tmp).map_err(|e| ClusterError::io(&tmp, e))?;
-    f.write_all(bytes).map_err(|e| ClusterError::io(&tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| ClusterError::io(&path, e))
 }
 
 /// A flag set by SIGTERM and SIGINT, for a clean stop of `serve`.

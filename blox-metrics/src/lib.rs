@@ -63,6 +63,7 @@
 mod cluster;
 mod compare;
 mod fairness;
+mod files;
 mod log;
 mod plot;
 mod series;
@@ -78,6 +79,7 @@ pub use compare::{
     COMPARISON_CSV_HEADER,
 };
 pub use fairness::{write_fairness_csv, Fairness, FairnessStats, JobFairness, FAIRNESS_CSV_HEADER};
+pub use files::{write_all_or_nothing, FileError};
 pub use log::{JobLog, JobRecord, Timeline};
 pub use plot::{plot_jct_cdf, plot_jct_vs, plot_jct_vs_load, plot_timeline, PlotError};
 pub use series::{busy_gpus, utilisation, TimelineStats};

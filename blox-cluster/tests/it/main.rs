@@ -2,6 +2,8 @@
 
 mod api;
 mod common;
+mod hygiene;
 mod local_e2e;
+mod local_exec;
 mod sim_vs_real;
 mod slurm_e2e;
