@@ -165,6 +165,22 @@ struct ScenarioArgs {
     /// [default: 3600000, Blox's].
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = whole_secs)]
     starvation: Option<u64>,
+    /// Node events replayed during the run: CSV rows `time_s,node,event[,gpus,type]`, event
+    /// join, leave (drain: jobs stopped, progress kept), fail (jobs lose the work since their
+    /// last checkpoint) or recover; `gpus[,type]` for a join of a new node (the next id).
+    #[arg(long, value_name = "FILE")]
+    node_events: Option<PathBuf>,
+    /// Seeded random failures of every node (or GPU): `mtbf=HOURS,mttr=HOURS[,scope=node|gpu]`.
+    #[arg(long, value_name = "SPEC")]
+    failures: Option<String>,
+    /// Autoscaling by queue and utilisation:
+    /// `min_nodes=N,max_nodes=M[,low=FRACTION,cooldown=ROUNDS,node=GPUS[:TYPE]]`.
+    #[arg(long, value_name = "SPEC")]
+    autoscale: Option<String>,
+    /// Seconds between a running job's checkpoints: what a failure loses; 0 = nothing
+    /// [default: none, a failure loses everything since the job's last (re)start].
+    #[arg(long, value_name = "SECONDS")]
+    checkpoint_interval: Option<f64>,
     /// End the run with an error once simulated time passes this many seconds (e.g. 86400 for
     /// one simulated day) [default: no limit].
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = limit_secs)]
@@ -273,6 +289,16 @@ struct SweepArgs {
     /// Starvation threshold in seconds; 0 disables.
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = whole_secs)]
     starvation: Option<u64>,
+    /// Node events for every run (see `run --help`).
+    #[arg(long, value_name = "FILE")]
+    node_events: Option<PathBuf>,
+    /// Random failures to try, separated by `;`, `none` for none, e.g.
+    /// `none;mtbf=200,mttr=1;mtbf=50,mttr=1` (writes jct_vs_failure_rate.svg).
+    #[arg(long, value_name = "LIST")]
+    failures: Option<String>,
+    /// Seconds between checkpoints, for every run (see `run --help`).
+    #[arg(long, value_name = "SECONDS")]
+    checkpoint_interval: Option<f64>,
     /// Output folder: runs/LABEL/ per run, results.csv and results.json.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -619,6 +645,18 @@ impl ScenarioArgs {
         if let Some(v) = self.starvation {
             s.starvation_s = v;
         }
+        if let Some(v) = &self.node_events {
+            s.node_events = Some(v.clone());
+        }
+        if let Some(v) = &self.failures {
+            s.failures = Some(v.clone());
+        }
+        if let Some(v) = &self.autoscale {
+            s.autoscale = Some(v.clone());
+        }
+        if let Some(v) = self.checkpoint_interval {
+            s.checkpoint_interval_s = Some(v);
+        }
         if let Some(v) = self.max_sim_time {
             s.max_sim_time_s = Some(v);
         }
@@ -634,6 +672,7 @@ impl ScenarioArgs {
         s.sim_config()?;
         s.topology_model()?;
         s.policy_env()?;
+        s.cluster_events()?;
         Ok(s)
     }
 }
@@ -939,6 +978,8 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         track: a.track.clone(),
         preemption_cost: a.preemption_cost,
         starvation: a.starvation,
+        node_events: a.node_events.clone(),
+        checkpoint_interval: a.checkpoint_interval,
         ..ScenarioArgs::default()
     };
     let base = base_args.build()?;
@@ -955,6 +996,16 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         placements: parse_list(&a.placement, "placement")?,
         loads: parse_numbers(&a.load, "load")?,
         seeds: seeds.iter().map(|&s| s as u64).collect(),
+        failures: a
+            .failures
+            .as_deref()
+            .map(|l| {
+                l.split(';')
+                    .map(str::trim)
+                    .map(|f| (f != "none").then(|| f.to_owned()))
+                    .collect()
+            })
+            .unwrap_or_default(),
     };
     let all = sweep.runs()?;
     for r in &all {
@@ -972,6 +1023,7 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         })?;
         r.scenario.cluster_spec()?;
         r.scenario.sim_config()?;
+        r.scenario.failure_spec()?;
     }
     let mine: Vec<_> = all
         .iter()

@@ -8,8 +8,12 @@ use blox_core::{
     ThroughputTable, Time,
 };
 use blox_metrics::{
-    plot_timeline, write_fairness_csv, write_jct_cdf_csv, write_jobs_csv, write_timeline_csv,
-    JobLog, RunMetrics, Summary, Timeline,
+    plot_timeline, write_fairness_csv, write_jct_cdf_csv, write_jobs_csv_with,
+    write_timeline_csv_with, ClusterLog, ClusterStats, JobLog, RunMetrics, Summary, Timeline,
+};
+use blox_nodes::{
+    AutoscaleSpec, BoxEvents, Checkpointing, EventSources, FailureSpec, NodeEventFile,
+    RandomFailures,
 };
 use blox_placement::{PlacementConfig, PlacementSpeed, SynergyMode, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
@@ -335,6 +339,21 @@ pub struct Scenario {
     pub throughputs: Option<PathBuf>,
     /// The GPU type jobs' work is measured on (Gavel traces are converted to seconds on it).
     pub reference_gpu_type: String,
+    /// Node events replayed during the run: a CSV file `time_s,node,event[,gpus,type]` (see
+    /// `blox_nodes::NodeEventFile`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_events: Option<PathBuf>,
+    /// Seeded random failures, `mtbf=HOURS,mttr=HOURS[,scope=node|gpu]` (drawn from the seed's
+    /// `cluster-failures` stream).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<String>,
+    /// Autoscaling, `min_nodes=N,max_nodes=M[,low=FRACTION,cooldown=ROUNDS,node=GPUS[:TYPE]]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub autoscale: Option<String>,
+    /// Seconds between a running job's checkpoints; absent: only when stopped gracefully (a
+    /// failure loses everything since the last (re)start); `0`: a failure loses nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint_interval_s: Option<f64>,
     /// Output folder (`jobs.csv`, `summary.json`, `timeline.csv`, …).
     pub out: Option<PathBuf>,
     /// CPU cores per node. Default: 3 per GPU under `synergy` semantics (Synergy's 24 on an
@@ -396,6 +415,10 @@ impl Default for Scenario {
             throughput_model: None,
             throughputs: None,
             reference_gpu_type: blox_policies::DEFAULT_REFERENCE_TYPE.to_owned(),
+            node_events: None,
+            failures: None,
+            autoscale: None,
+            checkpoint_interval_s: None,
             out: None,
             node_cpus: None,
             node_mem_gb: None,
@@ -421,6 +444,9 @@ pub struct RunReport {
     pub summary: Summary,
     /// Statistics, cluster series and fairness (the summary is `metrics.statistics`).
     pub metrics: RunMetrics,
+    /// What cluster management did, for a run with node events, failures or autoscaling
+    /// (`None` otherwise: the outputs then have no cluster-management columns or fields).
+    pub cluster_events: Option<ClusterStats>,
 }
 
 /// `summary.json`'s shape.
@@ -433,8 +459,8 @@ struct SummaryFile<'a> {
     makespan_s: f64,
     end_time_s: f64,
     statistics: &'a Summary,
-    cluster: &'a blox_metrics::TimelineStats,
-    run: &'a blox_sim::RunOutcome,
+    cluster: Extended<'a, blox_metrics::TimelineStats, ClusterFields>,
+    run: Extended<'a, blox_sim::RunOutcome, RunFields>,
     workload: &'a WorkloadReport,
     config: &'a Scenario,
     /// Under `synergy` semantics: the tracked jobs' mean, p99 and p99.9 JCT in hours, as
@@ -443,9 +469,93 @@ struct SummaryFile<'a> {
     synergy_jct: Option<blox_metrics::SynergyJct>,
 }
 
+/// An object with optional extra fields after its own (none: serialised exactly as the object
+/// alone).
+#[derive(Serialize)]
+struct Extended<'a, A: Serialize, B: Serialize> {
+    #[serde(flatten)]
+    base: &'a A,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    extra: Option<B>,
+}
+
+/// `summary.json`'s `cluster` fields of a run with cluster management.
+#[derive(Serialize)]
+struct ClusterFields {
+    node_events: u64,
+    gpu_hours_available: f64,
+}
+
+/// `summary.json`'s `run` fields of a run with cluster management.
+#[derive(Serialize)]
+struct RunFields {
+    lost_gpu_s: f64,
+    failures_hit: u64,
+}
+
+fn node_error(e: blox_nodes::NodeError) -> SimError {
+    match e {
+        blox_nodes::NodeError::Input {
+            file: Some(file),
+            line,
+            field,
+            message,
+            ..
+        } => SimError::input(file, line, field.as_deref(), message),
+        other => SimError::Config(other.to_string()),
+    }
+}
+
 impl Scenario {
+    /// Whether the run changes its cluster (node events, random failures or autoscaling).
+    pub fn manages_cluster(&self) -> bool {
+        self.node_events.is_some() || self.failures.is_some() || self.autoscale.is_some()
+    }
+
+    /// The checkpointing rule (`checkpoint_interval_s`).
+    pub fn checkpointing(&self) -> Result<Checkpointing, SimError> {
+        Checkpointing::from_secs(self.checkpoint_interval_s).map_err(node_error)
+    }
+
+    /// The random failures, if any.
+    pub fn failure_spec(&self) -> Result<Option<FailureSpec>, SimError> {
+        self.failures
+            .as_deref()
+            .map(|f| f.parse::<FailureSpec>().map_err(node_error))
+            .transpose()
+    }
+
+    /// The sources of cluster events, merged in the order node-event file, random failures,
+    /// autoscaler; `None` without any. A node-event file is read and checked against the
+    /// cluster here, so that a bad row is reported before the run.
+    pub fn cluster_events(&self) -> Result<Option<BoxEvents>, SimError> {
+        if !self.manages_cluster() {
+            return Ok(None);
+        }
+        let cluster = self.cluster_spec()?;
+        let mut sources = EventSources::new();
+        if let Some(path) = &self.node_events {
+            let file = NodeEventFile::load(path).map_err(node_error)?;
+            file.check(&cluster).map_err(node_error)?;
+            sources.push(Box::new(file));
+        }
+        if let Some(spec) = self.failure_spec()? {
+            sources.push(Box::new(RandomFailures::new(
+                spec,
+                &cluster,
+                blox_core::Seed(self.seed),
+            )));
+        }
+        if let Some(a) = &self.autoscale {
+            let spec: AutoscaleSpec = a.parse().map_err(node_error)?;
+            sources.push(Box::new(spec.build(&cluster).map_err(node_error)?));
+        }
+        Ok(Some(Box::new(sources)))
+    }
+
     /// Read a scenario from a `.toml` or `.json` file (any other extension is refused, not
-    /// guessed). Relative file paths in it (trace files, the throughput table, a topology file)
+    /// guessed). Relative file paths in it (trace files, the throughput table, a topology file,
+    /// node events)
     /// are taken from the scenario's own folder, and every setting is checked
     /// ([`Scenario::check`]): an error names the file, the line and the key.
     pub fn from_file(path: &Path) -> Result<Scenario, SimError> {
@@ -491,6 +601,9 @@ impl Scenario {
             _ => {}
         }
         if let Some(p) = &mut self.throughputs {
+            fix(p);
+        }
+        if let Some(p) = &mut self.node_events {
             fix(p);
         }
         if let Some(t) = &mut self.topology {
@@ -695,7 +808,8 @@ impl Scenario {
         Ok(SimConfig::new(model)
             .with_round(Time::from_secs(self.round_s))
             .with_track(self.track_window()?)
-            .with_starvation(starvation))
+            .with_starvation(starvation)
+            .with_checkpointing(self.checkpointing()?))
     }
 
     /// Build the workload.
@@ -1099,8 +1213,14 @@ impl Scenario {
             None => Time(u64::MAX),
         };
         let mut workload = TimeLimit::new(workload, limit, state.clone(), tracked_total);
+        let events = self.cluster_events()?;
+        let managed = events.is_some();
         let sink = Progress::new(
-            (JobLog::default(), Timeline::default()),
+            (
+                JobLog::default(),
+                Timeline::default(),
+                ClusterLog::new(total_gpus),
+            ),
             state,
             window.map(|w| w.ids()),
             tracked_total,
@@ -1115,6 +1235,7 @@ impl Scenario {
                 scheduler,
                 throughput,
                 sink,
+                events,
                 &mut workload,
             )?,
             ModelChoice::Exact(m) => simulate(
@@ -1123,6 +1244,7 @@ impl Scenario {
                 scheduler,
                 throughput,
                 sink,
+                events,
                 &mut workload,
             )?,
             ModelChoice::Synergy(m) => simulate(
@@ -1131,12 +1253,14 @@ impl Scenario {
                 scheduler,
                 throughput,
                 sink,
+                events,
                 &mut workload,
             )?,
         };
-        let (log, timeline) = sink.into_inner();
+        let (log, timeline, cluster_log) = sink.into_inner();
         let mut report = self.report(outcome, log, timeline)?;
         report.workload = workload_report;
+        report.cluster_events = managed.then(|| cluster_log.stats());
         if let Some(dir) = &self.out {
             report.write(dir)?;
         }
@@ -1185,6 +1309,7 @@ impl Scenario {
             summary: metrics.statistics.clone(),
             metrics,
             workload: WorkloadReport::default(),
+            cluster_events: None,
         })
     }
 }
@@ -1209,6 +1334,7 @@ fn simulate<S, T, M, Tm, W>(
     scheduler: S,
     throughput: T,
     sink: M,
+    events: Option<BoxEvents>,
     workload: &mut W,
 ) -> Result<(blox_sim::RunOutcome, M), SimError>
 where
@@ -1219,6 +1345,9 @@ where
     W: Workload + ?Sized,
 {
     let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
+    if let Some(e) = events {
+        sim = sim.with_cluster_events(e);
+    }
     let outcome = sim.run(workload)?;
     Ok((outcome, sim.into_sink()))
 }
@@ -1239,14 +1368,26 @@ impl RunReport {
     /// The `jobs.csv` text.
     pub fn jobs_csv(&self) -> Vec<u8> {
         let mut buf = Vec::new();
-        write_jobs_csv(&mut buf, &self.log, self.window()).expect("writing to memory");
+        write_jobs_csv_with(
+            &mut buf,
+            &self.log,
+            self.window(),
+            self.cluster_events.is_some(),
+        )
+        .expect("writing to memory");
         buf
     }
 
     /// The `timeline.csv` text.
     pub fn timeline_csv(&self) -> Vec<u8> {
         let mut buf = Vec::new();
-        write_timeline_csv(&mut buf, &self.timeline).expect("writing to memory");
+        let total = self.scenario.cluster_spec().map_or(0, |c| c.total_gpus());
+        write_timeline_csv_with(
+            &mut buf,
+            &self.timeline,
+            self.cluster_events.is_some().then_some(total),
+        )
+        .expect("writing to memory");
         buf
     }
 
@@ -1260,8 +1401,20 @@ impl RunReport {
             makespan_s: self.summary.makespan_s,
             end_time_s: self.outcome.end_time.as_secs_f64(),
             statistics: &self.summary,
-            cluster: &self.metrics.cluster,
-            run: &self.outcome,
+            cluster: Extended {
+                base: &self.metrics.cluster,
+                extra: self.cluster_events.map(|c| ClusterFields {
+                    node_events: c.node_events,
+                    gpu_hours_available: c.gpu_hours_available,
+                }),
+            },
+            run: Extended {
+                base: &self.outcome,
+                extra: self.cluster_events.map(|c| RunFields {
+                    lost_gpu_s: c.lost_gpu_s,
+                    failures_hit: c.failures_hit,
+                }),
+            },
             workload: &self.workload,
             config: &self.scenario,
             synergy_jct: self.synergy_jct(),
@@ -1389,4 +1542,43 @@ pub(crate) fn every_line_bad(read: &blox_workload::TraceRead) -> Result<(), SimE
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_object_without_extra_fields_serialises_as_itself() {
+        let stats = blox_metrics::TimelineStats::compute(
+            &[blox_core::RoundSample::new(
+                Time::from_secs(3),
+                1,
+                2,
+                0,
+                3,
+                4,
+                1,
+            )],
+            8,
+        );
+        let plain = serde_json::to_vec_pretty(&stats).unwrap();
+        let ext = Extended::<_, ClusterFields> {
+            base: &stats,
+            extra: None,
+        };
+        assert_eq!(serde_json::to_vec_pretty(&ext).unwrap(), plain);
+        let with = Extended {
+            base: &stats,
+            extra: Some(ClusterFields {
+                node_events: 2,
+                gpu_hours_available: 1.5,
+            }),
+        };
+        let text = String::from_utf8(serde_json::to_vec_pretty(&with).unwrap()).unwrap();
+        assert!(
+            text.ends_with("\"node_events\": 2,\n  \"gpu_hours_available\": 1.5\n}"),
+            "{text}"
+        );
+    }
 }

@@ -7,7 +7,8 @@
 //! | `GET /v1/jobs?limit=N&after=ID` | one page of jobs in id order → `{"jobs": [...], "next_after": ID or null}` (`limit` 1..=1000, default 100; `after` the last id of the previous page, default 0) |
 //! | `GET /v1/jobs/N` | one job |
 //! | `DELETE /v1/jobs/N` | cancel → `202` |
-//! | `GET /v1/nodes` | nodes, GPUs and which job holds each (reads only the jobs that hold GPUs) |
+//! | `GET /v1/nodes` | nodes, GPUs and which job holds each (reads only the jobs that hold GPUs); `admin` is `drain` or `remove` for a node taken out of service |
+//! | `POST /v1/nodes/NAME/drain` \| `remove` \| `add` | take a node out of placement (its jobs are stopped with the grace period, or at once) or put it back; applied at the next round |
 //!
 //! The scheme of `Authorization: Bearer TOKEN` is matched without regard to case (RFC 9110
 //! §11.1). The API listens on loopback unless the server is started with `--allow-remote`
@@ -270,7 +271,32 @@ impl Api {
             }
             (Method::Get, ["v1", "nodes"]) => store
                 .gpu_holders()
-                .map(|rows| (200, self.nodes_json(&rows))),
+                .and_then(|rows| Ok((200, self.nodes_json(&rows, &store.node_admin()?)))),
+            (Method::Post, ["v1", "nodes", name, action]) => {
+                if !self.inventory.nodes.iter().any(|n| n.name == *name) {
+                    return error(req, 404, &format!("no node `{name}`"));
+                }
+                let state = match *action {
+                    "drain" => Some("drain"),
+                    "remove" => Some("remove"),
+                    "add" => None,
+                    other => {
+                        return error(
+                            req,
+                            400,
+                            &format!(
+                                "unknown node action `{other}` (expected drain, remove or add)"
+                            ),
+                        )
+                    }
+                };
+                store.set_node_admin(name, state).map(|()| {
+                    (
+                        202,
+                        json!({"node": name, "admin": state.unwrap_or("in service")}),
+                    )
+                })
+            }
             (_, ["v1", "jobs"]) | (_, ["v1", "nodes"]) => Ok((
                 405,
                 json!({ "error": format!("method not allowed on {path}") }),
@@ -283,7 +309,11 @@ impl Api {
         }
     }
 
-    fn nodes_json(&self, rows: &[JobRow]) -> Value {
+    fn nodes_json(
+        &self,
+        rows: &[JobRow],
+        admin: &std::collections::BTreeMap<String, String>,
+    ) -> Value {
         // Who holds each GPU: the live launch (also while stopping), else the placement.
         let mut holder: std::collections::BTreeMap<u32, Value> = Default::default();
         for r in rows.iter().filter(|r| !r.state.is_terminal()) {
@@ -311,7 +341,7 @@ impl Api {
                     })
                     .collect();
                 first += n.gpu_indices.len() as u32;
-                json!({"name": n.name, "address": n.address, "cpus": n.cpus, "mem_gb": n.mem_gb, "gpus": gpus})
+                json!({"name": n.name, "address": n.address, "cpus": n.cpus, "mem_gb": n.mem_gb, "admin": admin.get(&n.name), "gpus": gpus})
             })
             .collect();
         json!({ "nodes": nodes })

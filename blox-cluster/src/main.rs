@@ -45,10 +45,17 @@ enum Cmd {
         /// Submission id.
         id: i64,
     },
-    /// Show nodes, GPUs and which job holds each.
+    /// Show nodes, GPUs and which job holds each; or `nodes drain|remove|add NODE` to take a
+    /// node out of placement (drain: its jobs stop with the grace period; remove: at once; both
+    /// are requeued) or put it back.
     Nodes {
         #[command(flatten)]
         conn: Conn,
+        /// `drain`, `remove` or `add`.
+        #[arg(value_parser = ["drain", "remove", "add"], requires = "node")]
+        action: Option<String>,
+        /// The node's name (as `nodes` lists it).
+        node: Option<String>,
     },
 }
 
@@ -415,8 +422,13 @@ fn run(cli: Cli) -> Result<(), ClusterError> {
             print(&call(&conn, "DELETE", &format!("/v1/jobs/{id}"), None)?);
             Ok(())
         }
-        Cmd::Nodes { conn } => {
-            print(&call(&conn, "GET", "/v1/nodes", None)?);
+        Cmd::Nodes { conn, action, node } => {
+            match (action, node) {
+                (Some(a), Some(n)) => {
+                    print(&call(&conn, "POST", &format!("/v1/nodes/{n}/{a}"), None)?)
+                }
+                _ => print(&call(&conn, "GET", "/v1/nodes", None)?),
+            }
             Ok(())
         }
     }

@@ -28,7 +28,9 @@
 //!   [`ExitStatus::Lost`], which the server requeues.
 
 use crate::metrics_tail::MetricsTail;
-use blox_core::{ExecError, ExecEvent, Executor, ExitStatus, Inventory, JobId, Launch, NodeInfo};
+use blox_core::{
+    ExecError, ExecEvent, Executor, ExitStatus, Inventory, JobId, Launch, NodeId, NodeInfo,
+};
 use nix::sys::signal::Signal;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -453,9 +455,62 @@ exec /bin/bash -c "$BLOX_COMMAND""#
     }
 }
 
+/// Whether a `sinfo -o %t` state takes work: idle, mixed, allocated or completing, and
+/// answering (no `*` suffix). Down, drained or draining, failing, in maintenance, booting,
+/// powered off, unknown or not responding nodes do not.
+pub(crate) fn slurm_state_available(state: &str) -> bool {
+    let s = state.trim();
+    if s.ends_with('*') {
+        return false;
+    }
+    let base = s.trim_end_matches(['~', '#', '!', '%', '$', '@', '^', '-']);
+    matches!(
+        base,
+        "idle"
+            | "mix"
+            | "mixed"
+            | "alloc"
+            | "allocated"
+            | "comp"
+            | "completing"
+            | "plnd"
+            | "planned"
+    )
+}
+
 impl Executor for SlurmExecutor {
     fn inventory(&self) -> &Inventory {
         &self.inventory
+    }
+
+    /// Nodes `sinfo` reports down, drained (or draining), failing or not answering.
+    fn unavailable_nodes(&mut self, out: &mut Vec<NodeId>) -> Result<(), ExecError> {
+        let mut args = sv(&["-h", "-N", "-o", "%N|%t"]);
+        if let Some(p) = &self.cfg.partition {
+            args.extend(sv(&["-p", p]));
+        }
+        let text = run("sinfo", &args)?;
+        let mut down: Vec<NodeId> = Vec::new();
+        for line in text.lines() {
+            let Some((name, state)) = line.split_once('|') else {
+                continue;
+            };
+            if slurm_state_available(state) {
+                continue;
+            }
+            if let Some(k) = self
+                .inventory
+                .nodes
+                .iter()
+                .position(|n| n.name == name.trim())
+            {
+                down.push(NodeId(k as u32));
+            }
+        }
+        down.sort_unstable();
+        down.dedup();
+        out.extend(down);
+        Ok(())
     }
 
     fn launch(&mut self, l: &Launch<'_>) -> Result<String, ExecError> {
@@ -627,6 +682,19 @@ mod tests {
 NodeName=n2 CPUTot=16 Gres=gpu:a100:4(S:0-1) NodeAddr=10.0.0.2 RealMemory=8192 State=MIXED
 NodeName=login CPUTot=4 Gres=(null) NodeAddr=10.0.0.9 RealMemory=1024 State=IDLE
 ";
+
+    #[test]
+    fn node_states_that_take_work() {
+        for ok in ["idle", "mix", "alloc", "comp", "idle~", "mix-", "allocated"] {
+            assert!(slurm_state_available(ok), "{ok}");
+        }
+        for no in [
+            "down", "down*", "drain", "drng", "drained", "fail", "maint", "idle*", "unk*", "boot",
+            "inval",
+        ] {
+            assert!(!slurm_state_available(no), "{no}");
+        }
+    }
 
     #[test]
     fn parses_typed_and_untyped_nodes() {

@@ -6,6 +6,7 @@ use crate::ClusterError;
 use blox_core::{Event, GpuId, JobId, JobSpec, RoundSample, Time};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -284,6 +285,28 @@ impl Store {
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
             .optional()
             .map_err(self.err())
+    }
+
+    /// Nodes an administrator took out of service (`blox-cluster nodes drain|remove NODE`), by
+    /// name: `drain` (jobs stopped with the grace period) or `remove` (stopped at once). Kept
+    /// in the `meta` table under `node_admin`, so that it survives a restart.
+    pub fn node_admin(&self) -> Result<BTreeMap<String, String>, ClusterError> {
+        Ok(match self.meta("node_admin")? {
+            Some(text) => serde_json::from_str(&text)
+                .map_err(|e| ClusterError::State(format!("meta `node_admin`: {e}")))?,
+            None => BTreeMap::new(),
+        })
+    }
+
+    /// Take node `name` out of service (`drain` or `remove`), or put it back (`None`).
+    pub fn set_node_admin(&self, name: &str, state: Option<&str>) -> Result<(), ClusterError> {
+        let mut m = self.node_admin()?;
+        match state {
+            Some(s) => m.insert(name.to_owned(), s.to_owned()),
+            None => m.remove(name),
+        };
+        let text = serde_json::to_string(&m).map_err(|e| ClusterError::State(e.to_string()))?;
+        self.set_meta("node_admin", &text)
     }
 
     /// Set a value of the `meta` table.

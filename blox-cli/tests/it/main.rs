@@ -7,6 +7,7 @@ mod errors;
 mod golden;
 mod hetero;
 mod long_runs;
+mod nodes;
 mod oracle;
 mod outputs;
 mod synergy;
