@@ -105,6 +105,7 @@ mod plan;
 mod resource_aware;
 mod scattered;
 mod throughput;
+pub mod tiresias;
 mod topology;
 mod topology_aware;
 

@@ -54,6 +54,7 @@ mod srtf;
 mod testing;
 mod themis;
 mod tiresias;
+pub mod tiresias_peer;
 
 pub use blox_optimus::{BloxOptimus, BLOX_OPTIMUS_SPEEDUP};
 pub use config::{OptimusParams, PolicyConfig, PolicyEnv, TiresiasParams};

@@ -37,6 +37,7 @@ mod error;
 pub mod executor;
 mod scenario;
 pub mod sweep;
+pub mod time;
 pub mod workload;
 
 pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION};

@@ -9,6 +9,8 @@ mod hetero;
 mod oracle;
 mod placement;
 mod policies;
+mod tiresias;
+mod tiresias_vectors;
 mod traces;
 
 use blox_admission::{AcceptAll, AdmissionConfig};

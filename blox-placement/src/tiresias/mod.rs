@@ -1,0 +1,22 @@
+//! Tiresias' placement schemes and cluster spec, as its authors' simulator has them
+//! (SymbioticLab/Tiresias @ 959f9b0; rules in TIRESIAS-SEMANTICS.md §§2.2, 7), for the
+//! `tiresias` time model of `blox-sim` (`--semantics tiresias`).
+//!
+//! | piece | what |
+//! |---|---|
+//! | [`TiresiasClusterSpec`] | switches × nodes × GPUs, CPUs and memory per node: Tiresias' spec CSV or `NODESxGPUS` |
+//! | [`PeerScheme`] | `yarn`, `count`, `random`, `balance` |
+//! | [`PeerCluster`] | the free GPUs, CPUs and (leaking) memory of every node, and the schemes' fits |
+//!
+//! These are not [`PlacementPolicy`](blox_core::PlacementPolicy) implementations: Tiresias
+//! re-places every runnable job from an emptied cluster on each pass and keeps memory across
+//! passes, which the exact engine's incremental placements do not model.
+
+mod cluster;
+mod spec;
+
+pub use cluster::{NodeTake, PeerCluster, PeerScheme, Placement};
+pub use spec::{
+    ClusterSpecError, TiresiasClusterSpec, CLUSTER_SPEC_COLUMNS, DEFAULT_CPUS_PER_NODE,
+    DEFAULT_MEM_PER_NODE,
+};
