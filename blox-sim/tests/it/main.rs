@@ -1,17 +1,12 @@
 //! Integration tests of blox-sim: one binary, one module per area.
 
 mod blox_rules;
-mod cli;
-mod determinism;
 mod errors;
 mod exact;
-mod hetero;
-mod oracle;
 mod placement;
 mod policies;
 mod tiresias;
 mod tiresias_vectors;
-mod traces;
 
 use blox_admission::{AcceptAll, AdmissionConfig};
 use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Semantics, Time};
