@@ -16,6 +16,7 @@ mod cli;
 pub mod registry;
 mod scenario;
 pub mod sweep;
+mod tiresias;
 
 pub use cli::{main, main_with};
 pub use registry::{Named, Registry};

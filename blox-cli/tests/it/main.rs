@@ -5,6 +5,7 @@ mod determinism;
 mod errors;
 mod hetero;
 mod oracle;
+mod tiresias_cli;
 mod traces;
 
 #[allow(unused_imports)]

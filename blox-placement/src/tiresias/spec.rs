@@ -47,6 +47,16 @@ impl fmt::Display for ClusterSpecError {
 impl std::error::Error for ClusterSpecError {}
 
 impl TiresiasClusterSpec {
+    /// The cluster of `run_sim.py` without `--cluster_spec` (its flag defaults): 1 switch × 32
+    /// nodes × 8 GPUs, 64 CPUs and 256 GB per node.
+    pub const DEFAULT: TiresiasClusterSpec = TiresiasClusterSpec {
+        switches: 1,
+        nodes_per_switch: 32,
+        gpus_per_node: 8,
+        cpus_per_node: DEFAULT_CPUS_PER_NODE,
+        mem_per_node: DEFAULT_MEM_PER_NODE,
+    };
+
     /// A spec from its five numbers.
     pub fn new(
         switches: i64,

@@ -44,6 +44,8 @@ pub struct PeerInput {
     pub submit_time: i64,
     /// `duration`, truncated toward zero (`int(float(text))`).
     pub duration: i64,
+    /// `model_name`, echoed to the project's `jobs.csv` (it never changes times).
+    pub model: Option<Arc<str>>,
 }
 
 impl PeerInput {
@@ -54,6 +56,7 @@ impl PeerInput {
             num_gpu,
             submit_time,
             duration,
+            model: None,
         }
     }
 
@@ -76,12 +79,14 @@ impl PeerInput {
                         s.arrival
                     )));
                 }
-                Ok(PeerInput::new(
+                let mut p = PeerInput::new(
                     id,
                     i64::from(s.n_gpus),
                     s.arrival.as_secs() as i64,
                     s.work_s.trunc() as i64,
-                ))
+                );
+                p.model = s.model.clone();
+                Ok(p)
             })
             .collect()
     }
@@ -381,6 +386,7 @@ pub fn run_tiresias<M: MetricSink>(
                 p.duration as f64,
             );
             s.source_id = Some(Arc::from(p.job_id.as_str()));
+            s.model = p.model.clone();
             s
         })
         .collect();
