@@ -16,6 +16,10 @@
 //! | [`Themis`] | finish-time fairness ρ = shared ÷ isolated finish time, worst first | O(n log n) | Mahajan et al., NSDI '20 |
 //! | [`BloxOptimus`] | as SRTF, with Blox's per-load speed-up table | O(n log n) | Blox `optimus.py` @ artifact `0ab0cff` |
 //!
+//! [`tiresias_peer`] holds Tiresias' own schedulers as its authors' simulator runs them (`fifo`,
+//! `sjf`, `shortest`, `shortest-gpu`, `dlas`, `dlas-gpu`, `dlas-gpu-gittins`), for the `tiresias`
+//! time model of `blox-sim`; they are not [`SchedulingPolicy`](blox_core::SchedulingPolicy)s.
+//!
 //! Each type's docs state its key, its tie rule and its simplifications of the paper.
 //! [`PolicyConfig`] names them for files and the command line. In `blox` semantics `tiresias`
 //! builds [`Las`] (Blox's Tiresias is exactly LAS) and `optimus` builds [`BloxOptimus`]; in

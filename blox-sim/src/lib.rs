@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`Simulator`] | the engine: generic over scheduler, throughput model and metric sink; `blox` or `exact` time semantics (see [`engine`]) |
 //! | [`Workload`] | where jobs come from: [`BloxDefaultWorkload`] (Blox's generator on a bit-exact CPython `random`), [`JobList`] (e.g. from [`read_canonical_csv`]) |
+//! | [`time::tiresias`] | the `tiresias` time model: the Tiresias authors' event loops, schedules and placements, job by job ([`time::tiresias::run_tiresias`]) |
 //! | [`SimExecutor`] | the simulator's implementation of `blox-core`'s `Executor` (virtual clock), for real-mode loops and their tests |
 //!
 //! ## Compose and run a scheduler
