@@ -153,6 +153,20 @@ impl TiresiasArgs {
         if let Some(dir) = &self.out {
             report.write(dir, &self.trace)?;
         }
+        if let PeerStop::NeverEnds { time } = report.run.stop {
+            return Err(SimError::Stalled(format!(
+                "Tiresias' simulator never terminates on this run: at t = {time} s its predicted \
+                 queue jump lies at the current time but demotes nothing, forever ({} of {} jobs \
+                 had completed{})",
+                report.run.rows.len(),
+                report.run.jobs.len(),
+                if self.out.is_some() {
+                    "; outputs written"
+                } else {
+                    ""
+                }
+            )));
+        }
         Ok(report)
     }
 }
@@ -188,6 +202,9 @@ impl TiresiasReport {
             }
             PeerStop::RandomCrash => {
                 "no job logged: Tiresias' random placement crashes at its first completion under this schedule"
+            }
+            PeerStop::NeverEnds { .. } => {
+                "stopped: the original never terminates here (a predicted queue jump at the current time that demotes nothing repeats forever); rows up to then kept"
             }
             _ => "stopped",
         }

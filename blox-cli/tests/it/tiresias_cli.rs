@@ -169,7 +169,7 @@ fn bad_input_is_named() {
         ),
         (&["--policy", "las"], "dlas-gpu-gittins"),
         (&["--placement", "scattered"], "yarn, count"),
-        (&["--policy", "dlas-gpu:thresholds=7200/3250"], "ascending"),
+        (&["--policy", "dlas-gpu:thresholds=7200/x"], "whole numbers"),
         (&["--round", "300"], "--round has no meaning"),
         (&["--cluster", "2by4"], "NODESxGPUS"),
     ];

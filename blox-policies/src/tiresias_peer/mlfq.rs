@@ -65,13 +65,17 @@ impl Mlfq {
         }
     }
 
-    /// Demote a running job by one level if its service has reached its queue's limit.
-    pub fn check_demotion(&mut self, j: usize, job: &mut PeerJob) {
+    /// Demote a running job by one level if its service has reached its queue's limit;
+    /// whether it was demoted.
+    pub fn check_demotion(&mut self, j: usize, job: &mut PeerJob) -> bool {
         let q = job.q_id;
         if q + 1 < self.queues.len() && self.service(job) >= self.limits[q] {
             self.remove(j, job);
             job.q_id = q + 1;
             self.queues[q + 1].push(j);
+            true
+        } else {
+            false
         }
     }
 

@@ -96,8 +96,9 @@ impl fmt::Display for PeerSchedule {
 pub struct PeerPolicy {
     /// The schedule.
     pub schedule: PeerSchedule,
-    /// Queue limits for the 2D-LAS schemes, ascending (default [`TIRESIAS_QUEUE_LIMITS`]);
-    /// `thresholds.len() + 1` queues.
+    /// Queue limits for the 2D-LAS schemes, in the order given (default
+    /// [`TIRESIAS_QUEUE_LIMITS`]): a job in queue `q` below the last is demoted once its service
+    /// reaches `thresholds[q]`; `thresholds.len() + 1` queues.
     pub thresholds: Vec<i64>,
     /// The Gittins sample file for `dlas-gpu-gittins` (`None`: the YARN sample the original
     /// ships, `yarn-gput1000.csv`, found by the caller).
@@ -194,20 +195,17 @@ impl fmt::Display for PeerPolicy {
 }
 
 fn parse_thresholds(v: &str) -> Result<Vec<i64>, ConfigError> {
-    let bad = || {
-        ConfigError::new(format!(
-            "thresholds `{v}`: expected ascending whole numbers > 0 separated by `/` (e.g. 3250/7200)"
-        ))
-    };
-    let t: Vec<i64> = v
-        .split('/')
-        .map(|x| x.trim().parse::<i64>().ok().filter(|x| *x > 0))
-        .collect::<Option<_>>()
-        .ok_or_else(bad)?;
-    if t.is_empty() || t.windows(2).any(|w| w[0] > w[1]) {
-        return Err(bad());
-    }
-    Ok(t)
+    // Any list of whole numbers ≥ 0, in the order given: the original takes `queue_limit` as
+    // written (a descending list is odd but well defined).
+    v.split('/')
+        .map(|x| x.trim().parse::<i64>().ok().filter(|x| *x >= 0))
+        .collect::<Option<Vec<i64>>>()
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| {
+            ConfigError::new(format!(
+                "thresholds `{v}`: expected whole numbers ≥ 0 separated by `/` (e.g. 3250/7200)"
+            ))
+        })
 }
 
 #[cfg(test)]
@@ -230,7 +228,11 @@ mod tests {
             .0
             .contains("dlas-gpu-gittins"));
         assert!(PeerPolicy::parse("fifo:thresholds=1").is_err());
-        assert!(PeerPolicy::parse("dlas:thresholds=5/2").is_err());
+        assert_eq!(
+            PeerPolicy::parse("dlas:thresholds=5/2").unwrap().thresholds,
+            [5, 2]
+        );
+        assert!(PeerPolicy::parse("dlas:thresholds=5/-2").is_err());
         assert!(PeerPolicy::parse("dlas:thresholds=a").is_err());
         assert!(PeerPolicy::parse("dlas:distribution=x").is_err());
     }

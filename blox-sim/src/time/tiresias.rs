@@ -176,6 +176,13 @@ pub enum PeerStop {
     /// `random` placement under a schedule that calls it: the original crashes at its first
     /// completion (its node records lack `mem`) before writing any row.
     RandomCrash,
+    /// The original never terminates: a predicted queue jump lies at the current time but
+    /// demotes nothing (e.g. `⌊(limit − e)/g⌋ = 0` with service `g·e` still below the limit),
+    /// so every following event is the same bare jump. The rows logged until then are kept.
+    NeverEnds {
+        /// The time the original stays at.
+        time: i64,
+    },
 }
 
 /// The result of a Tiresias run.
@@ -625,6 +632,7 @@ fn dlas_loop<M: MetricSink>(run: &mut Run<'_, M>) -> PeerStop {
     let mut end_event: Option<(i64, Vec<usize>)> = None;
     let mut next_jump = i64::MAX;
     let mut runnable: Vec<usize> = Vec::new();
+    let mut last_time = i64::MIN;
     loop {
         if arrivals.is_empty() && runnable.is_empty() {
             return PeerStop::AllDone;
@@ -674,12 +682,13 @@ fn dlas_loop<M: MetricSink>(run: &mut Run<'_, M>) -> PeerStop {
                 }
             }
         }
+        let mut demoted = false;
         for &j in &runnable {
             let job = &mut run.jobs[j];
             let running = job.is_running();
             job.credit(now);
             if running {
-                mlfq.check_demotion(j, job);
+                demoted |= mlfq.check_demotion(j, job);
             }
             if let Some(t) = &gittins {
                 Mlfq::rank(t, job);
@@ -694,6 +703,11 @@ fn dlas_loop<M: MetricSink>(run: &mut Run<'_, M>) -> PeerStop {
             &mut started,
             &mut preempted,
         );
+        if bare && now == last_time && !demoted && started.is_empty() && preempted.is_empty() {
+            // Nothing changed at the same time: the next event is this one again, forever.
+            return PeerStop::NeverEnds { time: now };
+        }
+        last_time = now;
         for &j in &preempted {
             run.report_preempt(j);
         }

@@ -214,3 +214,27 @@ fn phantom_completion() {
         "job 4 ran {served} s before its phantom completion"
     );
 }
+
+/// A queue limit below the job's GPU count: the original predicts a jump `⌊1/4⌋ = 0` s away
+/// that never demotes, and loops forever at the same time; the model stops and says so.
+#[test]
+fn zero_second_jump_never_ends() {
+    use blox_sim::time::tiresias::PeerStop;
+    let trace = vec![
+        PeerInput::new("0", 1, 0, 50),
+        PeerInput::new("1", 4, 10, 100),
+    ];
+    let (run, _) = simulate(
+        &trace,
+        cluster("n1g4"),
+        "dlas-gpu:thresholds=1/2",
+        PeerScheme::Count,
+    )
+    .unwrap();
+    // Job 0 (1 GPU) is demoted at 1 and 2 (exact jumps for one GPU); job 1 arrives at 10 in
+    // Q0, pre-empts it, and gets a jump predicted at 10 + ⌊1/4⌋ = 10 that never fires.
+    assert_eq!(run.stop, PeerStop::NeverEnds { time: 10 });
+    assert!(run.rows.is_empty());
+    assert_eq!(run.jobs[0].q_id, 2);
+    assert_eq!(run.jobs[0].preempt, 1);
+}
