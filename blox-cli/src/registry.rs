@@ -248,7 +248,11 @@ impl<C: StockConfig> FromStr for Named<C> {
     type Err = ConfigError;
     fn from_str(s: &str) -> Result<Self, ConfigError> {
         let spec = ComponentSpec::parse(s, "component")?;
-        if C::names().contains(&spec.name) {
+        // Help-text names may carry their arguments (`load-based:FACTOR`): compare the name.
+        if C::names()
+            .iter()
+            .any(|n| n.split(':').next() == Some(spec.name))
+        {
             return C::from_str(s).map(Named::Stock);
         }
         Ok(Named::Registered(s.trim().to_string()))
@@ -299,7 +303,7 @@ impl<'de, C: StockConfig> Deserialize<'de> for Named<C> {
                 "expected a table with a `kind` naming the component",
             ));
         };
-        if C::names().contains(&kind) {
+        if C::names().iter().any(|n| n.split(':').next() == Some(kind)) {
             return C::deserialize(v)
                 .map(Named::Stock)
                 .map_err(D::Error::custom);

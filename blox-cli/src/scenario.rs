@@ -15,6 +15,7 @@ use blox_placement::{PlacementConfig, PlacementSpeed, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
 use blox_sim::workload::{BloxDefaultWorkload, JobList, Workload};
 use blox_sim::SimError;
+use blox_sim::{Blox, Exact, TimeModel};
 use blox_sim::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 use blox_workload::{GavelThroughputs, ReadOptions, TraceFormat};
 use serde::{Deserialize, Serialize};
@@ -425,8 +426,8 @@ impl Scenario {
             .map_err(|e| SimError::Config(e.0))
     }
 
-    /// The engine configuration.
-    pub fn sim_config(&self) -> Result<SimConfig, SimError> {
+    /// The engine configuration, with the time model the scenario names.
+    pub fn sim_config(&self) -> Result<SimConfig<ModelChoice>, SimError> {
         if self.round_s == 0 {
             return Err(SimError::Config(
                 "--round must be a positive number of seconds".into(),
@@ -445,10 +446,13 @@ impl Scenario {
             ));
         }
         let starvation = (self.starvation_s > 0).then(|| Time::from_secs(self.starvation_s));
-        Ok(SimConfig::new(self.semantics)
+        let model = match self.semantics {
+            Semantics::Blox => ModelChoice::Blox(Blox::new()),
+            Semantics::Exact => ModelChoice::Exact(Exact::new().with_preemption_cost(cost)),
+        };
+        Ok(SimConfig::new(model)
             .with_round(Time::from_secs(self.round_s))
             .with_track(self.track_window()?)
-            .with_preemption_cost(cost)
             .with_starvation(starvation))
     }
 
@@ -686,15 +690,26 @@ impl Scenario {
         let cluster = self.cluster_spec()?;
         let throughput = self.throughput_with(topology, env)?;
         let (mut workload, workload_report) = self.load_workload()?;
-        let mut sim = Simulator::new(
-            cfg,
-            cluster,
-            scheduler,
-            throughput,
-            (JobLog::default(), Timeline::default()),
-        );
-        let outcome = sim.run(&mut workload)?;
-        let (log, timeline) = sim.into_sink();
+        let sink = (JobLog::default(), Timeline::default());
+        // The one place a semantics name becomes a time model type.
+        let (outcome, (log, timeline)) = match cfg.model.clone() {
+            ModelChoice::Blox(m) => simulate(
+                cfg.with_model(m),
+                cluster,
+                scheduler,
+                throughput,
+                sink,
+                &mut workload,
+            )?,
+            ModelChoice::Exact(m) => simulate(
+                cfg.with_model(m),
+                cluster,
+                scheduler,
+                throughput,
+                sink,
+                &mut workload,
+            )?,
+        };
         let mut report = self.report(outcome, log, timeline)?;
         report.workload = workload_report;
         if let Some(dir) = &self.out {
@@ -723,6 +738,38 @@ impl Scenario {
             workload: WorkloadReport::default(),
         })
     }
+}
+
+/// The time model a scenario names (`semantics`): chosen once here, then the engine runs
+/// monomorphised over it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ModelChoice {
+    /// Blox's simulator exactly.
+    Blox(Blox),
+    /// True finish times.
+    Exact(Exact),
+}
+
+/// Run one simulation under time model `Tm` and return its outcome and sink.
+fn simulate<S, T, M, Tm, W>(
+    cfg: SimConfig<Tm>,
+    cluster: ClusterSpec,
+    scheduler: S,
+    throughput: T,
+    sink: M,
+    workload: &mut W,
+) -> Result<(blox_sim::RunOutcome, M), SimError>
+where
+    S: blox_core::Scheduler,
+    T: blox_core::ThroughputModel,
+    M: blox_core::MetricSink,
+    Tm: TimeModel,
+    W: Workload + ?Sized,
+{
+    let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
+    let outcome = sim.run(workload)?;
+    Ok((outcome, sim.into_sink()))
 }
 
 impl RunReport {

@@ -3,6 +3,7 @@
 mod cli;
 mod determinism;
 mod errors;
+mod golden;
 mod hetero;
 mod oracle;
 mod tiresias_cli;
