@@ -10,16 +10,19 @@
 //! |---|---|
 //! | [`PeerSchedule`], [`PeerPolicy`] | the seven schedules by Tiresias' names (`fifo`, `sjf` = fewest GPUs first, `shortest`, `shortest-gpu`, `dlas`, `dlas-gpu`, `dlas-gpu-gittins`) with `thresholds=`, `distribution=`, `delta=` |
 //! | [`Mlfq`] | the 2D-LAS queues: demotion, the back-filling pass, running-first reordering, the mis-computed jump prediction |
+//! | [`PeerDlasPolicy`] | the 2D-LAS schedules as a [`SchedulingPolicy`](blox_core::SchedulingPolicy) for the engine under the `tiresias` time model |
 //! | [`GittinsTable`] | the Gittins index over a fixed job-size sample, with Python 2 arithmetic |
 //!
 //! The project's own [`Tiresias`](crate::Tiresias) policy is a different thing: a continuous
 //! 2D-LAS for the round-based engine (README, "Tiresias, faithfully").
 
+mod dlas_policy;
 mod gittins;
 mod job;
 mod mlfq;
 mod schedule;
 
+pub use dlas_policy::PeerDlasPolicy;
 pub use gittins::{
     py2_round, GittinsError, GittinsTable, TIRESIAS_GITTINS_DELTA, TIRESIAS_GITTINS_SAMPLE,
 };

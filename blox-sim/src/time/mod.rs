@@ -131,6 +131,13 @@ pub trait TimeModel {
     /// `t` at which that was seen and the last completion time.
     fn drained_end(&self, t: Time, last_completion: Time) -> Time;
 
+    /// Whether a job asking for more GPUs than the cluster has is admitted (it then waits for
+    /// ever) instead of being rejected before the run as a configuration error. Default
+    /// `false`; Tiresias' simulator keeps such jobs waiting, so its model says `true`.
+    fn admits_oversized(&self) -> bool {
+        false
+    }
+
     /// [`crate::RunOutcome::rounds`] for a run that ended at `end` with round length `round`.
     fn rounds(&self, end: Time, round: Time) -> u64 {
         end.as_millis() / round.as_millis() + 1

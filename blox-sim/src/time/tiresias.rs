@@ -732,3 +732,237 @@ fn dlas_loop<M: MetricSink>(run: &mut Run<'_, M>) -> PeerStop {
         run.sample(runnable.clone().into_iter());
     }
 }
+
+/// Tiresias' 2D-LAS event loop (`dlas`, `dlas-gpu`, `dlas-gpu-gittins`) as a [`TimeModel`]
+/// for the engine: decisions at Tiresias' events only (the next arrival, the earliest
+/// completion group, or the predicted queue jump with its quirk), progress credited in whole
+/// wall seconds (`executed`; GPU-seconds in `attained_service`), completions at whole seconds,
+/// and the phantom completion of a stale completion list. Pair it with
+/// [`PeerDlasPolicy`](blox_policies::tiresias_peer::PeerDlasPolicy) and
+/// [`RunSet`](blox_placement::tiresias::RunSet), accept-all admission and constant speed 1.
+///
+/// The model mirrors the policy's queue index of every job (one demotion per decision, from the
+/// same facts) to predict the jump. It ends the run, like the original, when jobs remain but
+/// no arrival and no running job is left. Runs on which the original loops forever at one
+/// time (a zero-second jump that demotes nothing) end there too, with
+/// [`TiresiasTime::never_ends`] set. The self-contained loops of [`run_tiresias`] cover every
+/// schedule and scheme; both give the same results on the 2D-LAS schedules (tests).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TiresiasTime {
+    limits: Vec<i64>,
+    gpu_time: bool,
+    jobs: Vec<TimeJob>,
+    /// The completion list of the next decision, and its time.
+    completing: Option<(i64, Vec<JobId>)>,
+    /// A completion list written into the arrival event at this time (phantom completion).
+    stale: Option<(i64, Vec<JobId>)>,
+    /// Set when the next decision must end the run (at this time).
+    end_at: Option<i64>,
+    never_ends: bool,
+    last_decision: i64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct TimeJob {
+    num_gpu: i64,
+    duration: i64,
+    executed: i64,
+    last_check: i64,
+    q: usize,
+    running: bool,
+    responded: bool,
+}
+
+impl TiresiasTime {
+    /// The model for a 2D-LAS `policy` (its thresholds and unit); `None` for other schedules.
+    pub fn new(policy: &PeerPolicy) -> Option<Self> {
+        policy.schedule.is_dlas().then(|| TiresiasTime {
+            limits: policy.thresholds.clone(),
+            gpu_time: policy.schedule != PeerSchedule::Dlas,
+            jobs: Vec::new(),
+            completing: None,
+            stale: None,
+            end_at: None,
+            never_ends: false,
+            last_decision: 0,
+        })
+    }
+
+    /// Whether the run ended where the original never terminates.
+    pub fn never_ends(&self) -> bool {
+        self.never_ends
+    }
+
+    fn service(&self, j: &TimeJob) -> i64 {
+        if self.gpu_time {
+            j.executed * j.num_gpu
+        } else {
+            j.executed
+        }
+    }
+}
+
+impl crate::time::TimeModel for TiresiasTime {
+    fn name(&self) -> &'static str {
+        "tiresias"
+    }
+
+    fn begin(&mut self, _round: Time) -> Result<(), SimError> {
+        self.jobs.clear();
+        self.completing = None;
+        self.stale = None;
+        self.end_at = None;
+        self.never_ends = false;
+        self.last_decision = 0;
+        Ok(())
+    }
+
+    fn admitted(&mut self, job: &blox_core::Job, _now: Time) {
+        let spec = &job.spec;
+        self.jobs.push(TimeJob {
+            num_gpu: i64::from(spec.n_gpus),
+            duration: spec.work_s.trunc() as i64,
+            executed: 0,
+            last_check: spec.arrival.as_secs() as i64,
+            q: 0,
+            running: false,
+            responded: false,
+        });
+    }
+
+    fn advance<M: MetricSink + ?Sized>(
+        &mut self,
+        t: Time,
+        world: &mut crate::time::World<'_, M>,
+    ) -> crate::time::Advance {
+        let now = t.as_secs() as i64;
+        if let Some(end) = self.end_at {
+            return crate::time::Advance::Finished(secs(end));
+        }
+        if let Some((at, list)) = self.completing.take() {
+            if at == now {
+                for id in list {
+                    self.jobs[id.index()].running = false;
+                    world.complete(id, t);
+                }
+            }
+        }
+        // Credit whole seconds since each job's last check; demote running jobs one level.
+        let ids: Vec<JobId> = world.jobs().iter().map(|j| j.id).collect();
+        for id in ids {
+            let tj = &mut self.jobs[id.index()];
+            let gap = now - tj.last_check;
+            tj.last_check = now;
+            if tj.running {
+                tj.executed += gap;
+                let (executed, g) = (tj.executed, tj.num_gpu);
+                if let Some(job) = world.jobs_mut().get_mut(id) {
+                    job.executed = executed as f64;
+                    job.attained_service += (gap * g) as f64;
+                }
+                let tj = self.jobs[id.index()];
+                if tj.q < self.limits.len() && self.service(&tj) >= self.limits[tj.q] {
+                    self.jobs[id.index()].q += 1;
+                }
+            }
+        }
+        if world.tracked_complete() {
+            return crate::time::Advance::Finished(t);
+        }
+        crate::time::Advance::Continue
+    }
+
+    fn stopping(&mut self, job: &mut blox_core::Job, _t: Time) {
+        self.jobs[job.id.index()].running = false;
+    }
+
+    fn started<M: MetricSink + ?Sized>(
+        &mut self,
+        id: JobId,
+        _speed: f64,
+        _resumed: bool,
+        t: Time,
+        world: &mut crate::time::World<'_, M>,
+    ) -> Result<(), SimError> {
+        let tj = &mut self.jobs[id.index()];
+        tj.running = true;
+        if !tj.responded {
+            tj.responded = true;
+            world.emit(&Event::FirstProgress { time: t, job: id });
+        }
+        Ok(())
+    }
+
+    fn next_decision<M: MetricSink + ?Sized>(
+        &mut self,
+        t: Time,
+        _view: crate::time::NextView,
+        next_arrival: Option<Time>,
+        world: &crate::time::World<'_, M>,
+    ) -> Time {
+        let now = t.as_secs() as i64;
+        let arrival = next_arrival.map_or(i64::MAX, |a| a.as_secs() as i64);
+        let mut end = i64::MAX;
+        let mut group: Vec<JobId> = Vec::new();
+        let mut jump = i64::MAX;
+        for job in world.jobs().iter() {
+            let tj = &self.jobs[job.id.index()];
+            if !tj.running {
+                continue;
+            }
+            let e = now + tj.duration - tj.executed;
+            if e < end {
+                end = e;
+                group.clear();
+                group.push(job.id);
+            } else if e == end {
+                group.push(job.id);
+            }
+            if tj.q < self.limits.len() {
+                let left = self.limits[tj.q] - tj.executed;
+                let j = if self.gpu_time {
+                    now + left.div_euclid(tj.num_gpu.max(1))
+                } else {
+                    now + left
+                };
+                jump = jump.min(j);
+            }
+        }
+        if arrival == i64::MAX && end == i64::MAX {
+            // No arrival and nothing running: the original stops here.
+            self.end_at = Some(now);
+            return t + Time::from_millis(1);
+        }
+        if arrival == end {
+            self.stale = Some((arrival, group.clone()));
+        }
+        let soonest = arrival.min(end);
+        let next = if soonest > jump {
+            self.completing = None;
+            jump
+        } else if end < arrival {
+            self.completing = Some((end, group));
+            end
+        } else {
+            // An arrival event: it carries the list written into it, if any.
+            self.completing = self.stale.take().filter(|(at, _)| *at == arrival);
+            arrival
+        };
+        if next <= now {
+            // A jump at (or before) the current time: the original repeats it forever.
+            self.never_ends = true;
+            self.end_at = Some(now);
+            return t + Time::from_millis(1);
+        }
+        self.last_decision = next;
+        secs(next)
+    }
+
+    fn drained_end(&self, t: Time, last_completion: Time) -> Time {
+        last_completion.max(t)
+    }
+
+    fn admits_oversized(&self) -> bool {
+        true
+    }
+}

@@ -133,6 +133,17 @@ pub(crate) fn check(v: &Vector) {
         // As the spec computes it from `job.csv`: over completed jobs.
         let pre: u64 = run.rows.iter().map(|r| u64::from(r.preempt)).sum();
         assert_eq!(pre, v.preemptions, "{what}: preemptions");
+        // Through the engine (TimeModel + policy + placement), the 2D-LAS schedules give the
+        // same JCT for every job.
+        if let Some(engine) = through_engine(&trace, cluster(v.cluster), &policy) {
+            let mut want: Vec<(String, i64)> = run
+                .rows
+                .iter()
+                .map(|r| (r.job_id.clone(), r.jct()))
+                .collect();
+            want.sort();
+            assert_eq!(engine, want, "{what}: through the engine");
+        }
         // The project's job log agrees with Tiresias' rows.
         for r in &run.rows {
             let rec = log.records()[r.job].jct().unwrap();
@@ -144,6 +155,71 @@ pub(crate) fn check(v: &Vector) {
             );
         }
     }
+}
+
+/// The 2D-LAS schedules through the engine: [`TiresiasTime`] with [`PeerDlasPolicy`] and
+/// [`RunSet`]; per job (source id, JCT in whole seconds), sorted. `None` for other schedules
+/// (or without the Gittins sample).
+pub(crate) fn through_engine(
+    trace: &[PeerInput],
+    spec: TiresiasClusterSpec,
+    policy: &str,
+) -> Option<Vec<(String, i64)>> {
+    use blox_admission::AcceptAll;
+    use blox_core::{ClusterSpec, ConstantSpeed, JobSpec, Pipeline, Time};
+    use blox_placement::tiresias::RunSet;
+    use blox_policies::tiresias_peer::PeerDlasPolicy;
+    use blox_sim::{JobList, SimConfig, Simulator, TiresiasTime};
+    let policy = PeerPolicy::parse(policy).unwrap();
+    let model = TiresiasTime::new(&policy)?;
+    let gittins = if policy.schedule == PeerSchedule::DlasGpuGittins {
+        Some(yarn_table()?)
+    } else {
+        None
+    };
+    let scheduler = Pipeline::new(
+        AcceptAll,
+        PeerDlasPolicy::new(&policy, gittins).unwrap(),
+        RunSet,
+    );
+    let specs: Vec<JobSpec> = trace
+        .iter()
+        .map(|p| {
+            let mut s = JobSpec::new(
+                Time::from_secs(p.submit_time as u64),
+                p.num_gpu as u32,
+                p.duration as f64,
+            );
+            s.source_id = Some(p.job_id.as_str().into());
+            s
+        })
+        .collect();
+    let cfg = SimConfig::new(model)
+        .with_round(Time::from_secs(1))
+        .with_starvation(None);
+    let cluster = ClusterSpec::uniform(
+        (spec.switches * spec.nodes_per_switch) as u32,
+        spec.gpus_per_node as u32,
+    );
+    let mut sim = Simulator::new(
+        cfg,
+        cluster,
+        scheduler,
+        ConstantSpeed(1.0),
+        JobLog::default(),
+    );
+    sim.run(&mut JobList::new(specs)).unwrap();
+    let mut out: Vec<(String, i64)> = sim
+        .sink()
+        .records()
+        .iter()
+        .filter_map(|r| {
+            let jct = r.jct()?;
+            Some((r.source_id.as_deref()?.to_string(), jct.as_secs() as i64))
+        })
+        .collect();
+    out.sort();
+    Some(out)
 }
 
 /// §11.2: the jump quirk's worked example.
@@ -168,6 +244,11 @@ fn jump_quirk_worked_example() {
     let (run, _) = simulate(&trace, spec, "dlas", PeerScheme::Yarn).unwrap();
     let jcts: Vec<i64> = run.rows.iter().map(|r| r.jct()).collect();
     assert_eq!(jcts, vec![1500, 1590]);
+    let engine = through_engine(&trace, spec, "dlas-gpu").unwrap();
+    assert_eq!(
+        engine,
+        vec![("0".to_string(), 1600), ("1".to_string(), 910)]
+    );
 }
 
 /// Appendix: the phantom completion. Job 4 (8 GPUs, 700 s) is logged complete at 2000 after
@@ -213,6 +294,21 @@ fn phantom_completion() {
         served, 387,
         "job 4 ran {served} s before its phantom completion"
     );
+    // The same through the engine (TimeModel, policy, placement), for every job.
+    let engine = through_engine(
+        &trace,
+        cluster("n2g4"),
+        "dlas-gpu-gittins:thresholds=800/2400",
+    )
+    .unwrap();
+    let mut want: Vec<(String, i64)> = run
+        .rows
+        .iter()
+        .map(|r| (r.job_id.clone(), r.jct()))
+        .collect();
+    want.sort();
+    assert_eq!(engine, want);
+    assert!(engine.contains(&("4".to_string(), 1800)));
 }
 
 /// A queue limit below the job's GPU count: the original predicts a jump `⌊1/4⌋ = 0` s away
