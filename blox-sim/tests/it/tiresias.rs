@@ -334,3 +334,44 @@ fn zero_second_jump_never_ends() {
     assert_eq!(run.jobs[0].q_id, 2);
     assert_eq!(run.jobs[0].preempt, 1);
 }
+
+/// Tiresias' 60-job trace (from the shared traces; skipped without them): the 2D-LAS schedules
+/// through the engine ([`TiresiasTime`]) give every job the JCT of the self-contained loop, on
+/// 8, 16 and 128 GPUs, with the default and custom thresholds.
+#[test]
+fn sixty_jobs_engine_equals_event_loop() {
+    let Some(dir) = traces_dir() else {
+        eprintln!("skipped: set BLOX_TRACES to the shared traces folder");
+        return;
+    };
+    let bytes = std::fs::read(dir.join("tiresias/60_job.csv")).unwrap();
+    let read = parse_trace(
+        &bytes,
+        Path::new("60_job.csv"),
+        TraceFormat::Tiresias,
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    let trace = PeerInput::from_specs(&read.jobs).unwrap();
+    let mut compared = 0;
+    for nodes in [2, 4, 32] {
+        let spec = TiresiasClusterSpec::from_shape(&format!("{nodes}x4")).unwrap();
+        for schedule in ["dlas", "dlas-gpu", "dlas-gpu-gittins"] {
+            for opts in ["", ":thresholds=500/1500", ":thresholds=100/200/300"] {
+                let policy = format!("{schedule}{opts}");
+                let (run, _) = simulate(&trace, spec, &policy, PeerScheme::Yarn).unwrap();
+                let mut want: Vec<(String, i64)> = run
+                    .rows
+                    .iter()
+                    .map(|r| (r.job_id.clone(), r.jct()))
+                    .collect();
+                want.sort();
+                assert_eq!(want.len(), 60, "{policy} on {nodes}x4");
+                let got = through_engine(&trace, spec, &policy).unwrap();
+                assert_eq!(got, want, "{policy} on {nodes}x4");
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 27);
+}
