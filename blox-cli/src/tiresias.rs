@@ -9,7 +9,9 @@ use blox_placement::tiresias::{PeerScheme, TiresiasClusterSpec};
 use blox_policies::tiresias_peer::{
     GittinsTable, PeerPolicy, PeerSchedule, TIRESIAS_GITTINS_SAMPLE,
 };
-use blox_sim::time::tiresias::{run_tiresias, PeerInput, PeerRun, PeerStop, TiresiasConfig};
+use blox_sim::time::tiresias::{
+    run_tiresias, run_tiresias_engine, PeerInput, PeerRun, PeerStop, TiresiasConfig,
+};
 use blox_sim::SimError;
 use blox_workload::{read_traces, ReadOptions, TraceFormat};
 use serde::Serialize;
@@ -135,9 +137,16 @@ impl TiresiasArgs {
         let read = read_traces(&inputs, &opts)?;
         let jobs = PeerInput::from_specs(&read.jobs)?;
         let cfg = TiresiasConfig::new(policy.clone(), scheme, cluster, gittins)?;
-        let mut sink = (JobLog::default(), Timeline::default());
-        let run = run_tiresias(&cfg, &jobs, &mut sink);
-        let (log, timeline) = sink;
+        let sink = (JobLog::default(), Timeline::default());
+        let (run, (log, timeline)) = if scheme == PeerScheme::Random && !policy.schedule.is_dlas() {
+            // The original crashes at the first completion: the event loop reproduces that.
+            let mut sink = sink;
+            let run = run_tiresias(&cfg, &jobs, &mut sink);
+            (run, sink)
+        } else {
+            let (outcome, model, sink) = run_tiresias_engine(&cfg, &jobs, sink)?;
+            (PeerRun::from_engine(&model, &outcome, scheme, &jobs), sink)
+        };
         let total = cluster.total_gpus().clamp(0, u32::MAX as i64) as u32;
         let metrics = RunMetrics::compute(policy.to_string(), &log, &timeline, None, total);
         let report = TiresiasReport {

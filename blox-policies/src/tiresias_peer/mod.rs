@@ -11,6 +11,7 @@
 //! | [`PeerSchedule`], [`PeerPolicy`] | the seven schedules by Tiresias' names (`fifo`, `sjf` = fewest GPUs first, `shortest`, `shortest-gpu`, `dlas`, `dlas-gpu`, `dlas-gpu-gittins`) with `thresholds=`, `distribution=`, `delta=` |
 //! | [`Mlfq`] | the 2D-LAS queues: demotion, the back-filling pass, running-first reordering, the mis-computed jump prediction |
 //! | [`PeerDlasPolicy`] | the 2D-LAS schedules as a [`SchedulingPolicy`](blox_core::SchedulingPolicy) for the engine under the `tiresias` time model |
+//! | [`PeerListOrder`] | the runnable-list order of `fifo`, `sjf`, `shortest`, `shortest-gpu` for the engine |
 //! | [`GittinsTable`] | the Gittins index over a fixed job-size sample, with Python 2 arithmetic |
 //!
 //! The project's own [`Tiresias`](crate::Tiresias) policy is a different thing: a continuous
@@ -19,6 +20,7 @@
 mod dlas_policy;
 mod gittins;
 mod job;
+mod list_policy;
 mod mlfq;
 mod schedule;
 
@@ -27,5 +29,6 @@ pub use gittins::{
     py2_round, GittinsError, GittinsTable, TIRESIAS_GITTINS_DELTA, TIRESIAS_GITTINS_SAMPLE,
 };
 pub use job::{PeerJob, PeerStatus};
+pub use list_policy::PeerListOrder;
 pub use mlfq::Mlfq;
 pub use schedule::{PeerPolicy, PeerSchedule, TIRESIAS_QUEUE_LIMITS};

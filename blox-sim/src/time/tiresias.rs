@@ -749,6 +749,8 @@ fn dlas_loop<M: MetricSink>(run: &mut Run<'_, M>) -> PeerStop {
 /// schedule and scheme; both give the same results on the 2D-LAS schedules (tests).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TiresiasTime {
+    /// Queue jumps are events (the 2D-LAS schedules only).
+    jumps: bool,
     limits: Vec<i64>,
     gpu_time: bool,
     jobs: Vec<TimeJob>,
@@ -760,6 +762,15 @@ pub struct TiresiasTime {
     end_at: Option<i64>,
     never_ends: bool,
     last_decision: i64,
+    /// Completed jobs, in completion order (Tiresias' `job.csv`).
+    rows: Vec<PeerRow>,
+    /// Each job's `job_id`.
+    ids: Vec<String>,
+    /// Something changed at the current decision (a completion, demotion, start or stop).
+    changed: bool,
+    /// The current decision repeats the previous one's whole second (a jump predicted at the
+    /// current time, taken 1 ms later: the engine's decision times strictly increase).
+    same_second: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -771,12 +782,20 @@ struct TimeJob {
     q: usize,
     running: bool,
     responded: bool,
+    /// Seconds counted as waiting (`pending_time`), and starts (`resume`).
+    pending: i64,
+    starts: u32,
+    preempts: u32,
+    submit: i64,
+    first_start: Option<i64>,
 }
 
 impl TiresiasTime {
-    /// The model for a 2D-LAS `policy` (its thresholds and unit); `None` for other schedules.
+    /// The model for `policy`: queue jumps (with its thresholds and unit) for the 2D-LAS
+    /// schedules; arrivals and completions only for the others.
     pub fn new(policy: &PeerPolicy) -> Option<Self> {
-        policy.schedule.is_dlas().then(|| TiresiasTime {
+        Some(TiresiasTime {
+            jumps: policy.schedule.is_dlas(),
             limits: policy.thresholds.clone(),
             gpu_time: policy.schedule != PeerSchedule::Dlas,
             jobs: Vec::new(),
@@ -785,12 +804,24 @@ impl TiresiasTime {
             end_at: None,
             never_ends: false,
             last_decision: 0,
+            rows: Vec::new(),
+            ids: Vec::new(),
+            changed: false,
+            same_second: false,
         })
     }
 
     /// Whether the run ended where the original never terminates.
     pub fn never_ends(&self) -> bool {
         self.never_ends
+    }
+
+    /// Job `id`'s `pending_time` (seconds counted as waiting, at event times), `resume`
+    /// (starts) and wall seconds run, as Tiresias keeps them; `None` for an unknown id.
+    pub fn counters(&self, id: JobId) -> Option<(i64, u32, i64)> {
+        self.jobs
+            .get(id.index())
+            .map(|j| (j.pending, j.starts, j.executed))
     }
 
     fn service(&self, j: &TimeJob) -> i64 {
@@ -814,6 +845,10 @@ impl crate::time::TimeModel for TiresiasTime {
         self.end_at = None;
         self.never_ends = false;
         self.last_decision = 0;
+        self.rows.clear();
+        self.ids.clear();
+        self.changed = false;
+        self.same_second = false;
         Ok(())
     }
 
@@ -827,7 +862,17 @@ impl crate::time::TimeModel for TiresiasTime {
             q: 0,
             running: false,
             responded: false,
+            pending: 0,
+            starts: 0,
+            preempts: 0,
+            submit: spec.arrival.as_secs() as i64,
+            first_start: None,
         });
+        self.ids.push(
+            spec.source_id
+                .as_deref()
+                .map_or_else(|| job.id.index().to_string(), str::to_string),
+        );
     }
 
     fn advance<M: MetricSink + ?Sized>(
@@ -839,10 +884,25 @@ impl crate::time::TimeModel for TiresiasTime {
         if let Some(end) = self.end_at {
             return crate::time::Advance::Finished(secs(end));
         }
+        self.changed = false;
         if let Some((at, list)) = self.completing.take() {
             if at == now {
                 for id in list {
-                    self.jobs[id.index()].running = false;
+                    self.changed = true;
+                    let tj = &mut self.jobs[id.index()];
+                    tj.running = false;
+                    self.rows.push(PeerRow {
+                        job: id.index(),
+                        job_id: self.ids[id.index()].clone(),
+                        num_gpu: tj.num_gpu,
+                        submit_time: tj.submit,
+                        start_time: tj.first_start,
+                        end_time: now,
+                        duration: tj.duration,
+                        pending_time: tj.pending,
+                        preempt: tj.preempts,
+                        resume: tj.starts,
+                    });
                     world.complete(id, t);
                 }
             }
@@ -853,6 +913,9 @@ impl crate::time::TimeModel for TiresiasTime {
             let tj = &mut self.jobs[id.index()];
             let gap = now - tj.last_check;
             tj.last_check = now;
+            if !tj.running {
+                tj.pending += gap;
+            }
             if tj.running {
                 tj.executed += gap;
                 let (executed, g) = (tj.executed, tj.num_gpu);
@@ -861,7 +924,9 @@ impl crate::time::TimeModel for TiresiasTime {
                     job.attained_service += (gap * g) as f64;
                 }
                 let tj = self.jobs[id.index()];
-                if tj.q < self.limits.len() && self.service(&tj) >= self.limits[tj.q] {
+                if self.jumps && tj.q < self.limits.len() && self.service(&tj) >= self.limits[tj.q]
+                {
+                    self.changed = true;
                     self.jobs[id.index()].q += 1;
                 }
             }
@@ -873,7 +938,10 @@ impl crate::time::TimeModel for TiresiasTime {
     }
 
     fn stopping(&mut self, job: &mut blox_core::Job, _t: Time) {
-        self.jobs[job.id.index()].running = false;
+        let tj = &mut self.jobs[job.id.index()];
+        tj.running = false;
+        tj.preempts += 1;
+        self.changed = true;
     }
 
     fn started<M: MetricSink + ?Sized>(
@@ -884,8 +952,11 @@ impl crate::time::TimeModel for TiresiasTime {
         t: Time,
         world: &mut crate::time::World<'_, M>,
     ) -> Result<(), SimError> {
+        self.changed = true;
         let tj = &mut self.jobs[id.index()];
         tj.running = true;
+        tj.starts += 1;
+        tj.first_start.get_or_insert(t.as_secs() as i64);
         if !tj.responded {
             tj.responded = true;
             world.emit(&Event::FirstProgress { time: t, job: id });
@@ -918,7 +989,7 @@ impl crate::time::TimeModel for TiresiasTime {
             } else if e == end {
                 group.push(job.id);
             }
-            if tj.q < self.limits.len() {
+            if self.jumps && tj.q < self.limits.len() {
                 let left = self.limits[tj.q] - tj.executed;
                 let j = if self.gpu_time {
                     now + left.div_euclid(tj.num_gpu.max(1))
@@ -949,11 +1020,19 @@ impl crate::time::TimeModel for TiresiasTime {
             arrival
         };
         if next <= now {
-            // A jump at (or before) the current time: the original repeats it forever.
-            self.never_ends = true;
-            self.end_at = Some(now);
+            // A jump at (or, with thresholds out of order, before) the current second: the
+            // original processes a bare event at that time. Taken 1 ms later (same whole
+            // second, so nothing is credited). If the previous such event changed nothing, the
+            // original repeats it forever.
+            if self.same_second && !self.changed {
+                self.never_ends = true;
+                self.end_at = Some(now);
+            }
+            self.same_second = true;
+            self.completing = None;
             return t + Time::from_millis(1);
         }
+        self.same_second = false;
         self.last_decision = next;
         secs(next)
     }
@@ -964,5 +1043,152 @@ impl crate::time::TimeModel for TiresiasTime {
 
     fn admits_oversized(&self) -> bool {
         true
+    }
+}
+
+/// Tiresias admits every job at its arrival.
+#[derive(Clone, Copy, Debug, Default)]
+struct AdmitAll;
+
+impl blox_core::AdmissionPolicy for AdmitAll {
+    fn admit(
+        &mut self,
+        _: &blox_core::Ctx<'_>,
+        queue: &[blox_core::QueuedJob],
+        out: &mut blox_core::Admissions,
+    ) {
+        out.admit.extend(0..queue.len());
+    }
+
+    fn name(&self) -> String {
+        "accept-all".into()
+    }
+}
+
+/// A Tiresias run through the engine: [`TiresiasTime`] with Tiresias' components as the
+/// scheduler ([`PeerDlasPolicy`](blox_policies::tiresias_peer::PeerDlasPolicy) +
+/// [`RunSet`](blox_placement::tiresias::RunSet) for the 2D-LAS schedules;
+/// [`PeerListOrder`](blox_policies::tiresias_peer::PeerListOrder) +
+/// [`PeerFifo`](blox_placement::tiresias::PeerFifo) or
+/// [`PeerReplace`](blox_placement::tiresias::PeerReplace) otherwise), accept-all admission and
+/// constant speed 1, on `cfg.cluster`'s nodes. Returns the outcome and the model (for its
+/// per-job counters). `random` placement is not run here (the original crashes under the
+/// schedules that call it; [`run_tiresias`] reproduces that); it is an error.
+pub fn run_tiresias_engine<M: MetricSink>(
+    cfg: &TiresiasConfig,
+    jobs: &[PeerInput],
+    sink: M,
+) -> Result<(crate::RunOutcome, TiresiasTime, M), SimError> {
+    use blox_placement::tiresias::{PeerFifo, PeerReplace, RunSet};
+    use blox_policies::tiresias_peer::{PeerDlasPolicy, PeerListOrder};
+    let policy = &cfg.policy;
+    if cfg.scheme == PeerScheme::Random && !policy.schedule.is_dlas() {
+        return Err(SimError::Config(
+            "random placement under fifo/sjf/shortest*: the original crashes at the first completion; use the event loop (run_tiresias)".into(),
+        ));
+    }
+    let model = TiresiasTime::new(policy).ok_or_else(|| SimError::Config("no model".into()))?;
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| jobs[i].submit_time);
+    let specs: Vec<JobSpec> = order
+        .iter()
+        .map(|&i| {
+            let p = &jobs[i];
+            let mut s = JobSpec::new(
+                secs(p.submit_time),
+                p.num_gpu.clamp(0, u32::MAX as i64) as u32,
+                p.duration as f64,
+            );
+            s.source_id = Some(Arc::from(p.job_id.as_str()));
+            s.model = p.model.clone();
+            s
+        })
+        .collect();
+    let spec = cfg.cluster;
+    let nodes = (spec.switches * spec.nodes_per_switch).clamp(0, u32::MAX as i64) as u32;
+    let cluster = blox_core::ClusterSpec::uniform(nodes, spec.gpus_per_node.max(0) as u32);
+    let sim_cfg = crate::SimConfig::new(model)
+        .with_round(Time::from_secs(60))
+        .with_starvation(None);
+    let mut workload = crate::JobList::new(specs);
+    macro_rules! go {
+        ($policy:expr, $placement:expr) => {{
+            let scheduler = blox_core::Pipeline::new(AdmitAll, $policy, $placement);
+            let mut sim = crate::Simulator::new(
+                sim_cfg,
+                cluster,
+                scheduler,
+                blox_core::ConstantSpeed(1.0),
+                sink,
+            );
+            let outcome = sim.run(&mut workload)?;
+            let model = sim.config().model.clone();
+            Ok((outcome, model, sim.into_sink()))
+        }};
+    }
+    if policy.schedule.is_dlas() {
+        let p = PeerDlasPolicy::new(policy, cfg.gittins.clone())
+            .ok_or_else(|| SimError::Config("not a 2D-LAS schedule".into()))?;
+        go!(p, RunSet)
+    } else {
+        let p = PeerListOrder::new(policy.schedule)
+            .ok_or_else(|| SimError::Config("not a single-list schedule".into()))?;
+        if policy.schedule == PeerSchedule::Fifo {
+            go!(p, PeerFifo::new(spec, cfg.scheme))
+        } else {
+            go!(p, PeerReplace::new(spec, cfg.scheme))
+        }
+    }
+}
+
+impl PeerRun {
+    /// The result of a run through the engine ([`run_tiresias_engine`]), from the model's
+    /// own log: completed jobs in completion order, as Tiresias writes them.
+    /// `inputs` are the run's jobs (any order): jobs the run never reached are listed too.
+    pub fn from_engine(
+        model: &TiresiasTime,
+        outcome: &crate::RunOutcome,
+        scheme: PeerScheme,
+        inputs: &[PeerInput],
+    ) -> PeerRun {
+        let mut order: Vec<&PeerInput> = inputs.iter().collect();
+        order.sort_by_key(|p| p.submit_time);
+        let mut jobs: Vec<PeerJob> = model
+            .jobs
+            .iter()
+            .map(|t| {
+                let mut j = PeerJob::new(t.num_gpu, t.submit, t.duration);
+                j.total_executed_time = t.executed;
+                j.executed_time = t.executed;
+                j.pending_time = t.pending;
+                j.preempt = t.preempts;
+                j.resume = t.starts;
+                j.start_time = t.first_start;
+                j.q_id = t.q;
+                j
+            })
+            .collect();
+        for p in order.iter().skip(jobs.len()) {
+            jobs.push(PeerJob::new(p.num_gpu, p.submit_time, p.duration));
+        }
+        let end_time = outcome.end_time.as_secs() as i64;
+        let rows = model.rows.clone();
+        let stop = if model.never_ends() {
+            PeerStop::NeverEnds { time: end_time }
+        } else if rows.len() < jobs.len() {
+            PeerStop::NotLargeEnough
+        } else {
+            PeerStop::AllDone
+        };
+        let preemptions = jobs.iter().map(|j| u64::from(j.preempt)).sum();
+        PeerRun {
+            rows,
+            jobs,
+            stop,
+            events: outcome.rounds_processed,
+            end_time,
+            preemptions,
+            resume_column: scheme == PeerScheme::Count,
+        }
     }
 }

@@ -133,9 +133,8 @@ pub(crate) fn check(v: &Vector) {
         // As the spec computes it from `job.csv`: over completed jobs.
         let pre: u64 = run.rows.iter().map(|r| u64::from(r.preempt)).sum();
         assert_eq!(pre, v.preemptions, "{what}: preemptions");
-        // Through the engine (TimeModel + policy + placement), the 2D-LAS schedules give the
-        // same JCT for every job.
-        if let Some(engine) = through_engine(&trace, cluster(v.cluster), &policy) {
+        // Through the engine (TimeModel + policy + placement): the same JCT for every job.
+        if let Some(engine) = through_engine(&trace, cluster(v.cluster), &policy, scheme) {
             let mut want: Vec<(String, i64)> = run
                 .rows
                 .iter()
@@ -157,60 +156,28 @@ pub(crate) fn check(v: &Vector) {
     }
 }
 
-/// The 2D-LAS schedules through the engine: [`TiresiasTime`] with [`PeerDlasPolicy`] and
-/// [`RunSet`]; per job (source id, JCT in whole seconds), sorted. `None` for other schedules
-/// (or without the Gittins sample).
+/// A run through the engine ([`run_tiresias_engine`]: `TiresiasTime` with Tiresias'
+/// components as the scheduler); per job (source id, JCT in whole seconds), sorted. `None`
+/// without the Gittins sample, or for `random` under a schedule that calls the placement.
 pub(crate) fn through_engine(
     trace: &[PeerInput],
     spec: TiresiasClusterSpec,
     policy: &str,
+    scheme: PeerScheme,
 ) -> Option<Vec<(String, i64)>> {
-    use blox_admission::AcceptAll;
-    use blox_core::{ClusterSpec, ConstantSpeed, JobSpec, Pipeline, Time};
-    use blox_placement::tiresias::RunSet;
-    use blox_policies::tiresias_peer::PeerDlasPolicy;
-    use blox_sim::{JobList, SimConfig, Simulator, TiresiasTime};
+    use blox_sim::time::tiresias::run_tiresias_engine;
     let policy = PeerPolicy::parse(policy).unwrap();
-    let model = TiresiasTime::new(&policy)?;
+    if scheme == PeerScheme::Random && !policy.schedule.is_dlas() {
+        return None;
+    }
     let gittins = if policy.schedule == PeerSchedule::DlasGpuGittins {
         Some(yarn_table()?)
     } else {
         None
     };
-    let scheduler = Pipeline::new(
-        AcceptAll,
-        PeerDlasPolicy::new(&policy, gittins).unwrap(),
-        RunSet,
-    );
-    let specs: Vec<JobSpec> = trace
-        .iter()
-        .map(|p| {
-            let mut s = JobSpec::new(
-                Time::from_secs(p.submit_time as u64),
-                p.num_gpu as u32,
-                p.duration as f64,
-            );
-            s.source_id = Some(p.job_id.as_str().into());
-            s
-        })
-        .collect();
-    let cfg = SimConfig::new(model)
-        .with_round(Time::from_secs(1))
-        .with_starvation(None);
-    let cluster = ClusterSpec::uniform(
-        (spec.switches * spec.nodes_per_switch) as u32,
-        spec.gpus_per_node as u32,
-    );
-    let mut sim = Simulator::new(
-        cfg,
-        cluster,
-        scheduler,
-        ConstantSpeed(1.0),
-        JobLog::default(),
-    );
-    sim.run(&mut JobList::new(specs)).unwrap();
-    let mut out: Vec<(String, i64)> = sim
-        .sink()
+    let cfg = TiresiasConfig::new(policy, scheme, spec, gittins).unwrap();
+    let (_, _, log) = run_tiresias_engine(&cfg, trace, JobLog::default()).unwrap();
+    let mut out: Vec<(String, i64)> = log
         .records()
         .iter()
         .filter_map(|r| {
@@ -244,7 +211,7 @@ fn jump_quirk_worked_example() {
     let (run, _) = simulate(&trace, spec, "dlas", PeerScheme::Yarn).unwrap();
     let jcts: Vec<i64> = run.rows.iter().map(|r| r.jct()).collect();
     assert_eq!(jcts, vec![1500, 1590]);
-    let engine = through_engine(&trace, spec, "dlas-gpu").unwrap();
+    let engine = through_engine(&trace, spec, "dlas-gpu", PeerScheme::Yarn).unwrap();
     assert_eq!(
         engine,
         vec![("0".to_string(), 1600), ("1".to_string(), 910)]
@@ -299,6 +266,7 @@ fn phantom_completion() {
         &trace,
         cluster("n2g4"),
         "dlas-gpu-gittins:thresholds=800/2400",
+        PeerScheme::Yarn,
     )
     .unwrap();
     let mut want: Vec<(String, i64)> = run
@@ -367,7 +335,7 @@ fn sixty_jobs_engine_equals_event_loop() {
                     .collect();
                 want.sort();
                 assert_eq!(want.len(), 60, "{policy} on {nodes}x4");
-                let got = through_engine(&trace, spec, &policy).unwrap();
+                let got = through_engine(&trace, spec, &policy, PeerScheme::Yarn).unwrap();
                 assert_eq!(got, want, "{policy} on {nodes}x4");
                 compared += 1;
             }
