@@ -138,15 +138,20 @@ impl TiresiasArgs {
         let jobs = PeerInput::from_specs(&read.jobs)?;
         let cfg = TiresiasConfig::new(policy.clone(), scheme, cluster, gittins)?;
         let sink = (JobLog::default(), Timeline::default());
-        let (run, (log, timeline)) = if scheme == PeerScheme::Random && !policy.schedule.is_dlas() {
-            // The original crashes at the first completion: the event loop reproduces that.
-            let mut sink = sink;
-            let run = run_tiresias(&cfg, &jobs, &mut sink);
-            (run, sink)
-        } else {
-            let (outcome, model, sink) = run_tiresias_engine(&cfg, &jobs, sink)?;
-            (PeerRun::from_engine(&model, &outcome, scheme, &jobs), sink)
-        };
+        // The engine's decision times only move forward: runs the original can take back in
+        // time (a queue jump predicted before the current event, possible only with thresholds
+        // that decrease) and `random`'s crash run on the self-contained event loop.
+        let backwards =
+            policy.schedule.is_dlas() && policy.thresholds.windows(2).any(|w| w[0] > w[1]);
+        let (run, (log, timeline)) =
+            if backwards || (scheme == PeerScheme::Random && !policy.schedule.is_dlas()) {
+                let mut sink = sink;
+                let run = run_tiresias(&cfg, &jobs, &mut sink);
+                (run, sink)
+            } else {
+                let (outcome, model, sink) = run_tiresias_engine(&cfg, &jobs, sink)?;
+                (PeerRun::from_engine(&model, &outcome, scheme, &jobs), sink)
+            };
         let total = cluster.total_gpus().clamp(0, u32::MAX as i64) as u32;
         let metrics = RunMetrics::compute(policy.to_string(), &log, &timeline, None, total);
         let report = TiresiasReport {

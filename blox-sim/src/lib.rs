@@ -10,7 +10,7 @@
 //! | [`TimeModel`] | what differs between time semantics, as a type: [`Blox`] (Blox's simulator exactly), [`Exact`] (true finish times; decisions each round or also on events, [`Decide`]); see [`time`] |
 //! | [`Driver`] | the round protocol (admit → schedule → place → validate → apply), written once, used by the simulator and by `blox-cluster`'s server through a [`Host`] |
 //! | [`Workload`] | where jobs come from: [`BloxDefaultWorkload`] (Blox's generator on a bit-exact CPython `random`), [`JobList`] (e.g. from [`read_canonical_csv`]) |
-//! | [`time::tiresias`] | the `tiresias` time model: the Tiresias authors' event loops, schedules and placements, job by job ([`time::tiresias::run_tiresias`]) |
+//! | [`TiresiasTime`] | the `tiresias` time model: the Tiresias authors' event loops job by job, through the engine with Tiresias' own schedules and placements ([`time::tiresias::run_tiresias_engine`]; self-contained: [`time::tiresias::run_tiresias`]) |
 //! | [`SimExecutor`] | the simulator's implementation of `blox-core`'s `Executor` (virtual clock), for real-mode loops and their tests |
 //!
 //! ## Compose and run a scheduler

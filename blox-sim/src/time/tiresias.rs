@@ -733,20 +733,21 @@ fn dlas_loop<M: MetricSink>(run: &mut Run<'_, M>) -> PeerStop {
     }
 }
 
-/// Tiresias' 2D-LAS event loop (`dlas`, `dlas-gpu`, `dlas-gpu-gittins`) as a [`TimeModel`]
-/// for the engine: decisions at Tiresias' events only (the next arrival, the earliest
-/// completion group, or the predicted queue jump with its quirk), progress credited in whole
-/// wall seconds (`executed`; GPU-seconds in `attained_service`), completions at whole seconds,
-/// and the phantom completion of a stale completion list. Pair it with
-/// [`PeerDlasPolicy`](blox_policies::tiresias_peer::PeerDlasPolicy) and
-/// [`RunSet`](blox_placement::tiresias::RunSet), accept-all admission and constant speed 1.
+/// Tiresias' event loops as a [`TimeModel`](crate::TimeModel) for the engine: decisions at
+/// Tiresias' events only (the next arrival, the earliest completion group and, for the 2D-LAS
+/// schedules, the predicted queue jump with its quirk), progress credited in whole wall seconds
+/// (`executed`; GPU-seconds in `attained_service`), completions at whole seconds, and the
+/// phantom completion of a stale completion list. [`run_tiresias_engine`] composes it with
+/// Tiresias' components as the scheduler.
 ///
-/// The model mirrors the policy's queue index of every job (one demotion per decision, from the
-/// same facts) to predict the jump. It ends the run, like the original, when jobs remain but
-/// no arrival and no running job is left. Runs on which the original loops forever at one
-/// time (a zero-second jump that demotes nothing) end there too, with
-/// [`TiresiasTime::never_ends`] set. The self-contained loops of [`run_tiresias`] cover every
-/// schedule and scheme; both give the same results on the 2D-LAS schedules (tests).
+/// For the jump prediction the model mirrors the policy's queue index of every job (one
+/// demotion per decision, from the same facts). It ends the run, like the original, when jobs
+/// remain but no arrival and no running job is left. A jump predicted at the current second is
+/// taken 1 ms later, in the same whole second (the engine's decision times strictly increase);
+/// if such a repeat changed nothing, the original loops for ever, and the model ends the run
+/// with [`TiresiasTime::never_ends`] set. A jump before the current time (thresholds that
+/// decrease) is taken at the current time, where the original steps back; [`run_tiresias`]
+/// reproduces that.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TiresiasTime {
     /// Queue jumps are events (the 2D-LAS schedules only).
