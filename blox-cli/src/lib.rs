@@ -18,6 +18,7 @@ pub mod progress;
 pub mod registry;
 mod scenario;
 pub mod sweep;
+mod tiresias;
 
 pub use cli::{main, main_with};
 pub use registry::{Named, Registry};

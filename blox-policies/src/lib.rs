@@ -17,6 +17,10 @@
 //! | [`SynergyFifo`], [`SynergySrtf`], [`SynergyLas`], [`SynergyFtf`] | Synergy's keys: arrival; remaining iterations × iteration time (÷ last speed-up unless GPU-proportional); attained service × GPUs over the pre-admitted set (re-sorted by GPUs under Tune); Themis-style finish-time fairness; one persistent, stably sorted list (ties keep last round's order) | O(n log n) | Synergy (OSDI '22) `schedulers/*_synergy_new.py` |
 //! | [`BloxOptimus`] | as SRTF, with Blox's per-load speed-up table | O(n log n) | Blox `optimus.py` @ artifact `0ab0cff` |
 //!
+//! [`tiresias_peer`] holds Tiresias' own schedulers as its authors' simulator runs them (`fifo`,
+//! `sjf`, `shortest`, `shortest-gpu`, `dlas`, `dlas-gpu`, `dlas-gpu-gittins`), for the `tiresias`
+//! time model of `blox-sim`; they are not [`SchedulingPolicy`](blox_core::SchedulingPolicy)s.
+//!
 //! Each type's docs state its key, its tie rule and its simplifications of the paper.
 //! [`PolicyConfig`] names them for files and the command line. In `blox` semantics `tiresias`
 //! builds [`Las`] (Blox's Tiresias is exactly LAS) and `optimus` builds [`BloxOptimus`]; in
@@ -56,6 +60,7 @@ mod synergy;
 mod testing;
 mod themis;
 mod tiresias;
+pub mod tiresias_peer;
 
 pub use blox_optimus::{BloxOptimus, BLOX_OPTIMUS_SPEEDUP};
 pub use config::{OptimusParams, PolicyConfig, PolicyEnv, TiresiasParams};

@@ -11,6 +11,7 @@ mod nodes;
 mod oracle;
 mod outputs;
 mod synergy;
+mod tiresias_cli;
 mod traces;
 
 #[allow(unused_imports)]
