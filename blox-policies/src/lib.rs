@@ -44,6 +44,7 @@ mod blox_optimus;
 mod config;
 mod fifo;
 mod gavel;
+pub mod gavel_osdi;
 mod las;
 mod optimus;
 mod order;

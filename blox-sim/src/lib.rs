@@ -37,6 +37,11 @@ mod error;
 pub mod executor;
 mod scenario;
 pub mod sweep;
+/// Time models: how a peer simulator's clock runs. [`time::gavel`] is Gavel's (OSDI 2020) trace
+/// simulator, self-contained behind `--semantics gavel`.
+pub mod time {
+    pub mod gavel;
+}
 pub mod workload;
 
 pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION};

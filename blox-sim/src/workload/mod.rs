@@ -6,14 +6,15 @@
 
 mod blox_default;
 mod canonical;
-mod pyrandom;
 
+/// Moved to `blox-core` (Gavel's type shuffle in `blox-policies` needs it too); re-exported here
+/// so existing paths keep working.
+pub use blox_core::PyRandom;
 pub use blox_default::{
     blox_durations, blox_durations_seeded, BloxDefault, BloxDualLoad, BloxDualLoadSmallLarge,
     BloxJob,
 };
 pub use canonical::{parse_canonical_csv, read_canonical_csv};
-pub use pyrandom::PyRandom;
 
 use crate::SimError;
 use blox_core::{JobSpec, Time};

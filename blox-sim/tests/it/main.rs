@@ -5,6 +5,8 @@ mod cli;
 mod determinism;
 mod errors;
 mod exact;
+mod gavel;
+mod gavel_vectors;
 mod hetero;
 mod oracle;
 mod placement;
