@@ -1,16 +1,14 @@
 //! # blox-sim
 //!
-//! A deterministic, fast simulator that runs any [`Scheduler`](blox_core::Scheduler) built from
-//! Blox components against a modelled GPU cluster and a workload, and the `blox-sim`
-//! command-line program.
+//! The thin, deterministic, fast simulation engine: it runs any
+//! [`Scheduler`](blox_core::Scheduler) built from Blox components against a modelled GPU cluster
+//! and a workload. Scenarios, sweeps and the `blox-sim` program live in `blox-cli`.
 //!
 //! | piece | what it is |
 //! |---|---|
 //! | [`Simulator`] | the engine: generic over scheduler, throughput model and metric sink; `blox` or `exact` time semantics (see [`engine`]) |
 //! | [`Workload`] | where jobs come from: [`BloxDefaultWorkload`] (Blox's generator on a bit-exact CPython `random`), [`JobList`] (e.g. from [`read_canonical_csv`]) |
 //! | [`SimExecutor`] | the simulator's implementation of `blox-core`'s `Executor` (virtual clock), for real-mode loops and their tests |
-//! | [`sweep`] | the cross product of settings, run in parallel, resumable, shardable, merged into one table |
-//! | [`Scenario`] | a whole run as data (TOML/JSON or flags), run through the boxed path, writing `jobs.csv`, `summary.json`, `timeline.csv` |
 //!
 //! ## Compose and run a scheduler
 //!
@@ -35,8 +33,6 @@
 pub mod engine;
 mod error;
 pub mod executor;
-mod scenario;
-pub mod sweep;
 /// Time models: how a peer simulator's clock runs. [`time::gavel`] is Gavel's (OSDI 2020) trace
 /// simulator, self-contained behind `--semantics gavel`.
 pub mod time {
@@ -47,13 +43,4 @@ pub mod workload;
 pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 pub use error::{InputLocation, SimError};
 pub use executor::SimExecutor;
-pub use scenario::{
-    parse_durations, parse_gpus, RunReport, Scenario, ThroughputChoice, WorkloadConfig,
-    WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD,
-};
 pub use workload::{read_canonical_csv, BloxDefaultWorkload, JobList, Workload};
-
-/// The README's Rust examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;

@@ -9,11 +9,12 @@
 //! Run with `cargo run -p blox-examples --example static_vs_boxed`.
 
 use blox_admission::{AcceptAll, AdmissionConfig};
+use blox_cli::{Scenario, WorkloadConfig};
 use blox_core::{BoxPipeline, ClusterSpec, ConstantSpeed, JobId, Pipeline, Scheduler, Semantics};
 use blox_metrics::{write_jobs_csv, JobLog, Summary};
 use blox_placement::{PlacementConfig, Scattered};
 use blox_policies::{Las, PolicyConfig, PolicyEnv};
-use blox_sim::{BloxDefaultWorkload, Scenario, SimConfig, Simulator, TrackWindow, WorkloadConfig};
+use blox_sim::{BloxDefaultWorkload, SimConfig, Simulator, TrackWindow};
 use std::error::Error;
 
 const LOAD: f64 = 7.0;

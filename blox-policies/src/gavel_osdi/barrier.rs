@@ -19,12 +19,17 @@
 //! - max-min ([`JobRow::Linear`]): maximise `z` subject to `Σ_w coef[i][w]·x[i][w] ≥ z`;
 //! - finish-time fairness ([`JobRow::FinishTime`]): minimise `z = ρ` subject to
 //!   `ρ·D_i − since_i − rem_i / Σ_w T[i][w]·x[i][w] ≥ 0` (the epigraph of
-//!   `ρ_i = (since_i + rem_i / Σ T·x) / D_i`, multiplied by `D_i > 0`).
+//!   `ρ_i = (since_i + rem_i / Σ T·x) / D_i`, multiplied by `D_i > 0`). This form's central
+//!   path reproduces every finish-time vector of GAVEL-SEMANTICS bit for bit; cvxpy's literal
+//!   canonical form (an extra `u_i ≥ 1 / Σ T·x` per job as a second-order cone) was tried and
+//!   picks other optima on g1 and g4.
 //!
-//! **The Newton step.** The barrier Hessian is block-diagonal per job over `(x_i, z)` plus one
-//! rank-one term per GPU type (its capacity row). Per-job blocks are factored (Cholesky, n × n
-//! with n ≤ the number of types), the type rows are folded in with the Woodbury identity and `z`
-//! with a Schur complement: O(m·n³) per step instead of O((m·n)³).
+//! **The Newton step.** The barrier Hessian is block-diagonal per job over `(x_i[, u_i], z)`
+//! plus one rank-one term per GPU type (its capacity row). Per-job blocks are factored
+//! (Cholesky, at most 4 × 4: Gavel has at most three GPU types), the type rows are folded in
+//! with the Woodbury identity and `z` with a Schur complement: O(m) per step instead of
+//! O((m·n)³). The centring steps shrink μ thirty-fold; the final point is the central-path
+//! point at a duality gap of 1e-10 whatever the schedule (Newton converges on each centring).
 
 // Dense numerical kernels index several arrays in step; iterators would obscure them.
 #![allow(clippy::needless_range_loop)]
@@ -39,8 +44,8 @@ pub(crate) enum JobRow {
         /// Coefficient per type.
         coef: Vec<f64>,
     },
-    /// `z·denominator − since − remaining / Σ_w T[w]·x[w] ≥ 0` (finish-time fairness; minimise
-    /// z).
+    /// `z·denominator − since − remaining / Σ_w T[w]·x[w] ≥ 0` (finish-time fairness;
+    /// minimise z).
     FinishTime {
         /// Seconds since arrival.
         since: f64,
@@ -51,241 +56,16 @@ pub(crate) enum JobRow {
     },
 }
 
-/// Final duality-gap bound (`#constraints × μ`).
+/// Final duality-gap bound (`#barrier terms × μ`).
 const GAP: f64 = 1e-10;
 /// μ divisor between centring steps.
-const SHRINK: f64 = 8.0;
+const SHRINK: f64 = 30.0;
 /// Newton iterations per centring step, at most.
-const MAX_NEWTON: usize = 60;
-
-struct Problem<'a> {
-    m: usize,
-    n: usize,
-    jobs: &'a [SolveJob<'a>],
-    counts: Vec<f64>,
-    rows: &'a [JobRow],
-    /// −1: maximise z (max-min); +1: minimise z (finish-time fairness).
-    sense: f64,
-}
-
-/// Slacks of every constraint at `(x, z)`, or `None` if any is not strictly positive.
-struct Slacks {
-    x: Vec<f64>,
-    row: Vec<f64>,
-    cap: Vec<f64>,
-    job: Vec<f64>,
-    /// Job throughput `Σ T·x` (finish-time rows only; 0 otherwise).
-    y: Vec<f64>,
-}
-
-impl Problem<'_> {
-    fn slacks(&self, x: &[f64], z: f64) -> Option<Slacks> {
-        let (m, n) = (self.m, self.n);
-        if x.iter().any(|&v| !positive(v)) {
-            return None;
-        }
-        let mut row = vec![0.0; m];
-        let mut cap = self.counts.clone();
-        let mut job = vec![0.0; m];
-        let mut y = vec![0.0; m];
-        for i in 0..m {
-            let xi = &x[i * n..(i + 1) * n];
-            let s = f64::from(self.jobs[i].scale_factor);
-            row[i] = 1.0 - xi.iter().sum::<f64>();
-            for w in 0..n {
-                cap[w] -= s * xi[w];
-            }
-            job[i] = match &self.rows[i] {
-                JobRow::Linear { coef } => dot(coef, xi) - z,
-                JobRow::FinishTime {
-                    since,
-                    remaining,
-                    denominator,
-                } => {
-                    y[i] = dot(self.jobs[i].throughput, xi);
-                    if !positive(y[i]) {
-                        return None;
-                    }
-                    z * denominator - since - remaining / y[i]
-                }
-            };
-        }
-        let ok = row.iter().chain(&cap).chain(&job).all(|&v| v > 0.0);
-        ok.then_some(Slacks {
-            x: x.to_vec(),
-            row,
-            cap,
-            job,
-            y,
-        })
-    }
-
-    fn n_constraints(&self) -> usize {
-        self.m * self.n + 2 * self.m + self.n
-    }
-
-    /// `sense·z/μ − Σ log slack`.
-    fn value(&self, s: &Slacks, z: f64, mu: f64) -> f64 {
-        let logs: f64 =
-            s.x.iter()
-                .chain(&s.row)
-                .chain(&s.cap)
-                .chain(&s.job)
-                .map(|v| v.ln())
-                .sum();
-        self.sense * z / mu - logs
-    }
-
-    /// The Newton direction `(dx, dz)` and the decrement `−g·d` at a strictly feasible point.
-    fn newton(&self, s: &Slacks, mu: f64) -> Option<(Vec<f64>, f64, f64)> {
-        let (m, n) = (self.m, self.n);
-        let d = n + 1;
-        // Per-job block over (x_i, z), gradient over x and z.
-        let mut blocks = vec![0.0; m * d * d];
-        let mut gx = vec![0.0; m * n];
-        let mut gz = self.sense / mu;
-        for i in 0..m {
-            let b = &mut blocks[i * d * d..(i + 1) * d * d];
-            let xi = &s.x[i * n..(i + 1) * n];
-            let g = &mut gx[i * n..(i + 1) * n];
-            for w in 0..n {
-                g[w] -= 1.0 / xi[w];
-                b[w * d + w] += 1.0 / (xi[w] * xi[w]);
-            }
-            let r = s.row[i];
-            for w in 0..n {
-                g[w] += 1.0 / r;
-                for v in 0..n {
-                    b[w * d + v] += 1.0 / (r * r);
-                }
-            }
-            let sc = f64::from(self.jobs[i].scale_factor);
-            for w in 0..n {
-                g[w] += sc / s.cap[w];
-            }
-            // Job row: gradient of the slack over (x_i, z).
-            let sj = s.job[i];
-            let mut grad = vec![0.0; d];
-            match &self.rows[i] {
-                JobRow::Linear { coef } => {
-                    grad[..n].copy_from_slice(coef);
-                    grad[n] = -1.0;
-                }
-                JobRow::FinishTime {
-                    remaining,
-                    denominator,
-                    ..
-                } => {
-                    let t = self.jobs[i].throughput;
-                    let y = s.y[i];
-                    for w in 0..n {
-                        grad[w] = remaining / (y * y) * t[w];
-                    }
-                    grad[n] = *denominator;
-                    // −∇²slack / slack = 2·rem/(y³·slack) · T Tᵀ.
-                    let c = 2.0 * remaining / (y * y * y * sj);
-                    for w in 0..n {
-                        for v in 0..n {
-                            b[w * d + v] += c * t[w] * t[v];
-                        }
-                    }
-                }
-            }
-            for a in 0..d {
-                for c in 0..d {
-                    b[a * d + c] += grad[a] * grad[c] / (sj * sj);
-                }
-            }
-            for w in 0..n {
-                g[w] -= grad[w] / sj;
-            }
-            gz -= grad[n] / sj;
-        }
-        // K_i = block[xx], factor each; q_i = block[x z]; r = Σ block[z z].
-        let mut chol = vec![0.0; m * n * n];
-        let mut q = vec![0.0; m * n];
-        let mut r = 0.0;
-        for i in 0..m {
-            let b = &blocks[i * d * d..(i + 1) * d * d];
-            let mut k = vec![0.0; n * n];
-            for a in 0..n {
-                for c in 0..n {
-                    k[a * n + c] = b[a * d + c];
-                }
-                q[i * n + a] = b[a * d + n];
-            }
-            r += b[n * d + n];
-            cholesky(&mut k, n)?;
-            chol[i * n * n..(i + 1) * n * n].copy_from_slice(&k);
-        }
-        // U: column w has s_i / cap_w at (i, w). V = K⁻¹U (per job n × n), S = I + UᵀV.
-        let mut v_mat = vec![0.0; m * n * n];
-        let mut small = vec![0.0; n * n];
-        for w in 0..n {
-            small[w * n + w] = 1.0;
-        }
-        for i in 0..m {
-            let sc = f64::from(self.jobs[i].scale_factor);
-            let l = &chol[i * n * n..(i + 1) * n * n];
-            for w in 0..n {
-                let mut col = vec![0.0; n];
-                col[w] = sc / s.cap[w];
-                chol_solve(l, n, &mut col);
-                for a in 0..n {
-                    v_mat[i * n * n + a * n + w] = col[a];
-                }
-            }
-            for a in 0..n {
-                let ua = sc / s.cap[a];
-                for w in 0..n {
-                    small[a * n + w] += ua * v_mat[i * n * n + a * n + w];
-                }
-            }
-        }
-        cholesky(&mut small, n)?;
-        // M⁻¹b for M = K + UUᵀ.
-        let solve_m = |b: &[f64]| -> Vec<f64> {
-            let mut y = b.to_vec();
-            for i in 0..m {
-                chol_solve(
-                    &chol[i * n * n..(i + 1) * n * n],
-                    n,
-                    &mut y[i * n..(i + 1) * n],
-                );
-            }
-            // t = Uᵀ y.
-            let mut t = vec![0.0; n];
-            for i in 0..m {
-                let sc = f64::from(self.jobs[i].scale_factor);
-                for w in 0..n {
-                    t[w] += sc / s.cap[w] * y[i * n + w];
-                }
-            }
-            chol_solve(&small, n, &mut t);
-            for i in 0..m {
-                for a in 0..n {
-                    let mut acc = 0.0;
-                    for w in 0..n {
-                        acc += v_mat[i * n * n + a * n + w] * t[w];
-                    }
-                    y[i * n + a] -= acc;
-                }
-            }
-            y
-        };
-        let neg_gx: Vec<f64> = gx.iter().map(|v| -v).collect();
-        let mq = solve_m(&q);
-        let mg = solve_m(&neg_gx);
-        let schur = r - dot(&q, &mq);
-        if !positive(schur) {
-            return None;
-        }
-        let dz = (-gz - dot(&q, &mg)) / schur;
-        let dx: Vec<f64> = mg.iter().zip(&mq).map(|(a, b)| a - b * dz).collect();
-        let dec = -(dot(&gx, &dx) + gz * dz);
-        Some((dx, dz, dec))
-    }
-}
+const MAX_NEWTON: usize = 80;
+/// Most GPU types (Gavel's driver has three).
+const MAX_TYPES: usize = 3;
+/// Largest per-job block: the shares and `z`.
+const MAX_D: usize = MAX_TYPES + 1;
 
 /// `v > 0`, false for NaN (so a NaN anywhere reads as infeasible).
 fn positive(v: f64) -> bool {
@@ -294,6 +74,116 @@ fn positive(v: f64) -> bool {
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+struct Problem<'a> {
+    m: usize,
+    n: usize,
+    /// Local variables per job (the n shares).
+    l: usize,
+    jobs: &'a [SolveJob<'a>],
+    counts: Vec<f64>,
+    rows: &'a [JobRow],
+    /// −1: maximise z (max-min); +1: minimise z (finish-time fairness).
+    sense: f64,
+}
+
+/// Every slack at a point, all strictly positive.
+#[derive(Clone, Default)]
+struct Slacks {
+    row: Vec<f64>,
+    cap: Vec<f64>,
+    job: Vec<f64>,
+    /// `y = Σ T·x` (finish-time rows).
+    y: Vec<f64>,
+    /// The barrier objective `sense·z/μ − Σ log slack` (at the μ it was computed for).
+    value: f64,
+}
+
+impl Problem<'_> {
+    /// Fills `s` with the slacks at `(v, z)`; false if any is not strictly positive.
+    fn slacks(&self, v: &[f64], z: f64, mu: f64, s: &mut Slacks) -> bool {
+        let (m, n, l) = (self.m, self.n, self.l);
+        s.row.clear();
+        s.job.clear();
+        s.y.clear();
+        s.cap.clear();
+        s.cap.extend_from_slice(&self.counts);
+        let mut logs = 0.0;
+        for i in 0..m {
+            let vi = &v[i * l..(i + 1) * l];
+            let xi = &vi[..n];
+            let mut sum = 0.0;
+            for &x in xi {
+                if !positive(x) {
+                    return false;
+                }
+                logs += x.ln();
+                sum += x;
+            }
+            let r = 1.0 - sum;
+            if !positive(r) {
+                return false;
+            }
+            logs += r.ln();
+            s.row.push(r);
+            let sc = f64::from(self.jobs[i].scale_factor);
+            for w in 0..n {
+                s.cap[w] -= sc * xi[w];
+            }
+            match &self.rows[i] {
+                JobRow::Linear { coef } => {
+                    let j = dot(coef, xi) - z;
+                    if !positive(j) {
+                        return false;
+                    }
+                    logs += j.ln();
+                    s.job.push(j);
+                }
+                JobRow::FinishTime {
+                    since,
+                    remaining,
+                    denominator,
+                } => {
+                    let y = dot(self.jobs[i].throughput, xi);
+                    if !positive(y) {
+                        return false;
+                    }
+                    let j = z * denominator - since - remaining / y;
+                    if !positive(j) {
+                        return false;
+                    }
+                    logs += j.ln();
+                    s.job.push(j);
+                    s.y.push(y);
+                }
+            }
+        }
+        for &c in &s.cap {
+            if !positive(c) {
+                return false;
+            }
+            logs += c.ln();
+        }
+        s.value = self.sense * z / mu - logs;
+        true
+    }
+
+    fn n_terms(&self) -> usize {
+        self.m * self.n + 2 * self.m + self.n
+    }
+}
+
+/// Reused buffers of the Newton step.
+#[derive(Default)]
+struct Work {
+    chol: Vec<f64>,
+    q: Vec<f64>,
+    g: Vec<f64>,
+    vmat: Vec<f64>,
+    mq: Vec<f64>,
+    mg: Vec<f64>,
+    dv: Vec<f64>,
 }
 
 /// In-place Cholesky `A = L Lᵀ` of a row-major n × n SPD matrix (L in the lower triangle).
@@ -337,6 +227,152 @@ fn chol_solve(l: &[f64], n: usize, b: &mut [f64]) {
     }
 }
 
+impl Problem<'_> {
+    /// The Newton direction (into `w.dv`, returned `dz`) and the decrement `−g·d`.
+    fn newton(&self, v: &[f64], s: &Slacks, mu: f64, w: &mut Work) -> Option<(f64, f64)> {
+        let (m, n, l) = (self.m, self.n, self.l);
+        let d = l + 1;
+        w.chol.resize(m * l * l, 0.0);
+        w.q.resize(m * l, 0.0);
+        w.g.resize(m * l, 0.0);
+        w.vmat.resize(m * l * n, 0.0);
+        let mut gz = self.sense / mu;
+        let mut r = 0.0;
+        let mut small = [0.0; MAX_TYPES * MAX_TYPES];
+        for t in 0..n {
+            small[t * n + t] = 1.0;
+        }
+        for i in 0..m {
+            let vi = &v[i * l..(i + 1) * l];
+            let mut b = [0.0; MAX_D * MAX_D];
+            let mut g = [0.0; MAX_D];
+            for t in 0..n {
+                g[t] -= 1.0 / vi[t];
+                b[t * d + t] += 1.0 / (vi[t] * vi[t]);
+            }
+            let ri = s.row[i];
+            for t in 0..n {
+                g[t] += 1.0 / ri;
+                for u in 0..n {
+                    b[t * d + u] += 1.0 / (ri * ri);
+                }
+            }
+            let sc = f64::from(self.jobs[i].scale_factor);
+            for t in 0..n {
+                g[t] += sc / s.cap[t];
+            }
+            let sj = s.job[i];
+            let mut a = [0.0; MAX_D];
+            match &self.rows[i] {
+                JobRow::Linear { coef } => {
+                    a[..n].copy_from_slice(coef);
+                    a[l] = -1.0;
+                }
+                JobRow::FinishTime {
+                    remaining,
+                    denominator,
+                    ..
+                } => {
+                    let tp = self.jobs[i].throughput;
+                    let y = s.y[i];
+                    for t in 0..n {
+                        a[t] = remaining / (y * y) * tp[t];
+                    }
+                    a[l] = *denominator;
+                    // −∇²slack / slack = 2·rem/(y³·slack) · T Tᵀ.
+                    let c = 2.0 * remaining / (y * y * y * sj);
+                    for t in 0..n {
+                        for u in 0..n {
+                            b[t * d + u] += c * tp[t] * tp[u];
+                        }
+                    }
+                }
+            }
+            for p in 0..d {
+                for q in 0..d {
+                    b[p * d + q] += a[p] * a[q] / (sj * sj);
+                }
+            }
+            for p in 0..l {
+                g[p] -= a[p] / sj;
+            }
+            gz -= a[l] / sj;
+            // K_i = b[local, local], q_i = b[local, z], r += b[z, z].
+            let k = &mut w.chol[i * l * l..(i + 1) * l * l];
+            for p in 0..l {
+                for q in 0..l {
+                    k[p * l + q] = b[p * d + q];
+                }
+                w.q[i * l + p] = b[p * d + l];
+                w.g[i * l + p] = g[p];
+            }
+            r += b[l * d + l];
+            cholesky(k, l)?;
+            // V_i = K_i⁻¹ U_i (U_i: s_i / cap_t at row t, column t); S += U_iᵀ V_i.
+            for t in 0..n {
+                let mut col = [0.0; MAX_D];
+                col[t] = sc / s.cap[t];
+                chol_solve(k, l, &mut col[..l]);
+                for p in 0..l {
+                    w.vmat[i * l * n + p * n + t] = col[p];
+                }
+            }
+            for p in 0..n {
+                let up = sc / s.cap[p];
+                for t in 0..n {
+                    small[p * n + t] += up * w.vmat[i * l * n + p * n + t];
+                }
+            }
+        }
+        cholesky(&mut small[..n * n], n)?;
+        let solve_m = |b: &mut Vec<f64>, src: &dyn Fn(usize) -> f64, w: &Work| {
+            b.clear();
+            b.extend((0..m * l).map(src));
+            for i in 0..m {
+                chol_solve(
+                    &w.chol[i * l * l..(i + 1) * l * l],
+                    l,
+                    &mut b[i * l..(i + 1) * l],
+                );
+            }
+            let mut t = [0.0; MAX_TYPES];
+            for i in 0..m {
+                let sc = f64::from(self.jobs[i].scale_factor);
+                for c in 0..n {
+                    t[c] += sc / s.cap[c] * b[i * l + c];
+                }
+            }
+            chol_solve(&small[..n * n], n, &mut t[..n]);
+            for i in 0..m {
+                for p in 0..l {
+                    let mut acc = 0.0;
+                    for c in 0..n {
+                        acc += w.vmat[i * l * n + p * n + c] * t[c];
+                    }
+                    b[i * l + p] -= acc;
+                }
+            }
+        };
+        let mut mq = std::mem::take(&mut w.mq);
+        let mut mg = std::mem::take(&mut w.mg);
+        solve_m(&mut mq, &|k| w.q[k], w);
+        solve_m(&mut mg, &|k| -w.g[k], w);
+        let schur = r - dot(&w.q, &mq);
+        if !positive(schur) {
+            w.mq = mq;
+            w.mg = mg;
+            return None;
+        }
+        let dz = (-gz - dot(&w.q, &mg)) / schur;
+        w.dv.clear();
+        w.dv.extend(mg.iter().zip(&mq).map(|(a, b)| a - b * dz));
+        let dec = -(dot(&w.g, &w.dv) + gz * dz);
+        w.mq = mq;
+        w.mg = mg;
+        Some((dz, dec))
+    }
+}
+
 /// Solves the program for `jobs` (all rows of one kind) on types with `counts` GPUs; returns
 /// the shares per job and type, or `None` if no strictly feasible start exists or the method
 /// fails numerically (Gavel's "no value" case).
@@ -350,82 +386,83 @@ pub(crate) fn solve(
     if m == 0 || n == 0 {
         return Some(vec![vec![0.0; n]; m]);
     }
-    let sense = match rows[0] {
-        JobRow::Linear { .. } => -1.0,
-        JobRow::FinishTime { .. } => 1.0,
-    };
+    if n > MAX_TYPES {
+        return None;
+    }
+    let ftf = matches!(rows[0], JobRow::FinishTime { .. });
+    let l = n;
     let p = Problem {
         m,
         n,
+        l,
         jobs,
         counts: counts.iter().map(|&c| f64::from(c)).collect(),
         rows,
-        sense,
+        sense: if ftf { 1.0 } else { -1.0 },
     };
-    // Strictly feasible start: half of the tighter of 1/n and c_w / Σ s_i on every entry.
+    // Strictly feasible start: half of the tighter of 1/n and c_w / Σ s_i on every share.
     let total_scale: f64 = jobs.iter().map(|j| f64::from(j.scale_factor)).sum();
     let per_type: Vec<f64> = p
         .counts
         .iter()
         .map(|&c| 0.5 * (1.0 / n as f64).min(c / total_scale))
         .collect();
-    let mut x: Vec<f64> = (0..m).flat_map(|_| per_type.iter().copied()).collect();
-    let mut z = match &rows[0] {
-        JobRow::Linear { .. } => {
-            let lo = (0..m)
-                .map(|i| match &rows[i] {
-                    JobRow::Linear { coef } => dot(coef, &x[i * n..(i + 1) * n]),
-                    JobRow::FinishTime { .. } => f64::NAN,
-                })
-                .fold(f64::INFINITY, f64::min);
-            lo - 1.0
-        }
-        JobRow::FinishTime { .. } => {
-            let mut hi = f64::NEG_INFINITY;
-            for i in 0..m {
-                let JobRow::FinishTime {
-                    since,
-                    remaining,
-                    denominator,
-                } = &rows[i]
-                else {
-                    return None;
-                };
-                let y = dot(jobs[i].throughput, &x[i * n..(i + 1) * n]);
+    let mut v = vec![0.0; m * l];
+    let mut z = if ftf {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    };
+    for i in 0..m {
+        v[i * l..i * l + n].copy_from_slice(&per_type);
+        match &rows[i] {
+            JobRow::Linear { coef } => z = z.min(dot(coef, &per_type)),
+            JobRow::FinishTime {
+                since,
+                remaining,
+                denominator,
+            } => {
+                let y = dot(jobs[i].throughput, &per_type);
                 if !positive(y) || !positive(*denominator) || !denominator.is_finite() {
                     return None;
                 }
-                hi = hi.max((since + remaining / y) / denominator);
+                z = z.max((since + remaining / y) / denominator);
             }
-            hi + 1.0
         }
-    };
-    let mut slack = p.slacks(&x, z)?;
+    }
+    z += if ftf { 1.0 } else { -1.0 };
     let mut mu = 1.0;
-    let ncons = p.n_constraints() as f64;
+    let mut cur = Slacks::default();
+    if !p.slacks(&v, z, mu, &mut cur) {
+        return None;
+    }
+    let mut trial = Slacks::default();
+    let mut tv = vec![0.0; m * l];
+    let mut w = Work::default();
+    let terms = p.n_terms() as f64;
     loop {
         for _ in 0..MAX_NEWTON {
-            let Some((dx, dz, dec)) = p.newton(&slack, mu) else {
+            let Some((dz, dec)) = p.newton(&v, &cur, mu, &mut w) else {
                 break;
             };
             if dec.partial_cmp(&1e-14) != Some(std::cmp::Ordering::Greater) {
                 break;
             }
             // Backtracking line search (feasibility, then Armijo).
-            let f0 = p.value(&slack, z, mu);
             let mut step = 1.0;
             let mut moved = false;
             for _ in 0..80 {
-                let nx: Vec<f64> = x.iter().zip(&dx).map(|(a, b)| a + step * b).collect();
+                for (t, (a, b)) in tv.iter_mut().zip(v.iter().zip(&w.dv)) {
+                    *t = a + step * b;
+                }
                 let nz = z + step * dz;
-                if let Some(ns) = p.slacks(&nx, nz) {
-                    if p.value(&ns, nz, mu) <= f0 - 0.25 * step * dec {
-                        x = nx;
-                        z = nz;
-                        slack = ns;
-                        moved = true;
-                        break;
-                    }
+                if p.slacks(&tv, nz, mu, &mut trial) && trial.value <= cur.value - 0.25 * step * dec
+                {
+                    std::mem::swap(&mut v, &mut tv);
+                    std::mem::swap(&mut cur, &mut trial);
+                    z = nz;
+                    moved = true;
+                    break;
                 }
                 step *= 0.5;
             }
@@ -433,10 +470,14 @@ pub(crate) fn solve(
                 break;
             }
         }
-        if ncons * mu <= GAP {
+        if terms * mu <= GAP {
             break;
         }
         mu /= SHRINK;
+        // Re-evaluate the objective at the new μ.
+        if !p.slacks(&v, z, mu, &mut cur) {
+            return None;
+        }
     }
-    Some((0..m).map(|i| x[i * n..(i + 1) * n].to_vec()).collect())
+    Some((0..m).map(|i| v[i * l..i * l + n].to_vec()).collect())
 }

@@ -99,16 +99,15 @@ pub struct GavelMechanism {
 }
 
 impl GavelMechanism {
-    /// A mechanism for `jobs` (indexed by trace line) on `types` (with `counts` GPUs each; any
-    /// order), running `kind` with round length `round_s` and Gavel's `--seed`.
-    ///
-    /// Types with 0 GPUs are not registered (they do not exist for the policies, priorities or
-    /// shuffle). Every job's throughput vector must list the registered types alphabetically;
-    /// use [`GavelMechanism::registered_types`] to build them.
+    /// A mechanism for `jobs` (indexed by trace line) on the registered GPU types `types`
+    /// (name and GPU count, alphabetical, every count ≥ 1: Gavel's worker registration,
+    /// GAVEL-SEMANTICS §1.3), running `kind` with round length `round_s` and Gavel's `--seed`.
+    /// Every job's throughput vector lists the types in that order.
     ///
     /// # Errors
     ///
-    /// A type Gavel's driver does not know (it knows v100, p100 and k80), or no GPU at all.
+    /// Types not sorted, duplicated or empty; a type Gavel's driver does not know (v100, p100,
+    /// k80); a throughput vector of the wrong length.
     pub fn new(
         kind: GavelPolicyKind,
         types: &[(String, u32)],
@@ -116,11 +115,26 @@ impl GavelMechanism {
         seed: u64,
         jobs: Vec<MechJob>,
     ) -> Result<Self, ConfigError> {
-        let reg = Self::registered_types(types)?;
-        let counts: Vec<u32> = reg
+        if types.is_empty() || types.iter().any(|(_, c)| *c == 0) {
+            return Err(ConfigError::new(
+                "every registered GPU type needs at least one GPU",
+            ));
+        }
+        if types.windows(2).any(|w| w[0].0 >= w[1].0) {
+            return Err(ConfigError::new(
+                "registered GPU types must be sorted and distinct",
+            ));
+        }
+        if let Some((t, _)) = types
             .iter()
-            .map(|t| types.iter().filter(|(n, _)| n == t).map(|(_, c)| *c).sum())
-            .collect();
+            .find(|(t, _)| !GAVEL_TYPE_ORDER.contains(&t.as_str()))
+        {
+            return Err(ConfigError::new(format!(
+                "GPU type `{t}`: Gavel's simulator knows only v100, p100 and k80"
+            )));
+        }
+        let reg: Vec<String> = types.iter().map(|(t, _)| t.clone()).collect();
+        let counts: Vec<u32> = types.iter().map(|(_, c)| *c).collect();
         let n = reg.len();
         for (i, j) in jobs.iter().enumerate() {
             if j.throughput.len() != n {
@@ -159,32 +173,6 @@ impl GavelMechanism {
             priority: Vec::new(),
             jobs,
         })
-    }
-
-    /// The registered types for a cluster of `types` (name, GPU count): those with at least one
-    /// GPU, lowercased, deduplicated, alphabetical.
-    ///
-    /// # Errors
-    ///
-    /// A type other than v100, p100, k80, or no GPUs at all.
-    pub fn registered_types(types: &[(String, u32)]) -> Result<Vec<String>, ConfigError> {
-        let mut reg: Vec<String> = Vec::new();
-        for (name, count) in types {
-            let lower = name.to_ascii_lowercase();
-            if !GAVEL_TYPE_ORDER.contains(&lower.as_str()) {
-                return Err(ConfigError::new(format!(
-                    "GPU type `{name}`: Gavel's simulator knows only v100, p100 and k80"
-                )));
-            }
-            if *count > 0 && !reg.contains(&lower) {
-                reg.push(lower);
-            }
-        }
-        if reg.is_empty() {
-            return Err(ConfigError::new("the cluster has no GPUs"));
-        }
-        reg.sort();
-        Ok(reg)
     }
 
     /// Registered type names, alphabetical (index = type index everywhere here).

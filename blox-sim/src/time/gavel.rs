@@ -1,5 +1,5 @@
 //! The `gavel` time model: Gavel's trace simulator's clock (GAVEL-SEMANTICS §2), driving
-//! Gavel's round mechanism ([`blox_policies::gavel_osdi::GavelMechanism`]).
+//! Gavel's round mechanism through [`GavelRounds`] (`blox_policies::gavel_osdi::GavelMechanism`).
 //!
 //! Each iteration, in this order: stop when no job remains (forcing a re-solve when nothing
 //! ran and no arrival is queued); advance the clock to the latest finish of the micro-tasks
@@ -15,46 +15,128 @@
 //! and is dropped after five failures (no JCT).
 
 use blox_core::ThroughputTable;
-use blox_policies::gavel_osdi::{Credit, GavelMechanism, GavelPolicyKind, MechJob};
 use blox_workload::GavelTraceJob;
 use std::fmt;
 
-/// A Gavel simulation's settings.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub struct GavelConfig {
-    /// The policy.
-    pub policy: GavelPolicyKind,
-    /// GPU types and counts (one GPU per server; `8x1:v100` is Gavel's `-c 8:0:0`).
-    pub cluster: Vec<(String, u32)>,
-    /// `--time_per_iteration` (s).
-    pub round_s: f64,
-    /// `--seed`.
-    pub seed: u64,
+/// The GPU types Gavel's trace driver knows (`-c V:P:K`).
+pub const GAVEL_GPU_TYPES: [&str; 3] = ["v100", "p100", "k80"];
+
+/// What crediting a finished micro-task did to its job (`_done_callback`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MicroTaskOutcome {
+    /// Succeeded; the job has steps left.
+    Progress,
+    /// Succeeded; the job is complete and removed.
+    Completed,
+    /// Failed (fewer steps than GPUs, or no execution time); nothing credited.
+    Failed,
+    /// Failed for the fifth time in a row: the job is removed without a JCT.
+    Dropped,
 }
 
-impl GavelConfig {
-    /// Settings for `policy` on `cluster` with Gavel's defaults (R = 360 s, seed 0).
-    pub fn new(policy: GavelPolicyKind, cluster: Vec<(String, u32)>) -> Self {
-        Self {
-            policy,
-            cluster,
-            round_s: 360.0,
-            seed: 0,
+/// Gavel's scheduler as the clock drives it: the round mechanism and policy (implemented by
+/// `blox_policies::gavel_osdi::GavelMechanism`; the `blox-cli` preset wires the two).
+///
+/// Job indices are trace positions; type indices refer to the registered types, alphabetical.
+pub trait GavelRounds {
+    /// Admits job `j` (called in id order, at the round boundary at or after its arrival).
+    fn admit(&mut self, j: usize);
+    /// Credits a finished micro-task of `steps` steps of job `j` on type `w` that executed
+    /// for `exec_s` seconds. Called latest finish first, ties by lower id.
+    fn credit(&mut self, j: usize, w: usize, steps: u64, exec_s: f64) -> MicroTaskOutcome;
+    /// Gavel's forced reset: the next solve is due now.
+    fn force_reset(&mut self);
+    /// The `(job, type)` pairs that run in the round starting at `clock`.
+    fn plan_round(&mut self, clock: f64) -> Vec<(usize, usize)>;
+    /// Steps job `j` has completed.
+    fn done_steps(&self, j: usize) -> u64;
+    /// Whether job `j` is admitted and not yet removed.
+    fn is_active(&self, j: usize) -> bool;
+    /// Policy solves so far.
+    fn solves(&self) -> u64;
+}
+
+/// Gavel's worker registration (GAVEL-SEMANTICS §1.3): the GPU types with at least one GPU,
+/// names matched case-insensitively (lowercased), counts summed per type, alphabetical.
+///
+/// # Errors
+///
+/// A type other than v100, p100 and k80 (Gavel's driver has no other), or no GPU at all.
+pub fn register_types(cluster: &[(String, u32)]) -> Result<Vec<(String, u32)>, GavelError> {
+    let mut reg: Vec<(String, u32)> = Vec::new();
+    for (name, count) in cluster {
+        let lower = name.to_ascii_lowercase();
+        if !GAVEL_GPU_TYPES.contains(&lower.as_str()) {
+            return Err(GavelError::Config(format!(
+                "GPU type `{name}`: Gavel's simulator knows only v100, p100 and k80"
+            )));
+        }
+        match reg.iter_mut().find(|(t, _)| *t == lower) {
+            Some(e) => e.1 += count,
+            None => reg.push((lower, *count)),
         }
     }
-
-    /// Sets the round length.
-    pub fn with_round(mut self, round_s: f64) -> Self {
-        self.round_s = round_s;
-        self
+    reg.retain(|(_, c)| *c > 0);
+    if reg.is_empty() {
+        return Err(GavelError::Config("the cluster has no GPUs".into()));
     }
+    reg.sort();
+    Ok(reg)
+}
 
-    /// Sets the seed.
-    pub fn with_seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
+/// A job as the clock needs it: the trace's facts plus its throughput on each registered type.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct GavelJob {
+    /// Total steps.
+    pub total_steps: u64,
+    /// Scale factor.
+    pub scale_factor: u32,
+    /// Priority weight.
+    pub priority_weight: f64,
+    /// Arrival (s).
+    pub arrival_s: f64,
+    /// Steps per second of the whole job on each registered type (alphabetical).
+    pub throughput: Vec<f64>,
+}
+
+/// Looks up every job's throughput on each registered type: `table[type][(job_type, sf)]`,
+/// the exact scale factor only (GAVEL-SEMANTICS §1.2). Zero is a valid rate (never run
+/// there).
+///
+/// # Errors
+///
+/// [`GavelError::MissingThroughput`] naming the trace line.
+pub fn lookup_throughputs(
+    jobs: &[GavelTraceJob],
+    table: &ThroughputTable,
+    types: &[(String, u32)],
+) -> Result<Vec<GavelJob>, GavelError> {
+    let mut out = Vec::with_capacity(jobs.len());
+    for (id, j) in jobs.iter().enumerate() {
+        let mut tput = Vec::with_capacity(types.len());
+        for (t, _) in types {
+            let rate = table
+                .exact(t, &j.job_type, j.scale_factor)
+                .filter(|r| r.is_finite() && *r >= 0.0)
+                .ok_or_else(|| GavelError::MissingThroughput {
+                    job: id,
+                    line: j.line,
+                    job_type: j.job_type.clone(),
+                    scale_factor: j.scale_factor,
+                    gpu_type: t.clone(),
+                })?;
+            tput.push(rate);
+        }
+        out.push(GavelJob {
+            total_steps: j.total_steps,
+            scale_factor: j.scale_factor,
+            priority_weight: j.priority_weight,
+            arrival_s: j.arrival_s,
+            throughput: tput,
+        });
     }
+    Ok(out)
 }
 
 /// One job's result.
@@ -108,7 +190,7 @@ impl GavelOutcome {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum GavelError {
-    /// A setting is invalid (cluster types, round length).
+    /// A setting is invalid (cluster types, round length, policy).
     Config(String),
     /// A job has no throughput entry for a registered type.
     MissingThroughput {
@@ -168,50 +250,25 @@ struct MicroTask {
     steps: u64,
 }
 
-/// Runs Gavel's trace simulation of `jobs` (in trace order) with throughputs from `table`.
+/// Runs Gavel's trace simulation (GAVEL-SEMANTICS §2) of `jobs` (trace order, with
+/// throughputs from [`lookup_throughputs`]) on the registered `types`, with round length
+/// `round_s`, driving `mech`.
 ///
 /// # Errors
 ///
-/// See [`GavelError`].
-pub fn simulate(
-    jobs: &[GavelTraceJob],
-    table: &ThroughputTable,
-    cfg: &GavelConfig,
+/// [`GavelError::Config`] for a bad round length, [`GavelError::Stuck`] when jobs remain that
+/// no round can run.
+pub fn simulate<M: GavelRounds>(
+    jobs: &[GavelJob],
+    types: &[(String, u32)],
+    round_s: f64,
+    mech: &mut M,
 ) -> Result<GavelOutcome, GavelError> {
-    if !(cfg.round_s > 0.0 && cfg.round_s.is_finite()) {
+    if !(round_s > 0.0 && round_s.is_finite()) {
         return Err(GavelError::Config(format!(
-            "round length {} s: must be a positive number",
-            cfg.round_s
+            "round length {round_s} s: must be a positive number"
         )));
     }
-    let types = GavelMechanism::registered_types(&cfg.cluster)
-        .map_err(|e| GavelError::Config(e.to_string()))?;
-    let mut mech_jobs = Vec::with_capacity(jobs.len());
-    for (id, j) in jobs.iter().enumerate() {
-        let mut tput = Vec::with_capacity(types.len());
-        for t in &types {
-            let rate = table
-                .exact(t, &j.job_type, j.scale_factor)
-                .filter(|r| r.is_finite() && *r >= 0.0)
-                .ok_or_else(|| GavelError::MissingThroughput {
-                    job: id,
-                    line: j.line,
-                    job_type: j.job_type.clone(),
-                    scale_factor: j.scale_factor,
-                    gpu_type: t.clone(),
-                })?;
-            tput.push(rate);
-        }
-        mech_jobs.push(MechJob::new(
-            j.scale_factor,
-            j.priority_weight,
-            j.total_steps,
-            j.arrival_s,
-            tput,
-        ));
-    }
-    let mut mech = GavelMechanism::new(cfg.policy, &cfg.cluster, cfg.round_s, cfg.seed, mech_jobs)
-        .map_err(|e| GavelError::Config(e.to_string()))?;
     let n_types = types.len();
     let mut results: Vec<GavelJobResult> = jobs
         .iter()
@@ -269,11 +326,11 @@ pub fn simulate(
         for t in running.drain(..) {
             let exec = t.finish - round_start;
             match mech.credit(t.job, t.gpu_type, t.steps, exec) {
-                Credit::Progress => {
+                MicroTaskOutcome::Progress => {
                     results[t.job].micro_tasks += 1;
                     ran_on[t.job * n_types + t.gpu_type] = true;
                 }
-                Credit::Completed => {
+                MicroTaskOutcome::Completed => {
                     let r = &mut results[t.job];
                     r.micro_tasks += 1;
                     ran_on[t.job * n_types + t.gpu_type] = true;
@@ -281,8 +338,8 @@ pub fn simulate(
                     r.jct = Some(t.finish - r.arrival);
                     remaining -= 1;
                 }
-                Credit::Failed => {}
-                Credit::Dropped => remaining -= 1,
+                MicroTaskOutcome::Failed => {}
+                MicroTaskOutcome::Dropped => remaining -= 1,
             }
         }
         // 4. Admit arrivals at or before the clock, in id order.
@@ -294,10 +351,10 @@ pub fn simulate(
         let plan = mech.plan_round(clock);
         // 7. Dispatch.
         for (j, w) in plan {
-            let t = mech.job(j).throughput[w];
-            let left = mech.job(j).total_steps - mech.done_steps(j);
-            // Python's int() of a positive float truncates; the product is finite here.
-            let full = (t * cfg.round_s) as u64;
+            let t = jobs[j].throughput[w];
+            let left = jobs[j].total_steps - mech.done_steps(j);
+            // Python's int() of a positive float truncates toward zero, as `as` does.
+            let full = (t * round_s) as u64;
             let steps = full.min(left);
             running.push(MicroTask {
                 finish: clock + steps as f64 / t,
@@ -307,8 +364,8 @@ pub fn simulate(
             });
         }
         if running.is_empty() {
-            // Nothing ran: with no arrival left to wait for, two such iterations in a row
-            // (the second after the forced re-solve) mean nothing ever will.
+            // Nothing ran and no arrival is left to wait for: the forced re-solve comes next;
+            // if that round runs nothing either, nothing ever will.
             if next_arrival >= jobs.len() && remaining > 0 {
                 idle_iterations += 1;
                 if idle_iterations >= 3 {
@@ -324,7 +381,7 @@ pub fn simulate(
     for (id, r) in results.iter_mut().enumerate() {
         r.gpu_types = (0..n_types)
             .filter(|&w| ran_on[id * n_types + w])
-            .map(|w| types[w].clone())
+            .map(|w| types[w].0.clone())
             .collect();
     }
     Ok(GavelOutcome {

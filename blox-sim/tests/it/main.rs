@@ -1,17 +1,10 @@
 //! Integration tests of blox-sim: one binary, one module per area.
 
 mod blox_rules;
-mod cli;
-mod determinism;
 mod errors;
 mod exact;
-mod gavel;
-mod gavel_vectors;
-mod hetero;
-mod oracle;
 mod placement;
 mod policies;
-mod traces;
 
 use blox_admission::{AcceptAll, AdmissionConfig};
 use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Semantics, Time};

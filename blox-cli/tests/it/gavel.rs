@@ -2,9 +2,10 @@
 //! (GAVEL-SEMANTICS §10 and appendix B), per job at full precision.
 
 use super::gavel_vectors::{Vector, TRACES, VECTORS};
+use blox_cli::gavel::run_gavel;
 use blox_core::ThroughputTable;
 use blox_policies::gavel_osdi::GavelPolicyKind;
-use blox_sim::time::gavel::{simulate, GavelConfig, GavelOutcome};
+use blox_sim::time::gavel::GavelOutcome;
 use blox_workload::{parse_gavel_trace, GavelThroughputs};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -52,10 +53,8 @@ fn run_vector(v: &Vector, table: &ThroughputTable) -> GavelOutcome {
     let (name, policy, seed, round, ..) = *v;
     let (_, vpk, text) = TRACES.iter().find(|t| t.0 == name).unwrap();
     let jobs = parse_gavel_trace(text.as_bytes(), Path::new(name)).unwrap();
-    let cfg = GavelConfig::new(policy.parse::<GavelPolicyKind>().unwrap(), cluster(*vpk))
-        .with_round(round)
-        .with_seed(seed);
-    simulate(&jobs, table, &cfg).unwrap()
+    let kind = policy.parse::<GavelPolicyKind>().unwrap();
+    run_gavel(&jobs, table, &cluster(*vpk), kind, round, seed).unwrap()
 }
 
 /// Runs every vector and returns `(vector, outcome)` pairs that are not bit-identical.
@@ -125,7 +124,7 @@ fn hyphenated_policy_names_are_the_same_policy() {
     let (_, vpk, text) = TRACES.iter().find(|t| t.0 == "g4").unwrap();
     let jobs = parse_gavel_trace(text.as_bytes(), Path::new("g4")).unwrap();
     let kind: GavelPolicyKind = "Max-Min-Fairness-Perf".parse().unwrap();
-    let out = simulate(&jobs, table, &GavelConfig::new(kind, cluster(*vpk))).unwrap();
+    let out = run_gavel(&jobs, table, &cluster(*vpk), kind, 360.0, 0).unwrap();
     let got: Vec<Option<f64>> = out.jobs.iter().map(|j| j.jct).collect();
     assert_eq!(got, v.4);
 }

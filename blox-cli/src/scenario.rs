@@ -1,9 +1,7 @@
 //! Scenarios: a whole run described as data (a TOML or JSON file, or command-line flags), and
 //! running one through the boxed (runtime) path.
 
-use crate::engine::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
-use crate::workload::{BloxDefaultWorkload, JobList, Workload};
-use crate::SimError;
+use crate::registry::{Named, Registry};
 use blox_admission::AdmissionConfig;
 use blox_core::{
     BoxThroughput, ClusterSpec, ConstantSpeed, HeteroSpeed, JobId, Pipeline, Semantics,
@@ -15,6 +13,9 @@ use blox_metrics::{
 };
 use blox_placement::{PlacementConfig, PlacementSpeed, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
+use blox_sim::workload::{BloxDefaultWorkload, JobList, Workload};
+use blox_sim::SimError;
+use blox_sim::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 use blox_workload::{GavelThroughputs, ReadOptions, TraceFormat};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -252,11 +253,11 @@ pub struct Scenario {
     /// Round length in seconds.
     pub round_s: u64,
     /// Admission policy.
-    pub admission: AdmissionConfig,
+    pub admission: Named<AdmissionConfig>,
     /// Scheduling policy.
-    pub policy: PolicyConfig,
+    pub policy: Named<PolicyConfig>,
     /// Placement policy.
-    pub placement: PlacementConfig,
+    pub placement: Named<PlacementConfig>,
     /// Tracked job ids `FIRST..LAST` (inclusive). Default: `3000..4000` for the Blox generator
     /// (Blox's default), every job for a trace.
     pub track: Option<String>,
@@ -320,9 +321,9 @@ impl Default for Scenario {
             workload: WorkloadConfig::default(),
             cluster: "32x4".into(),
             round_s: 300,
-            admission: AdmissionConfig::AcceptAll,
-            policy: PolicyConfig::Fifo,
-            placement: PlacementConfig::Scattered,
+            admission: AdmissionConfig::AcceptAll.into(),
+            policy: PolicyConfig::Fifo.into(),
+            placement: PlacementConfig::Scattered.into(),
             track: None,
             seed: 1,
             preemption_cost_s: 0.0,
@@ -342,7 +343,7 @@ pub struct RunReport {
     /// The scenario that was run (with defaults filled in).
     pub scenario: Scenario,
     /// Engine counters.
-    pub outcome: crate::RunOutcome,
+    pub outcome: blox_sim::RunOutcome,
     /// Per-job records.
     pub log: JobLog,
     /// Per-round samples.
@@ -366,7 +367,7 @@ struct SummaryFile<'a> {
     end_time_s: f64,
     statistics: &'a Summary,
     cluster: &'a blox_metrics::TimelineStats,
-    run: &'a crate::RunOutcome,
+    run: &'a blox_sim::RunOutcome,
     workload: &'a WorkloadReport,
     config: &'a Scenario,
 }
@@ -615,10 +616,13 @@ impl Scenario {
         topology: Arc<Topology>,
         env: PolicyEnv,
     ) -> Result<BoxThroughput, SimError> {
-        let factor = self.policy.speed_factor(&env)?;
+        let factor = match self.policy.stock() {
+            Some(p) => p.speed_factor(&env)?,
+            None => 1.0,
+        };
         let elastic_policy = matches!(
-            self.policy,
-            PolicyConfig::Optimus | PolicyConfig::OptimusWith(_)
+            self.policy.stock(),
+            Some(PolicyConfig::Optimus | PolicyConfig::OptimusWith(_))
         );
         let model = match self.throughput_model {
             Some(t) => t,
@@ -629,7 +633,16 @@ impl Scenario {
         };
         let base: BoxThroughput = match model {
             ThroughputChoice::Constant => Box::new(ConstantSpeed(factor)),
-            ThroughputChoice::Policy => self.policy.throughput_model(&env)?,
+            ThroughputChoice::Policy => match self.policy.stock() {
+                Some(p) => p.throughput_model(&env)?,
+                None => {
+                    return Err(SimError::Config(format!(
+                        "policy `{}` is a registered component and implies no throughput model; \
+                         use --throughput placement or constant",
+                        self.policy
+                    )))
+                }
+            },
             ThroughputChoice::Placement => {
                 if factor != 1.0 {
                     return Err(SimError::Config(
@@ -653,15 +666,21 @@ impl Scenario {
         )
     }
 
-    /// Run the scenario through the boxed (runtime) pipeline, and write the output files if
-    /// `out` is set.
+    /// Run the scenario through the boxed (runtime) pipeline with the stock components only,
+    /// and write the output files if `out` is set.
     pub fn run(&self) -> Result<RunReport, SimError> {
+        self.run_with(&Registry::default())
+    }
+
+    /// Run the scenario, building components the stock configurations do not know through
+    /// `registry`, and write the output files if `out` is set.
+    pub fn run_with(&self, registry: &Registry) -> Result<RunReport, SimError> {
         let env = self.policy_env()?;
         let topology = self.topology_model()?;
         let scheduler = Pipeline::new(
-            self.admission.build()?,
-            self.policy.build(&env)?,
-            self.placement.build_with(Some(topology.clone()))?,
+            registry.build_admission(&self.admission)?,
+            registry.build_policy(&self.policy, &env)?,
+            registry.build_placement(&self.placement, Some(topology.clone()))?,
         );
         let cfg = self.sim_config()?;
         let cluster = self.cluster_spec()?;
@@ -687,7 +706,7 @@ impl Scenario {
     /// Turn a finished run's records into a report (write it with [`RunReport::write`]).
     pub fn report(
         &self,
-        outcome: crate::RunOutcome,
+        outcome: blox_sim::RunOutcome,
         log: JobLog,
         timeline: Timeline,
     ) -> Result<RunReport, SimError> {

@@ -1,14 +1,15 @@
 //! Same scenario and seed: byte-identical outputs; static and boxed builds agree.
 
 use super::*;
+use blox_cli::Scenario;
 use blox_policies::Las;
-use blox_sim::{BloxDefaultWorkload, Scenario};
+use blox_sim::BloxDefaultWorkload;
 
 fn scenario(semantics: Semantics, policy: PolicyConfig) -> Scenario {
     Scenario {
         semantics,
-        policy,
-        workload: blox_sim::WorkloadConfig::BloxDefault {
+        policy: policy.into(),
+        workload: blox_cli::WorkloadConfig::BloxDefault {
             load: 8.0,
             trace_jobs: 12_000,
         },
@@ -117,7 +118,7 @@ fn every_policy_and_placement_is_deterministic() {
                 policy: policy.parse().unwrap(),
                 placement: placement.parse().unwrap(),
                 cluster: "4x4".into(),
-                workload: blox_sim::WorkloadConfig::Poisson {
+                workload: blox_cli::WorkloadConfig::Poisson {
                     load: 6.0,
                     jobs: 120,
                     durations: "log-uniform:600..20000".into(),

@@ -4,7 +4,7 @@
 //! summary and the per-round timeline.
 
 use super::*;
-use blox_sim::Scenario;
+use blox_cli::Scenario;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
@@ -129,9 +129,9 @@ fn blox_scenario(
 ) -> Scenario {
     Scenario {
         semantics: Semantics::Blox,
-        policy,
-        admission,
-        workload: blox_sim::WorkloadConfig::BloxDefault {
+        policy: policy.into(),
+        admission: admission.into(),
+        workload: blox_cli::WorkloadConfig::BloxDefault {
             load,
             trace_jobs: 12_000,
         },
@@ -239,7 +239,7 @@ fn multi_gpu_jobs_exercise_overshoot_failed_preemption_and_relaunch() {
             semantics: Semantics::Blox,
             policy: policy.parse().unwrap(),
             cluster: "4x4".into(),
-            workload: blox_sim::WorkloadConfig::canonical(trace.clone()),
+            workload: blox_cli::WorkloadConfig::canonical(trace.clone()),
             track: Some("0..79".into()),
             ..Scenario::default()
         };
