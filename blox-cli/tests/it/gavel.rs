@@ -157,3 +157,190 @@ fn a_single_type_cluster_consumes_no_shuffle_draws_and_seeds_do_not_matter() {
         assert_eq!(a, b, "{} {}", v.0, v.1);
     }
 }
+
+fn blox_sim(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_blox-sim"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A scratch folder holding trace `name` of the vectors, with the simulation table beside it
+/// (a symlink, so no trace data is copied into the repository).
+fn scratch(tag: &str, name: &str) -> Option<PathBuf> {
+    let dir = traces_dir()?;
+    let d = std::env::temp_dir().join(format!("blox-gavel-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let (_, _, text) = TRACES.iter().find(|t| t.0 == name).unwrap();
+    std::fs::write(d.join(format!("{name}.trace")), text).unwrap();
+    let link = d.join("simulation_throughputs.json.gz");
+    if !link.exists() {
+        std::os::unix::fs::symlink(dir.join("gavel/simulation_throughputs.json.gz"), &link)
+            .unwrap();
+    }
+    Some(d)
+}
+
+#[test]
+fn cli_run_reproduces_a_vector_and_writes_full_precision_outputs() {
+    let Some(d) = scratch("cli", "g4") else {
+        return;
+    };
+    let trace = d.join("g4.trace");
+    let out = d.join("out");
+    let (code, stdout, stderr) = blox_sim(&[
+        "run",
+        "--semantics",
+        "gavel",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--trace-format",
+        "gavel",
+        "--cluster",
+        "2x1:V100,2x1:p100,2x1:K80",
+        "--round",
+        "360",
+        "--seed",
+        "0",
+        "--policy",
+        "max-min-fairness-perf",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    // Without --throughputs the simulation table next to the trace is used, and said so.
+    assert!(
+        stdout.contains("simulation_throughputs.json.gz (found next to the trace)"),
+        "{stdout}"
+    );
+    let v = VECTORS
+        .iter()
+        .find(|v| v.0 == "g4" && v.1 == "max_min_fairness_perf")
+        .unwrap();
+    let csv = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "job_id,job_type,scale_factor,total_steps,arrival_s,finish_s,jct_s,status,gpu_types,micro_tasks"
+    );
+    for (k, line) in lines.enumerate() {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f[0], k.to_string());
+        // jct_s is the 7th column counting the quoted job type as one (it holds no comma).
+        let jct: f64 = f[6].parse().unwrap();
+        assert_eq!(Some(jct), v.4[k], "job {k}: {line}");
+        assert!(!f[8].is_empty(), "GPU types of job {k}: {line}");
+    }
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["semantics"], "gavel");
+    assert_eq!(s["policy"], "max_min_fairness_perf");
+    assert!(s["throughputs"]
+        .as_str()
+        .unwrap()
+        .ends_with("simulation_throughputs.json.gz"));
+    assert_eq!(s["makespan_s"].as_f64(), Some(v.5));
+    assert_eq!(s["rounds"].as_u64(), Some(v.6));
+    // Gavel's own V:P:K spelling gives the same run.
+    let out2 = d.join("out2");
+    let (code, _, stderr) = blox_sim(&[
+        "run",
+        "--semantics",
+        "gavel",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--cluster",
+        "2:2:2",
+        "--policy",
+        "max_min_fairness_perf",
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(out2.join("jobs.csv")).unwrap(),
+        csv,
+        "same scenario, same bytes"
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn cli_errors_name_the_flag_or_the_line() {
+    let Some(d) = scratch("err", "g1") else {
+        return;
+    };
+    let trace = d.join("g1.trace");
+    let t = trace.to_str().unwrap();
+    let base = ["run", "--semantics", "gavel", "--trace", t];
+    let cases: [(&[&str], &str); 6] = [
+        (&["--cluster", "4x1:a100"], "GPU type `a100`"),
+        (&["--cluster", "8x1"], "needs typed groups"),
+        (
+            &["--cluster", "2x1:v100", "--policy", "las"],
+            "unknown Gavel policy `las`",
+        ),
+        (
+            &["--cluster", "2x1:v100", "--placement", "first-fit"],
+            "--placement does not apply",
+        ),
+        (
+            &["--cluster", "2x1:v100", "--trace-format", "philly"],
+            "--trace-format philly",
+        ),
+        (&["--policy", "fifo"], "needs --cluster"),
+    ];
+    for (extra, want) in cases {
+        let args: Vec<&str> = base.iter().chain(extra.iter()).copied().collect();
+        let (code, _, stderr) = blox_sim(&args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+    }
+    // A job type missing from the table names the trace line and field.
+    std::fs::write(
+        &trace,
+        "ResNet-18 (batch size 64)\tcmd\tdir\t--steps\t1\t20000\t1\t1\t-1.000000\t0\n\
+         NoSuchModel\tcmd\tdir\t--steps\t1\t20000\t1\t1\t-1.000000\t0\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = blox_sim(&[
+        "run",
+        "--semantics",
+        "gavel",
+        "--trace",
+        t,
+        "--cluster",
+        "2x1:v100",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("g1.trace:2: field `job_type`") && stderr.contains("NoSuchModel"),
+        "{stderr}"
+    );
+    // Decreasing arrivals are an input error too.
+    std::fs::write(
+        &trace,
+        "A3C\tcmd\tdir\t--steps\t1\t20\t1\t1\t-1.000000\t10\nA3C\tcmd\tdir\t--steps\t1\t20\t1\t1\t-1.000000\t5\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = blox_sim(&[
+        "run",
+        "--semantics",
+        "gavel",
+        "--trace",
+        t,
+        "--cluster",
+        "2x1:v100",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("g1.trace:2: field `arrival_time`"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -25,6 +25,8 @@
 mod barrier;
 mod mechanism;
 mod policy;
+#[cfg(test)]
+mod tests;
 
 pub use mechanism::{
     Credit, GavelMechanism, MechJob, GAVEL_TYPE_ORDER, MAX_FAILED_ATTEMPTS, RESET_INTERVAL_S,
