@@ -154,10 +154,12 @@ struct ScenarioArgs {
 struct RunArgs {
     #[command(flatten)]
     scenario: ScenarioArgs,
-    /// Scheduling policy: fifo, las, srtf, sjf, tiresias, optimus, gavel (max-min fairness),
-    /// themis (finish-time fairness); parameters as `name:key=value,...`, e.g.
-    /// `tiresias:queues=2,threshold=3600`. In blox semantics tiresias and optimus are Blox's
-    /// versions [default: fifo].
+    /// Scheduling policy: fifo, las, srtf, sjf, tiresias, optimus, gavel (Gavel-style max-min,
+    /// alias gavel-style), themis (greedy finish-time fairness, alias ftf-greedy); parameters as
+    /// `name:key=value,...`, e.g. `tiresias:queues=2,threshold=3600`. In blox semantics
+    /// tiresias and optimus are Blox's versions. With --semantics gavel: Gavel's own fifo,
+    /// fifo_perf, max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf (`-` or
+    /// `_`) [default: fifo].
     #[arg(long, value_name = "POLICY")]
     policy: Option<Named<PolicyConfig>>,
     /// Write jobs.csv, summary.json, timeline.csv, fairness.csv, jct_cdf.csv and timeline.svg

@@ -8,6 +8,7 @@
 //! |---|---|
 //! | [`Simulator`] | the engine: generic over scheduler, throughput model and metric sink; `blox` or `exact` time semantics (see [`engine`]) |
 //! | [`Workload`] | where jobs come from: [`BloxDefaultWorkload`] (Blox's generator on a bit-exact CPython `random`), [`JobList`] (e.g. from [`read_canonical_csv`]) |
+//! | [`time::gavel`] | Gavel's (OSDI 2020) trace simulator's clock, self-contained (f64 seconds, rounds ending at their slowest micro-task), driving Gavel's mechanism through [`time::gavel::GavelRounds`]; `blox-sim run --semantics gavel` |
 //! | [`SimExecutor`] | the simulator's implementation of `blox-core`'s `Executor` (virtual clock), for real-mode loops and their tests |
 //!
 //! ## Compose and run a scheduler

@@ -344,3 +344,31 @@ fn cli_errors_name_the_flag_or_the_line() {
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn engine_runs_match_gpu_types_case_insensitively_and_reject_unknown_ones() {
+    let Some(dir) = traces_dir() else { return };
+    let table = dir.join("gavel/simulation_throughputs.json.gz");
+    let with = |cluster: &str, reference: &str| blox_cli::Scenario {
+        cluster: cluster.into(),
+        throughputs: Some(table.clone()),
+        reference_gpu_type: reference.into(),
+        ..blox_cli::Scenario::default()
+    };
+    let ok = with("2x4:V100,2x4:K80", "V100");
+    assert!(ok.throughput_table().unwrap().is_some());
+    assert_eq!(ok.cluster_spec().unwrap().gpu_types(), vec!["v100", "k80"]);
+    let e = with("2x4:v100,2x4:a100", "v100")
+        .throughput_table()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("GPU type `a100`") && e.contains("simulation_throughputs.json.gz"),
+        "{e}"
+    );
+    let e = with("2x4:v100,2x4:k80", "h100")
+        .throughput_table()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("GPU type `h100`"), "{e}");
+}
