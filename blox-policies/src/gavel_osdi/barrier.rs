@@ -56,7 +56,9 @@ pub(crate) enum JobRow {
     },
 }
 
-/// Final duality-gap bound (`#barrier terms × μ`).
+/// Final duality-gap bound (`#barrier terms × μ`). Every test vector is reproduced for bounds
+/// from 1e-12 to 3e-10; from 1e-9 up, g1's `finish_time_fairness_perf` near-tie comes out
+/// the other way. 1e-10 sits inside that window.
 const GAP: f64 = 1e-10;
 /// μ divisor between centring steps.
 const SHRINK: f64 = 30.0;

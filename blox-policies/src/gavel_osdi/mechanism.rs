@@ -133,6 +133,10 @@ impl GavelMechanism {
                 "GPU type `{t}`: Gavel's simulator knows only v100, p100 and k80"
             )));
         }
+        // Gavel seeds the shuffle with `seed + 5`; the port takes seeds below 2^64.
+        let shuffle_seed = seed
+            .checked_add(5)
+            .ok_or_else(|| ConfigError::new(format!("seed {seed}: must be below 2^64 - 5")))?;
         let reg: Vec<String> = types.iter().map(|(t, _)| t.clone()).collect();
         let counts: Vec<u32> = types.iter().map(|(_, c)| *c).collect();
         let n = reg.len();
@@ -155,7 +159,7 @@ impl GavelMechanism {
             types: reg,
             counts,
             fill_order,
-            shuffler: PyRandom::new(seed + 5),
+            shuffler: PyRandom::new(shuffle_seed),
             active: Vec::new(),
             is_active: vec![false; nj],
             done: vec![0; nj],

@@ -165,6 +165,9 @@ impl GavelPolicy {
             GavelPolicyKind::FinishTimeFairnessPerf => self.finish_time_fairness(jobs, counts),
         };
         // Gavel clips the solver's output to [0, 1]; only noise is removed.
+        // They are not rounded: near-ties are ordered by the central path's own offsets, which
+        // is how the vectors' ties come out as Gavel's (snapping shares equal to 1e-10 makes
+        // g1 `finish_time_fairness_perf` differ).
         rows.into_iter()
             .map(|r| r.into_iter().map(|v| v.clamp(0.0, 1.0)).collect())
             .collect()
