@@ -710,12 +710,13 @@ impl Scenario {
         let cluster = self.cluster_spec()?;
         let throughput = self.throughput_with(topology, env)?;
         let (mut workload, workload_report) = self.load_workload()?;
+        let log = JobLog::with_cluster(&blox_core::Cluster::new(cluster.clone()));
         let mut sim = Simulator::new(
             cfg,
             cluster,
             scheduler,
             throughput,
-            (JobLog::default(), Timeline::default()),
+            (log, Timeline::default()),
         );
         let outcome = sim.run(&mut workload)?;
         let (log, timeline) = sim.into_sink();

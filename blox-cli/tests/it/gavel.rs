@@ -372,3 +372,39 @@ fn engine_runs_match_gpu_types_case_insensitively_and_reject_unknown_ones() {
         .to_string();
     assert!(e.contains("GPU type `h100`"), "{e}");
 }
+
+#[test]
+fn engine_jobs_csv_names_the_gpu_types_each_job_ran_on() {
+    let Some(dir) = traces_dir() else { return };
+    let s = blox_cli::Scenario {
+        cluster: "1x4:V100,1x4:k80".into(),
+        workload: blox_cli::WorkloadConfig::Trace {
+            paths: vec![dir.join("gavel/physical_cluster/small_test.trace")],
+            format: "gavel".into(),
+            skip_bad_lines: false,
+        },
+        policy: "gavel"
+            .parse::<blox_policies::PolicyConfig>()
+            .unwrap()
+            .into(),
+        placement: "consolidated"
+            .parse::<blox_placement::PlacementConfig>()
+            .unwrap()
+            .into(),
+        ..blox_cli::Scenario::default()
+    };
+    let r = s.run().unwrap();
+    let csv = String::from_utf8(r.jobs_csv()).unwrap();
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().ends_with(",source_id,gpu_types"));
+    let mut seen = std::collections::BTreeSet::new();
+    for line in lines {
+        let types = line.rsplit(',').next().unwrap();
+        assert!(!types.is_empty(), "{line}");
+        for t in types.split('+') {
+            assert!(t == "v100" || t == "k80", "{line}");
+            seen.insert(t.to_string());
+        }
+    }
+    assert_eq!(seen.len(), 2, "both types were used: {seen:?}");
+}
