@@ -167,7 +167,7 @@ fn bench_scale() -> Result<(), SimError> {
     let engine_only = || -> Result<(f64, Option<u64>), SimError> {
         reset_peak_rss();
         let base = current_rss_bytes();
-        let cfg = blox_sim::SimConfig::new(Semantics::Exact)
+        let cfg = blox_sim::SimConfig::new(blox_sim::Exact::new())
             .with_track(Some(blox_sim::TrackWindow::new(0, 999_999)?));
         let scheduler = blox_core::Pipeline::new(
             blox_admission::AcceptAll,

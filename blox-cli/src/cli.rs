@@ -59,15 +59,34 @@ struct ScenarioArgs {
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
     /// Time semantics: `blox` (Blox's simulator exactly), `exact` (true finish times) or
-    /// `gavel` (Gavel's trace simulator job by job: `run` with a gavel --trace, --cluster of
-    /// v100/p100/k80, --round, --seed and Gavel's --policy names) [default: exact].
-    #[arg(long, value_name = "blox|exact|gavel")]
+    /// `synergy` (Synergy's simulator: 300 s rounds, everything re-decided each round, whole
+    /// iterations credited at allocation; its defaults: --workload synergy-default --load 9
+    /// --class-split 20,70,10 --cluster 16x8 with 24 CPUs and 500 GB per node
+    /// --placement synergy:mode=tune --track 4000..4999 --seed 42), or `gavel` (Gavel's trace
+    /// simulator job by job: `run` with a gavel --trace, --cluster of v100/p100/k80, --round,
+    /// --seed and Gavel's --policy names) [default: exact].
+    #[arg(long, value_name = "blox|exact|synergy|gavel")]
     semantics: Option<SemanticsArg>,
-    /// Synthetic workload: blox-default (Blox's generator, bit-exact), poisson (configurable
-    /// durations and GPU counts) or dual-load (Blox's bursty workload, intended form)
-    /// [default: blox-default].
-    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "poisson", "dual-load"])]
+    /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
+    /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
+    /// trace-free multi-GPU generator), poisson (configurable durations and GPU counts),
+    /// dual-load (Blox's bursty workload, intended form) or synergy-default (Synergy's
+    /// generator, bit-exact from --seed) [default: blox-default; synergy-default under
+    /// --semantics synergy].
+    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "blox-multigpu-trace", "blox-synthetic", "poisson", "dual-load", "synergy-default"])]
     workload: Option<String>,
+    /// The Philly `cluster_job_log` (JSON, gzip allowed) of --workload blox-multigpu-trace.
+    #[arg(long, value_name = "FILE")]
+    blox_trace: Option<PathBuf>,
+    /// Class split of synergy-default, IMAGE,LANGUAGE,SPEECH in percent [default: 20,70,10].
+    #[arg(long, value_name = "I,L,S")]
+    class_split: Option<String>,
+    /// CPU cores per node [default: 3 per GPU under --semantics synergy, else 16].
+    #[arg(long, value_name = "N")]
+    node_cpus: Option<u32>,
+    /// Host memory per node in GB [default: 62.5 per GPU under --semantics synergy, else 250].
+    #[arg(long, value_name = "GB")]
+    node_mem: Option<f64>,
     /// Number of jobs of the poisson and dual-load generators and of --resample [default: 10000].
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -176,6 +195,14 @@ struct CompareArgs {
     /// `tiresias:queues=2,threshold=3600,las`).
     #[arg(long, value_name = "P1,P2,...", default_value = "fifo,las,srtf")]
     policy: String,
+    /// Placements to compare as well (each policy runs with each), comma-separated, e.g.
+    /// `synergy:mode=fair,synergy:mode=tune` [default: --placement].
+    #[arg(long, value_name = "PL1,PL2,...")]
+    placements: Option<String>,
+    /// Class splits of synergy-default to compare as well, separated by `/`, e.g.
+    /// `20,70,10/33,33,33/50,0,50` (Synergy's Figure 9) [default: --class-split].
+    #[arg(long, value_name = "I,L,S/I,L,S/...")]
+    class_splits: Option<String>,
     /// Write compare.csv, compare.json and jct_cdf.svg into DIR, and each policy's outputs into
     /// DIR/POLICY/.
     #[arg(long, value_name = "DIR")]
@@ -332,6 +359,8 @@ pub fn main_with(registry: Registry) -> ExitCode {
             CompareArgs {
                 scenario: ScenarioArgs::default(),
                 policy: "fifo,las,srtf".into(),
+                placements: None,
+                class_splits: None,
                 out: None,
             },
             reg,
@@ -408,6 +437,53 @@ impl ScenarioArgs {
                     .unwrap_or_else(|| "philly-like".into()),
                 gpus: self.gpus.clone().unwrap_or_else(|| "philly".into()),
             };
+        } else if self.workload.as_deref() == Some("blox-multigpu-trace") {
+            let path = self.blox_trace.clone().ok_or_else(|| {
+                SimError::Config(
+                    "--workload blox-multigpu-trace needs --blox-trace FILE (a Philly cluster_job_log)"
+                        .into(),
+                )
+            })?;
+            s.workload = WorkloadConfig::BloxMultigpuTrace {
+                load: self.load.unwrap_or(DEFAULT_LOAD),
+                path,
+            };
+        } else if self.workload.as_deref() == Some("blox-synthetic") {
+            s.workload = WorkloadConfig::BloxSynthetic {
+                load: self.load.unwrap_or(DEFAULT_LOAD),
+            };
+        } else if self.workload.as_deref() == Some("synergy-default")
+            || (self.workload.is_none()
+                && self.scenario.is_none()
+                && s.semantics == Semantics::Synergy)
+            || self.class_split.is_some()
+        {
+            let (old_load, old_split) = match &s.workload {
+                WorkloadConfig::SynergyDefault { load, class_split } => {
+                    (*load, class_split.clone())
+                }
+                _ => (
+                    crate::SYNERGY_LOAD,
+                    blox_workload::ClassSplit::DEFAULT.label(),
+                ),
+            };
+            if self
+                .workload
+                .as_deref()
+                .is_some_and(|w| w != "synergy-default")
+            {
+                return Err(SimError::Config(
+                    "--class-split goes with --workload synergy-default".into(),
+                ));
+            }
+            let class_split = self.class_split.clone().unwrap_or(old_split);
+            class_split
+                .parse::<blox_workload::ClassSplit>()
+                .map_err(|e| SimError::Config(format!("--class-split: {e}")))?;
+            s.workload = WorkloadConfig::SynergyDefault {
+                load: self.load.unwrap_or(old_load),
+                class_split,
+            };
         } else if self.workload.as_deref() == Some("dual-load") {
             s.workload = WorkloadConfig::DualLoad {
                 load: self.load.unwrap_or(9.0),
@@ -416,6 +492,10 @@ impl ScenarioArgs {
         } else if self.durations.is_some() || self.gpus.is_some() {
             return Err(SimError::Config(
                 "--durations and --gpus go with --workload poisson".into(),
+            ));
+        } else if self.blox_trace.is_some() {
+            return Err(SimError::Config(
+                "--blox-trace goes with --workload blox-multigpu-trace".into(),
             ));
         } else if self.workload.is_some() || self.load.is_some() || self.blox_trace_jobs.is_some() {
             let (old_load, old_n) = match s.workload {
@@ -427,8 +507,24 @@ impl ScenarioArgs {
                 trace_jobs: self.blox_trace_jobs.unwrap_or(old_n),
             };
         }
+        // Synergy's own defaults under its semantics, unless a scenario file or a flag says
+        // otherwise.
+        if s.semantics == Semantics::Synergy && self.scenario.is_none() {
+            s.cluster = crate::SYNERGY_CLUSTER.into();
+            s.seed = crate::SYNERGY_SEED;
+            s.placement = PlacementConfig::Synergy {
+                mode: blox_placement::SynergyMode::Tune,
+            }
+            .into();
+        }
         if let Some(v) = &self.cluster {
             s.cluster = v.clone();
+        }
+        if let Some(v) = self.node_cpus {
+            s.node_cpus = Some(v);
+        }
+        if let Some(v) = self.node_mem {
+            s.node_mem_gb = Some(v);
         }
         if let Some(v) = &self.throughputs {
             s.throughputs = Some(v.clone());
@@ -485,7 +581,7 @@ impl std::str::FromStr for SemanticsArg {
         match s {
             "gavel" => Ok(SemanticsArg::Gavel),
             _ => s.parse().map(SemanticsArg::Engine).map_err(|_| {
-                format!("unknown semantics `{s}` (expected `blox`, `exact` or `gavel`)")
+                format!("unknown semantics `{s}` (expected `blox`, `exact`, `synergy` or `gavel`)")
             }),
         }
     }
@@ -571,6 +667,10 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;
     print!("{}", blox_metrics::comparison_table(&[row]));
+    if let Some(jct) = report.synergy_jct() {
+        // Synergy's own report of the tracked jobs' JCTs, in its form (hours).
+        print!("\n{}", jct.synergy_lines());
+    }
     println!(
         "\n{} | {} GPUs ({}) | {} | end {} s after {} rounds ({} simulated) | {:.3} s wall",
         report.scenario.label(),
@@ -594,19 +694,57 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
 fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     let base = a.scenario.build()?;
     let policies: Vec<Named<PolicyConfig>> = parse_list(&Some(a.policy.clone()), "policy")?;
-    let scenarios: Vec<Scenario> = policies
-        .iter()
-        .map(|p| {
-            let mut s = base.clone();
-            s.policy = p.clone();
-            s.out = a
-                .out
-                .as_ref()
-                .map(|d| d.join(dir_name(&p.to_string())))
-                .or_else(|| base.out.as_ref().map(|d| d.join(dir_name(&p.to_string()))));
-            s
-        })
-        .collect();
+    let mut placements: Vec<Named<PlacementConfig>> = parse_list(&a.placements, "placements")?;
+    if placements.is_empty() {
+        placements.push(base.placement.clone());
+    }
+    let splits: Vec<Option<String>> = match &a.class_splits {
+        None => vec![None],
+        Some(list) => {
+            let WorkloadConfig::SynergyDefault { .. } = base.workload else {
+                return Err(SimError::Config(
+                    "--class-splits goes with --workload synergy-default".into(),
+                ));
+            };
+            list.split('/')
+                .map(|x| {
+                    x.trim()
+                        .parse::<blox_workload::ClassSplit>()
+                        .map(|c| Some(c.label()))
+                        .map_err(|e| SimError::Config(format!("--class-splits: {e}")))
+                })
+                .collect::<Result<_, _>>()?
+        }
+    };
+    let several_placements = placements.len() > 1;
+    let mut scenarios: Vec<Scenario> = Vec::new();
+    for split in &splits {
+        for placement in &placements {
+            for p in &policies {
+                let mut s = base.clone();
+                s.policy = p.clone();
+                s.placement = placement.clone();
+                if let (Some(split), WorkloadConfig::SynergyDefault { class_split, .. }) =
+                    (split, &mut s.workload)
+                {
+                    *class_split = split.clone();
+                }
+                let name = if s.semantics == Semantics::Synergy {
+                    s.run_name()
+                } else if several_placements {
+                    format!("{p}+{placement}")
+                } else {
+                    p.to_string()
+                };
+                s.out = a
+                    .out
+                    .as_ref()
+                    .or(base.out.as_ref())
+                    .map(|d| d.join(dir_name(&name)));
+                scenarios.push(s);
+            }
+        }
+    }
     let started = Instant::now();
     let results: Vec<Result<RunReport, SimError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenarios
@@ -933,6 +1071,14 @@ fn workload_label(s: &Scenario) -> String {
         WorkloadConfig::BloxDefault { load, .. } => {
             format!("blox-default at {load} jobs/h, seed {}", s.seed)
         }
+        WorkloadConfig::BloxMultigpuTrace { load, path } => format!(
+            "blox-multigpu-trace ({}) at {load} jobs/h, seed {}",
+            path.display(),
+            s.seed
+        ),
+        WorkloadConfig::BloxSynthetic { load } => {
+            format!("blox-synthetic at {load} jobs/h, seed {}", s.seed)
+        }
         WorkloadConfig::Trace { paths, format, .. } => match paths.as_slice() {
             [one] => format!("trace {} ({format})", one.display()),
             many => format!("{} trace files ({format})", many.len()),
@@ -947,6 +1093,10 @@ fn workload_label(s: &Scenario) -> String {
         }
         WorkloadConfig::DualLoad { load, jobs } => format!(
             "dual-load, {jobs} jobs at base {load} jobs/h, seed {}",
+            s.seed
+        ),
+        WorkloadConfig::SynergyDefault { load, class_split } => format!(
+            "synergy-default at {load} jobs/h, split {class_split}, seed {}",
             s.seed
         ),
         WorkloadConfig::Resample {

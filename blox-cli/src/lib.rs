@@ -22,8 +22,9 @@ pub mod sweep;
 pub use cli::{main, main_with};
 pub use registry::{Named, Registry};
 pub use scenario::{
-    parse_durations, parse_gpus, RunReport, Scenario, ThroughputChoice, WorkloadConfig,
-    WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD,
+    parse_durations, parse_gpus, ModelChoice, RunReport, Scenario, ThroughputChoice,
+    WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD,
+    SYNERGY_CLUSTER, SYNERGY_LOAD, SYNERGY_SEED, SYNERGY_TRACK,
 };
 
 /// The README's Rust examples, compiled and run as doctests.

@@ -11,9 +11,12 @@ use blox_metrics::{
     plot_timeline, write_fairness_csv, write_jct_cdf_csv, write_jobs_csv, write_timeline_csv,
     JobLog, RunMetrics, Summary, Timeline,
 };
-use blox_placement::{PlacementConfig, PlacementSpeed, Topology};
+use blox_placement::{PlacementConfig, PlacementSpeed, SynergyMode, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
-use blox_sim::workload::{BloxDefaultWorkload, JobList, Workload};
+use blox_sim::time::{Blox, Exact, Synergy as SynergyTime, TimeModel};
+use blox_sim::workload::{
+    BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic, JobList, SynergyWorkload, Workload,
+};
 use blox_sim::SimError;
 use blox_sim::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 use blox_workload::{GavelThroughputs, ReadOptions, TraceFormat};
@@ -38,6 +41,23 @@ pub enum WorkloadConfig {
         /// Blox's N (durations repeat after this many jobs).
         #[serde(default = "default_trace_jobs")]
         trace_jobs: usize,
+    },
+    /// Blox's `multigpu=True` workload over a Philly `cluster_job_log` (BLOX-SEMANTICS,
+    /// appendix): `blox-default`'s arrivals and durations at `load`, with N = the jobs the trace
+    /// keeps under Blox's filter, each job taking the GPU count of kept entry `i mod N`.
+    BloxMultigpuTrace {
+        /// Jobs per hour.
+        #[serde(default = "default_load")]
+        load: f64,
+        /// The Philly `cluster_job_log` (JSON, gzip allowed).
+        path: PathBuf,
+    },
+    /// Blox's synthetic workload without a trace (BLOX-SEMANTICS, appendix): one seed stream
+    /// draws each job's arrival, duration and GPU count (1, 2, 4 or 8).
+    BloxSynthetic {
+        /// Jobs per hour.
+        #[serde(default = "default_load")]
+        load: f64,
     },
     /// Jobs read from one or more files of one format, merged by arrival.
     Trace {
@@ -76,6 +96,17 @@ pub enum WorkloadConfig {
         /// How many jobs.
         #[serde(default = "default_jobs")]
         jobs: usize,
+    },
+    /// Synergy's default generator (OSDI 2022), bit-exact from the seed: Poisson arrivals at
+    /// `load` jobs/hour, Gavel-style durations, 1 GPU, models of Synergy's zoo assigned to hold
+    /// the class split (`blox_sim::workload::SynergyWorkload`).
+    SynergyDefault {
+        /// Jobs per hour (Synergy's default run: 9).
+        #[serde(default = "default_synergy_load")]
+        load: f64,
+        /// Class split `IMAGE,LANGUAGE,SPEECH` in percent (default `20,70,10`).
+        #[serde(default = "default_class_split")]
+        class_split: String,
     },
     /// A real trace resampled at a target load: `jobs` jobs drawn with replacement, with fresh
     /// Poisson arrivals at `load` jobs/hour.
@@ -218,6 +249,22 @@ pub struct WorkloadReport {
 fn default_load() -> f64 {
     DEFAULT_LOAD
 }
+fn default_synergy_load() -> f64 {
+    SYNERGY_LOAD
+}
+fn default_class_split() -> String {
+    blox_workload::ClassSplit::DEFAULT.label()
+}
+
+/// Synergy's default load, jobs per hour (`runner.py`: `np.arange(9.0, 10, 1)`).
+pub const SYNERGY_LOAD: f64 = 9.0;
+/// Synergy's seed (`runner.py --seed`).
+pub const SYNERGY_SEED: u64 = 42;
+/// Synergy's default cluster (`configs/default_cluster.ini`): 16 servers of 8 GPUs, with 3 CPUs
+/// and 62.5 GB per GPU (24 CPUs, 500 GB per server) under `synergy` semantics.
+pub const SYNERGY_CLUSTER: &str = "16x8";
+/// Synergy's measured jobs (`series_id_filter = (4000, 5000)`), inclusive.
+pub const SYNERGY_TRACK: &str = "4000..4999";
 fn default_trace_jobs() -> usize {
     BLOX_TRACE_JOBS
 }
@@ -285,6 +332,14 @@ pub struct Scenario {
     pub reference_gpu_type: String,
     /// Output folder (`jobs.csv`, `summary.json`, `timeline.csv`, …).
     pub out: Option<PathBuf>,
+    /// CPU cores per node. Default: 3 per GPU under `synergy` semantics (Synergy's 24 on an
+    /// 8-GPU server), else 16 per node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_cpus: Option<u32>,
+    /// Host memory per node in GB. Default: 62.5 GB per GPU under `synergy` semantics
+    /// (Synergy's 500 GB on an 8-GPU server), else 250 GB per node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_mem_gb: Option<f64>,
 }
 
 /// Which throughput model a scenario uses.
@@ -333,6 +388,8 @@ impl Default for Scenario {
             throughputs: None,
             reference_gpu_type: blox_policies::DEFAULT_REFERENCE_TYPE.to_owned(),
             out: None,
+            node_cpus: None,
+            node_mem_gb: None,
         }
     }
 }
@@ -370,6 +427,10 @@ struct SummaryFile<'a> {
     run: &'a blox_sim::RunOutcome,
     workload: &'a WorkloadReport,
     config: &'a Scenario,
+    /// Under `synergy` semantics: the tracked jobs' mean, p99 and p99.9 JCT in hours, as
+    /// Synergy prints them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    synergy_jct: Option<blox_metrics::SynergyJct>,
 }
 
 impl Scenario {
@@ -412,27 +473,51 @@ impl Scenario {
         match &self.track {
             Some(s) => Ok(Some(s.parse()?)),
             None => match self.workload {
-                WorkloadConfig::BloxDefault { .. } => Ok(Some(TrackWindow::new(3000, 4000)?)),
+                WorkloadConfig::BloxDefault { .. }
+                | WorkloadConfig::BloxMultigpuTrace { .. }
+                | WorkloadConfig::BloxSynthetic { .. } => Ok(Some(TrackWindow::new(3000, 4000)?)),
+                WorkloadConfig::SynergyDefault { .. } => Ok(Some(SYNERGY_TRACK.parse()?)),
                 _ => Ok(None),
             },
         }
     }
 
-    /// The cluster. GPU type names are matched case-insensitively: they are lowercased here
-    /// (throughput tables, e.g. Gavel's, name types in lowercase).
+    /// The cluster, with each node's CPUs and memory: `node_cpus`/`node_mem_gb` when given,
+    /// else Synergy's 3 CPUs and 62.5 GB per GPU under `synergy` semantics, else the node
+    /// defaults.
+    /// GPU type names are matched case-insensitively: they are lowercased here (throughput
+    /// tables, e.g. Gavel's, name types in lowercase).
     pub fn cluster_spec(&self) -> Result<ClusterSpec, SimError> {
         let mut spec = self
             .cluster
             .parse::<ClusterSpec>()
             .map_err(|e| SimError::Config(e.0))?;
+        let synergy = self.semantics == Semantics::Synergy;
+        if let Some(m) = self.node_mem_gb {
+            if !(m.is_finite() && m >= 0.0) {
+                return Err(SimError::Config(format!(
+                    "node memory `{m}` must be a number of GB ≥ 0"
+                )));
+            }
+        }
         for n in &mut spec.nodes {
             n.gpu_type.make_ascii_lowercase();
+            if let Some(c) = self.node_cpus {
+                n.cpus = c;
+            } else if synergy {
+                n.cpus = 3 * n.gpus;
+            }
+            if let Some(m) = self.node_mem_gb {
+                n.mem_gb = m;
+            } else if synergy {
+                n.mem_gb = 62.5 * f64::from(n.gpus);
+            }
         }
         Ok(spec)
     }
 
-    /// The engine configuration.
-    pub fn sim_config(&self) -> Result<SimConfig, SimError> {
+    /// The engine configuration, with the time model the scenario names.
+    pub fn sim_config(&self) -> Result<SimConfig<ModelChoice>, SimError> {
         if self.round_s == 0 {
             return Err(SimError::Config(
                 "--round must be a positive number of seconds".into(),
@@ -444,17 +529,22 @@ impl Scenario {
                 self.preemption_cost_s
             ))
         })?;
-        if self.semantics == Semantics::Blox && cost != Time::ZERO {
+        if self.semantics != Semantics::Exact && cost != Time::ZERO {
             return Err(SimError::Config(
-                "a preemption cost applies to `exact` semantics only (Blox's preemptions are free)"
+                "a preemption cost applies to `exact` semantics only (Blox's and Synergy's \
+                 preemptions are free)"
                     .into(),
             ));
         }
         let starvation = (self.starvation_s > 0).then(|| Time::from_secs(self.starvation_s));
-        Ok(SimConfig::new(self.semantics)
+        let model = match self.semantics {
+            Semantics::Blox => ModelChoice::Blox(Blox::new()),
+            Semantics::Exact => ModelChoice::Exact(Exact::new().with_preemption_cost(cost)),
+            Semantics::Synergy => ModelChoice::Synergy(SynergyTime::new()),
+        };
+        Ok(SimConfig::new(model)
             .with_round(Time::from_secs(self.round_s))
             .with_track(self.track_window()?)
-            .with_preemption_cost(cost)
             .with_starvation(starvation))
     }
 
@@ -472,6 +562,21 @@ impl Scenario {
                     *trace_jobs,
                     self.seed,
                 )?),
+                WorkloadReport::default(),
+            ),
+            WorkloadConfig::BloxMultigpuTrace { load, path } => {
+                let gpus = blox_workload::philly_blox_gpu_counts(path)?;
+                let report = WorkloadReport {
+                    jobs_read: Some(gpus.len() as u64),
+                    ..WorkloadReport::default()
+                };
+                (
+                    Box::new(BloxMultiGpuTrace::new(*load, gpus, self.seed)?),
+                    report,
+                )
+            }
+            WorkloadConfig::BloxSynthetic { load } => (
+                Box::new(BloxSynthetic::with_seed(*load, self.seed)?),
                 WorkloadReport::default(),
             ),
             WorkloadConfig::Trace {
@@ -518,6 +623,25 @@ impl Scenario {
                     WorkloadReport::default(),
                 )
             }
+            WorkloadConfig::SynergyDefault { load, class_split } => {
+                let split: blox_workload::ClassSplit = class_split
+                    .parse()
+                    .map_err(|e: String| SimError::Config(format!("--class-split: {e}")))?;
+                let cluster = self.cluster_spec()?;
+                let node = cluster
+                    .nodes
+                    .first()
+                    .ok_or_else(|| SimError::Config("the cluster has no nodes".into()))?;
+                let server = blox_workload::ServerSize {
+                    gpus: node.gpus,
+                    cpus: f64::from(node.cpus),
+                    mem_gb: node.mem_gb,
+                };
+                (
+                    Box::new(SynergyWorkload::new(*load, split, server, self.seed)?),
+                    WorkloadReport::default(),
+                )
+            }
             WorkloadConfig::DualLoad { load, jobs } => {
                 let cfg = blox_workload::DualLoadConfig::new(*load);
                 let gen = blox_workload::DualLoad::new(cfg, blox_core::Seed(self.seed))?;
@@ -549,7 +673,10 @@ impl Scenario {
     /// The load of the synthetic workload, if any.
     pub fn load(&self) -> Option<f64> {
         match self.workload {
-            WorkloadConfig::BloxDefault { load, .. } => Some(load),
+            WorkloadConfig::BloxDefault { load, .. }
+            | WorkloadConfig::BloxMultigpuTrace { load, .. }
+            | WorkloadConfig::BloxSynthetic { load }
+            | WorkloadConfig::SynergyDefault { load, .. } => Some(load),
             _ => None,
         }
     }
@@ -650,7 +777,9 @@ impl Scenario {
         );
         let model = match self.throughput_model {
             Some(t) => t,
-            None if self.semantics == Semantics::Blox => ThroughputChoice::Constant,
+            // Blox's constant speed; Synergy's placement penalty is 1 and its speed-ups come
+            // from the host-resource shares, so its throughput model is constant 1 too.
+            None if self.semantics != Semantics::Exact => ThroughputChoice::Constant,
             // Optimus allocates by its own scaling model; the jobs then run at that speed.
             None if elastic_policy => ThroughputChoice::Policy,
             None => ThroughputChoice::Placement,
@@ -682,6 +811,26 @@ impl Scenario {
         })
     }
 
+    /// The run's name in tables and plots: the policy, or under `synergy` semantics Synergy's
+    /// own scheduler string and split, e.g. `FIFO+tune (20,70,10)`.
+    pub fn run_name(&self) -> String {
+        if self.semantics != Semantics::Synergy {
+            return self.policy.to_string();
+        }
+        let mech = match &self.placement {
+            Named::Stock(PlacementConfig::Synergy { mode }) => match mode {
+                SynergyMode::Greedy => String::new(),
+                m => format!("+{m}"),
+            },
+            ref other => format!("/{other}"),
+        };
+        let split = match &self.workload {
+            WorkloadConfig::SynergyDefault { class_split, .. } => format!(" ({class_split})"),
+            _ => String::new(),
+        };
+        format!("{}{mech}{split}", self.policy.to_string().to_uppercase())
+    }
+
     /// A one-line description, e.g. `exact accept-all/las/scattered`.
     pub fn label(&self) -> String {
         format!(
@@ -701,9 +850,14 @@ impl Scenario {
     pub fn run_with(&self, registry: &Registry) -> Result<RunReport, SimError> {
         let env = self.policy_env()?;
         let topology = self.topology_model()?;
+        let policy = if self.semantics == Semantics::Synergy {
+            self.synergy_policy(&env, registry)?
+        } else {
+            registry.build_policy(&self.policy, &env)?
+        };
         let scheduler = Pipeline::new(
             registry.build_admission(&self.admission)?,
-            registry.build_policy(&self.policy, &env)?,
+            policy,
             registry.build_placement(&self.placement, Some(topology.clone()))?,
         );
         let cfg = self.sim_config()?;
@@ -711,21 +865,64 @@ impl Scenario {
         let throughput = self.throughput_with(topology, env)?;
         let (mut workload, workload_report) = self.load_workload()?;
         let log = JobLog::with_cluster(&blox_core::Cluster::new(cluster.clone()));
-        let mut sim = Simulator::new(
-            cfg,
-            cluster,
-            scheduler,
-            throughput,
-            (log, Timeline::default()),
-        );
-        let outcome = sim.run(&mut workload)?;
-        let (log, timeline) = sim.into_sink();
+        let sink = (log, Timeline::default());
+        // The one place a semantics name becomes a time model type.
+        let (outcome, (log, timeline)) = match cfg.model.clone() {
+            ModelChoice::Blox(m) => simulate(
+                cfg.with_model(m),
+                cluster,
+                scheduler,
+                throughput,
+                sink,
+                &mut workload,
+            )?,
+            ModelChoice::Exact(m) => simulate(
+                cfg.with_model(m),
+                cluster,
+                scheduler,
+                throughput,
+                sink,
+                &mut workload,
+            )?,
+            ModelChoice::Synergy(m) => simulate(
+                cfg.with_model(m),
+                cluster,
+                scheduler,
+                throughput,
+                sink,
+                &mut workload,
+            )?,
+        };
         let mut report = self.report(outcome, log, timeline)?;
         report.workload = workload_report;
         if let Some(dir) = &self.out {
             report.write(dir)?;
         }
         Ok(report)
+    }
+
+    /// The scheduling policy under `synergy` semantics: `fifo`, `srtf`, `las` and `ftf` are
+    /// Synergy's own ([`blox_policies::SynergyFifo`] …), told the mechanism (SRTF and FTF
+    /// divide by the speed-up unless it is GPU-proportional; LAS re-sorts by GPU count under
+    /// Tune); any other policy is built as usual.
+    fn synergy_policy(
+        &self,
+        env: &PolicyEnv,
+        registry: &Registry,
+    ) -> Result<blox_core::BoxScheduling, SimError> {
+        let mode = match self.placement.stock() {
+            Some(PlacementConfig::Synergy { mode }) => Some(*mode),
+            _ => None,
+        };
+        let fair = mode.map_or(true, |m| m == SynergyMode::Fair);
+        let tune = mode == Some(SynergyMode::Tune);
+        Ok(match self.policy.stock() {
+            Some(PolicyConfig::Fifo) => Box::new(blox_policies::SynergyFifo::default()),
+            Some(PolicyConfig::Srtf) => Box::new(blox_policies::SynergySrtf::new(fair)),
+            Some(PolicyConfig::Las) => Box::new(blox_policies::SynergyLas::new(tune)),
+            Some(PolicyConfig::Ftf) => Box::new(blox_policies::SynergyFtf::new(fair)),
+            _ => registry.build_policy(&self.policy, env)?,
+        })
     }
 
     /// Turn a finished run's records into a report (write it with [`RunReport::write`]).
@@ -737,7 +934,7 @@ impl Scenario {
     ) -> Result<RunReport, SimError> {
         let window = self.track_window()?.map(|w| w.ids());
         let total = self.cluster_spec()?.total_gpus();
-        let metrics = RunMetrics::compute(self.policy.to_string(), &log, &timeline, window, total);
+        let metrics = RunMetrics::compute(self.run_name(), &log, &timeline, window, total);
         Ok(RunReport {
             scenario: self.clone(),
             outcome,
@@ -750,7 +947,49 @@ impl Scenario {
     }
 }
 
+/// The time model a scenario names (`semantics`): chosen once here, then the engine runs
+/// monomorphised over it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ModelChoice {
+    /// Blox's simulator exactly.
+    Blox(Blox),
+    /// True finish times.
+    Exact(Exact),
+    /// Synergy's simulator.
+    Synergy(SynergyTime),
+}
+
+/// Run one simulation under time model `Tm` and return its outcome and sink.
+fn simulate<S, T, M, Tm, W>(
+    cfg: SimConfig<Tm>,
+    cluster: ClusterSpec,
+    scheduler: S,
+    throughput: T,
+    sink: M,
+    workload: &mut W,
+) -> Result<(blox_sim::RunOutcome, M), SimError>
+where
+    S: blox_core::Scheduler,
+    T: blox_core::ThroughputModel,
+    M: blox_core::MetricSink,
+    Tm: TimeModel,
+    W: Workload + ?Sized,
+{
+    let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
+    let outcome = sim.run(workload)?;
+    Ok((outcome, sim.into_sink()))
+}
+
 impl RunReport {
+    /// Under `synergy` semantics, the tracked jobs' JCT statistics the way Synergy's simulator
+    /// prints them (mean, 99th and 99.9th percentile in hours, pandas quantiles); `None` for
+    /// other semantics.
+    pub fn synergy_jct(&self) -> Option<blox_metrics::SynergyJct> {
+        (self.scenario.semantics == Semantics::Synergy)
+            .then(|| blox_metrics::SynergyJct::of(&self.log.jcts_s(self.window())))
+    }
+
     fn window(&self) -> Option<(JobId, JobId)> {
         self.scenario.track_window().ok().flatten().map(|w| w.ids())
     }
@@ -783,6 +1022,7 @@ impl RunReport {
             run: &self.outcome,
             workload: &self.workload,
             config: &self.scenario,
+            synergy_jct: self.synergy_jct(),
         };
         let mut buf = serde_json::to_vec_pretty(&file).expect("serialising to memory");
         buf.push(b'\n');

@@ -141,8 +141,9 @@ impl Sweep {
                                     s.policy = pol.clone();
                                     s.placement = pla.clone();
                                     s.seed = seed;
-                                    if let WorkloadConfig::BloxDefault { load: l, .. } =
-                                        &mut s.workload
+                                    if let WorkloadConfig::BloxDefault { load: l, .. }
+                                    | WorkloadConfig::BloxMultigpuTrace { load: l, .. }
+                                    | WorkloadConfig::BloxSynthetic { load: l } = &mut s.workload
                                     {
                                         *l = load;
                                     }

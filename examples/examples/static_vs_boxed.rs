@@ -23,7 +23,8 @@ const SEMANTICS: Semantics = Semantics::Blox;
 
 /// Run any scheduler on the shared scenario; return its `jobs.csv` text and summary.
 fn run(scheduler: impl Scheduler) -> Result<(String, Summary), Box<dyn Error>> {
-    let cfg = SimConfig::new(SEMANTICS).with_track(Some(TrackWindow::new(TRACK.0, TRACK.1)?));
+    let cfg =
+        SimConfig::new(blox_sim::Blox::new()).with_track(Some(TrackWindow::new(TRACK.0, TRACK.1)?));
     let mut sim = Simulator::new(
         cfg,
         ClusterSpec::uniform(32, 4),
@@ -66,9 +67,9 @@ fn main() -> Result<(), Box<dyn Error>> {
             trace_jobs: 12_000,
         },
         cluster: "32x4".into(),
-        admission,
-        policy,
-        placement,
+        admission: admission.into(),
+        policy: policy.into(),
+        placement: placement.into(),
         track: Some(format!("{}..{}", TRACK.0, TRACK.1)),
         ..Scenario::default()
     };

@@ -3,7 +3,7 @@
 use super::*;
 use blox_cli::Scenario;
 use blox_policies::Las;
-use blox_sim::BloxDefaultWorkload;
+use blox_sim::{Blox, BloxDefaultWorkload, Exact, TimeModel};
 
 fn scenario(semantics: Semantics, policy: PolicyConfig) -> Scenario {
     Scenario {
@@ -67,9 +67,15 @@ fn files_written_match_the_report_and_rerun_identically() {
 
 #[test]
 fn static_and_boxed_builds_give_identical_jobs_csv() {
-    for sem in [Semantics::Blox, Semantics::Exact] {
+    static_and_boxed_agree(SimConfig::new(Blox::new()));
+    static_and_boxed_agree(SimConfig::new(Exact::new()));
+}
+
+fn static_and_boxed_agree<Tm: TimeModel + Clone>(cfg: SimConfig<Tm>) {
+    let sem = cfg.model.ctx_semantics();
+    {
         let track = TrackWindow::new(200, 400).unwrap();
-        let cfg = SimConfig::new(sem).with_track(Some(track));
+        let cfg = cfg.with_track(Some(track));
         let window = Some((JobId(200), JobId(400)));
 
         let static_sched = Pipeline::new(AcceptAll, Las::default(), Scattered::new());

@@ -5,8 +5,10 @@ mod determinism;
 mod errors;
 mod gavel;
 mod gavel_vectors;
+mod golden;
 mod hetero;
 mod oracle;
+mod synergy;
 mod traces;
 
 #[allow(unused_imports)]
@@ -20,4 +22,4 @@ use blox_placement::{PlacementConfig, Scattered};
 #[allow(unused_imports)]
 use blox_policies::{PolicyConfig, PolicyEnv};
 #[allow(unused_imports)]
-use blox_sim::{JobList, RunOutcome, SimConfig, Simulator, TrackWindow};
+use blox_sim::{Blox, Exact, JobList, RunOutcome, SimConfig, Simulator, TimeModel, TrackWindow};

@@ -20,7 +20,10 @@ pub use gavel::{
     locate_table_path, parse_gavel_trace, read_gavel_trace, GavelThroughputs, GavelTraceJob,
     GAVEL_TABLE_NAMES,
 };
-pub use philly::{philly_blox_trace_jobs, PhillyMode, BLOX_PHILLY_MAX_S, BLOX_PHILLY_MIN_S};
+pub use philly::{
+    philly_blox_gpu_counts, philly_blox_trace_jobs, PhillyMode, BLOX_PHILLY_MAX_S,
+    BLOX_PHILLY_MIN_S,
+};
 pub use pollux::{pollux_reference_gpu_seconds, POLLUX_REFERENCE_GPU_SECONDS};
 
 use crate::WorkloadError;
