@@ -62,10 +62,12 @@ struct ScenarioArgs {
     /// `synergy` (Synergy's simulator: 300 s rounds, everything re-decided each round, whole
     /// iterations credited at allocation; its defaults: --workload synergy-default --load 9
     /// --class-split 20,70,10 --cluster 16x8 with 24 CPUs and 500 GB per node
-    /// --placement synergy:mode=tune --track 4000..4999 --seed 42) [default: exact].
-    /// `tiresias` (the Tiresias authors' simulator job by job, with its schedules and placements
-    /// by their own names; `run` only, on a trace).
-    #[arg(long, value_name = "blox|exact|synergy|tiresias")]
+    /// --placement synergy:mode=tune --track 4000..4999 --seed 42), `tiresias` (the Tiresias
+    /// authors' simulator job by job, with its schedules and placements by their own names;
+    /// `run` only, on a trace) or `gavel` (Gavel's trace simulator job by job: `run` with a
+    /// gavel --trace, --cluster of v100/p100/k80, --round, --seed and Gavel's --policy names)
+    /// [default: exact].
+    #[arg(long, value_name = "blox|exact|synergy|tiresias|gavel")]
     semantics: Option<SemanticsArg>,
     /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
     /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
@@ -199,10 +201,12 @@ struct ScenarioArgs {
 struct RunArgs {
     #[command(flatten)]
     scenario: ScenarioArgs,
-    /// Scheduling policy: fifo, las, srtf, sjf, tiresias, optimus, gavel (max-min fairness),
-    /// themis (finish-time fairness); parameters as `name:key=value,...`, e.g.
-    /// `tiresias:queues=2,threshold=3600`. In blox semantics tiresias and optimus are Blox's
-    /// versions [default: fifo].
+    /// Scheduling policy: fifo, las, srtf, sjf, tiresias, optimus, gavel (Gavel-style max-min,
+    /// alias gavel-style), themis (greedy finish-time fairness, alias ftf-greedy); parameters as
+    /// `name:key=value,...`, e.g. `tiresias:queues=2,threshold=3600`. In blox semantics
+    /// tiresias and optimus are Blox's versions. With --semantics gavel: Gavel's own fifo,
+    /// fifo_perf, max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf (`-` or
+    /// `_`) [default: fifo].
     #[arg(long, value_name = "POLICY")]
     policy: Option<Named<PolicyConfig>>,
     /// Write jobs.csv, summary.json, timeline.csv, fairness.csv, jct_cdf.csv and timeline.svg
@@ -358,6 +362,10 @@ struct BenchArgs {
     /// Only the README configuration (skip the sweep, trace and scale figures).
     #[arg(long)]
     quick: bool,
+    /// Only the Gavel figure: the 80 seed-0 runs of Gavel's physical-cluster traces in
+    /// `--semantics gavel` (needs the shared traces).
+    #[arg(long)]
+    gavel: bool,
     /// Folder of the shared traces, for the ITP figure [default: $BLOX_TRACES, else ../shared/traces].
     #[arg(long, value_name = "DIR")]
     traces: Option<PathBuf>,
@@ -473,6 +481,9 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Some(Command::Sweep(a)) => sweep(a, reg),
         Some(Command::Merge(a)) => merge(&a.out),
         Some(Command::Trace(TraceCommand::Stats(a))) => trace_stats(a),
+        Some(Command::Bench(a)) if a.gavel => {
+            crate::gavel::bench(&crate::bench::traces_dir(a.traces))
+        }
         Some(Command::Bench(a)) => crate::bench::bench(a.repeat, a.quick, a.traces),
     };
     match result {
@@ -501,6 +512,11 @@ impl ScenarioArgs {
                 return Err(SimError::Config(
                     "--semantics tiresias works with `blox-sim run` (one Tiresias run on a trace)"
                         .into(),
+                ))
+            }
+            Some(SemanticsArg::Gavel) => {
+                return Err(SimError::Config(
+                    "--semantics gavel runs through `blox-sim run` only".into(),
                 ))
             }
             None => {}
@@ -740,9 +756,75 @@ impl ScenarioArgs {
     }
 }
 
+/// `run --semantics gavel`: checks that only flags Gavel's simulator has are given.
+fn gavel_run(a: RunArgs) -> Result<(), SimError> {
+    let sc = &a.scenario;
+    let unused: [(&str, bool); 17] = [
+        ("--scenario", sc.scenario.is_some()),
+        ("--workload", sc.workload.is_some()),
+        ("--jobs", sc.jobs.is_some()),
+        ("--durations", sc.durations.is_some()),
+        ("--gpus", sc.gpus.is_some()),
+        ("--resample", sc.resample.is_some()),
+        ("--load", sc.load.is_some()),
+        ("--blox-trace-jobs", sc.blox_trace_jobs.is_some()),
+        ("--skip-bad-lines", sc.skip_bad_lines),
+        ("--reference-gpu-type", sc.reference_gpu_type.is_some()),
+        ("--admission", sc.admission.is_some()),
+        ("--placement", sc.placement.is_some()),
+        ("--topology", sc.topology.is_some()),
+        ("--throughput", sc.throughput.is_some()),
+        ("--track", sc.track.is_some()),
+        ("--preemption-cost", sc.preemption_cost.is_some()),
+        ("--starvation", sc.starvation.is_some()),
+    ];
+    if let Some((flag, _)) = unused.iter().find(|(_, set)| *set) {
+        return Err(SimError::Config(format!(
+            "{flag} does not apply to --semantics gavel (Gavel's simulator takes --trace, \
+             --throughputs, --cluster, --round, --seed and --policy)"
+        )));
+    }
+    let trace = match sc.trace.as_slice() {
+        [one] => one.clone(),
+        _ => {
+            return Err(SimError::Config(
+                "--semantics gavel needs exactly one --trace FILE (a Gavel *.trace)".into(),
+            ))
+        }
+    };
+    if let Some(f) = sc.trace_format.as_deref() {
+        if f != "gavel" {
+            return Err(SimError::Config(format!(
+                "--trace-format {f}: --semantics gavel reads Gavel traces (--trace-format gavel)"
+            )));
+        }
+    }
+    let run = crate::gavel::GavelRun {
+        trace,
+        throughputs: sc.throughputs.clone(),
+        cluster: sc.cluster.clone().ok_or_else(|| {
+            SimError::Config(
+                "--semantics gavel needs --cluster, e.g. 8x1:v100 or 4x1:v100,4x1:p100,4x1:k80"
+                    .into(),
+            )
+        })?,
+        round_s: sc.round.unwrap_or(360),
+        seed: sc.seed.unwrap_or(0),
+        policy: a
+            .policy
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "fifo".into()),
+        out: a.out,
+    };
+    crate::gavel::run_cli(&run)
+}
+
 fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     if a.scenario.semantics == Some(SemanticsArg::Tiresias) {
         return run_tiresias(a);
+    }
+    if a.scenario.semantics == Some(SemanticsArg::Gavel) {
+        return gavel_run(a);
     }
     let mut s = a.scenario.build()?;
     if let Some(p) = a.policy {
@@ -870,6 +952,8 @@ enum SemanticsArg {
     Engine(Semantics),
     /// The `tiresias` time model.
     Tiresias,
+    /// Gavel's self-contained model.
+    Gavel,
 }
 
 impl std::str::FromStr for SemanticsArg {
@@ -877,10 +961,11 @@ impl std::str::FromStr for SemanticsArg {
     fn from_str(s: &str) -> Result<Self, String> {
         match s.trim() {
             "tiresias" => Ok(SemanticsArg::Tiresias),
+            "gavel" => Ok(SemanticsArg::Gavel),
             other => other
                 .parse::<Semantics>()
                 .map(SemanticsArg::Engine)
-                .map_err(|_| format!("unknown semantics `{other}` (known: blox, exact, synergy, tiresias)")),
+                .map_err(|_| format!("unknown semantics `{other}` (known: blox, exact, synergy, tiresias, gavel)")),
         }
     }
 }

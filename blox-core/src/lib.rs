@@ -68,6 +68,7 @@ mod executor;
 mod hetero;
 mod ids;
 mod job;
+mod pyrandom;
 mod rng;
 mod spec;
 mod time;
@@ -88,6 +89,7 @@ pub use executor::{
 pub use hetero::{HeteroSpeed, ThroughputTable};
 pub use ids::{GpuId, GpuTypeId, JobId, NodeId};
 pub use job::{GpuSet, Job, JobSpec, JobTable, QueuedJob, PRIORITY_NORMAL, PRIORITY_STARVED};
+pub use pyrandom::PyRandom;
 pub use rng::{Seed, StreamRng};
 pub use spec::{parse_f64, ComponentSpec, ConfigError};
 pub use time::Time;

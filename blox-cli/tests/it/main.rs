@@ -4,6 +4,8 @@ mod clear_errors;
 mod cli;
 mod determinism;
 mod errors;
+mod gavel;
+mod gavel_vectors;
 mod golden;
 mod hetero;
 mod long_runs;

@@ -53,6 +53,7 @@
 
 mod blox;
 mod exact;
+pub mod gavel;
 pub mod synergy;
 pub mod tiresias;
 
