@@ -15,8 +15,8 @@
 
 mod bench;
 mod cli;
-pub mod progress;
 pub mod gavel;
+pub mod progress;
 pub mod registry;
 mod scenario;
 pub mod sweep;
