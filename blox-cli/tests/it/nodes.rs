@@ -70,7 +70,10 @@ fn node_0_out_from_3600_to_7200_completes_every_job_and_reports_it() {
     assert!((avail - (32.0 * end_h - 8.0)).abs() < 1e-6, "{avail}");
     let jobs = read(&out.join("jobs.csv"));
     let mut lines = jobs.lines();
-    assert!(lines.next().unwrap().ends_with(",source_id,failures"));
+    assert!(lines
+        .next()
+        .unwrap()
+        .ends_with(",source_id,gpu_types,failures"));
     let mut hit = 0;
     for l in lines {
         let cells: Vec<&str> = l.split(',').collect();
