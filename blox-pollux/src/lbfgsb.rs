@@ -1,16 +1,16 @@
 //! A small bounded quasi-Newton minimiser (projected L-BFGS) for the agent's 7-parameter fit.
 //!
 //! It follows L-BFGS-B's outline and its default stopping rules (memory 10, relative reduction
-//! `factr · ε` with `factr = 1e7`, projected-gradient tolerance `1e-5`, 15,000 iterations): free
-//! variables are those not held at a bound by the gradient; the two-loop recursion gives a
-//! direction on them; a backtracking Armijo search runs along the projected path, so iterates
+//! `factr · ε` with `factr = 1e7`, projected-gradient tolerance `1e-5`), with at most 200
+//! iterations per call (the fit calls it several times from warm points). Free variables are
+//! those not held at a bound by the gradient; the two-loop recursion gives a direction on them; a backtracking Armijo search runs along the projected path, so iterates
 //! stay feasible (scipy's `keep_feasible`). Variables with equal bounds are fixed. No crate on
 //! crates.io offers a maintained pure-Rust L-BFGS-B, hence this one.
 
 const M: usize = 10;
 const FTOL: f64 = 1e7 * f64::EPSILON;
 const PGTOL: f64 = 1e-5;
-const MAX_ITER: usize = 15_000;
+const MAX_ITER: usize = 200;
 
 fn project(x: &mut [f64; 7], lo: &[f64; 7], hi: &[f64; 7]) {
     for i in 0..7 {

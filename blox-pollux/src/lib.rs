@@ -11,7 +11,7 @@
 //! - **Agent** ([`goodput`]): the 7-parameter throughput model fitted online by a bounded
 //!   quasi-Newton method, and the goodput-maximising batch size.
 //! - **Policies** ([`RoundPolicy`]): the artifact's [`Tiresias`] and [`Optimus`] baselines and
-//!   the Pollux genetic search.
+//!   the Pollux genetic search ([`PolluxPolicy`]).
 //! - **Reference loop** ([`PolluxSim`]): the artifact's interval loop, self-contained.
 //!
 //! Everything is deterministic: maps are ordered, ties go to the lowest job or node index, and
@@ -25,6 +25,7 @@ mod delaunay;
 pub mod goodput;
 mod job;
 mod lbfgsb;
+mod policy;
 mod sim;
 mod trace;
 mod workload;
@@ -33,6 +34,7 @@ use std::collections::BTreeMap;
 
 pub use baselines::{Optimus, Tiresias, TIRESIAS_THRESHOLD};
 pub use job::{ModelError, PolluxJob, RESTART_DELAY};
+pub use policy::{PolluxPolicy, PolluxPolicyConfig};
 pub use sim::{
     build_jobs, interference_of, placement_of, JobOutcome, JobSetup, PolluxSim, SimConfig,
 };
