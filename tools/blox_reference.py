@@ -77,14 +77,45 @@ class ArrivalStream:
         return self.last_arrival
 
 
+class SyntheticStream:
+    """The trace-free branch (appendix, workload 2): one seed-1 stream draws, per job and in
+    this order, the inter-arrival time, the Gavel-like duration, the GPU count and the
+    discarded class draw."""
+
+    def __init__(self, load):
+        self.rng = random.Random(1)
+        self.load = load
+        self.last_arrival = 0
+
+    def next_job(self):
+        rng = self.rng
+        ia = math.ceil(((-math.log(1.0 - rng.random()) / self.load) * 60) * 60)
+        self.last_arrival = self.last_arrival + ia
+        duration = gavel_like_duration(rng)
+        u = rng.uniform(0, 1)
+        if u >= 0.95:
+            gpus = 8
+        elif u >= 0.80:
+            gpus = 4
+        elif u >= 0.70:
+            gpus = 2
+        else:
+            gpus = 1
+        rng.randint(0, 8)  # class draw, result discarded
+        return self.last_arrival, duration, gpus
+
+
 class Workload:
     """The workload simulator's `GetJobs(t)` with its one-job look-ahead (section 2)."""
 
-    def __init__(self, load, durations, custom_jobs=None):
+    def __init__(self, load, durations, custom_jobs=None, synthetic=False, multigpu_gpus=None):
         self.durations = durations
         self.n = len(durations)
         self.arrivals = ArrivalStream(load)
         self.custom_jobs = custom_jobs  # hidden testing hook: list of (arrival, duration)
+        self.synthetic = SyntheticStream(load) if synthetic else None
+        # appendix, workload 1: the kept trace entries' GPU counts, cycled (N = their number)
+        self.multigpu_gpus = multigpu_gpus
         self.next_index = 0  # workload index of the next job to generate
         self.held = None     # the look-ahead job
 
@@ -94,10 +125,15 @@ class Workload:
             if i >= len(self.custom_jobs):
                 return None
             arrival, duration, gpus = self.custom_jobs[i]
+        elif self.synthetic is not None:
+            arrival, duration, gpus = self.synthetic.next_job()
         else:
             arrival = self.arrivals.next_arrival()
             duration = self.durations[i % self.n]
-            gpus = 1  # multigpu = False
+            if self.multigpu_gpus is not None:
+                gpus = self.multigpu_gpus[i % len(self.multigpu_gpus)]
+            else:
+                gpus = 1  # multigpu = False
         self.next_index += 1
         return {"index": i, "arrival": arrival, "duration": duration,
                 "num_gpus": gpus, "class_id": i % 5}
@@ -258,7 +294,7 @@ class Result:
 
 def simulate(policy, load, admission, track_first, track_last, n_trace_jobs=12000,
              round_s=300, nodes=32, gpus_per_node=4, custom_jobs=None, max_rounds=None,
-             trace_rounds=False):
+             trace_rounds=False, synthetic=False, multigpu_gpus=None):
     if policy not in POLICIES:
         raise ValueError("unknown policy %r" % policy)
     speed = None
@@ -270,8 +306,10 @@ def simulate(policy, load, admission, track_first, track_last, n_trace_jobs=1200
 
     R = round_s
     cluster = Cluster(nodes, gpus_per_node)
+    if multigpu_gpus is not None:
+        n_trace_jobs = len(multigpu_gpus)
     durations = make_durations(n_trace_jobs)
-    workload = Workload(load, durations, custom_jobs)
+    workload = Workload(load, durations, custom_jobs, synthetic, multigpu_gpus)
     if admission[0] == "accept-all":
         adm = AcceptAll()
     else:
@@ -541,6 +579,12 @@ def main(argv=None):
     p.add_argument("--self-test", action="store_true",
                    help="check the RNG values of section 15.2 and a few small cases, then exit")
     # hidden testing aids
+    p.add_argument("--workload", choices=("default", "synthetic"), default="default",
+                   help="default: Blox's generator (section 10); synthetic: the trace-free "
+                        "multi-GPU branch (appendix, workload 2)")
+    p.add_argument("--multigpu-gpus", metavar="G,G,...",
+                   help="the multigpu=True trace workload (appendix, workload 1): the kept "
+                        "trace entries' GPU counts in file order (N = their number)")
     p.add_argument("--custom-jobs", type=parse_custom_jobs, help=argparse.SUPPRESS)
     p.add_argument("--max-rounds", type=int, help=argparse.SUPPRESS)
     p.add_argument("--trace-rounds", action="store_true", help=argparse.SUPPRESS)
@@ -563,7 +607,10 @@ def main(argv=None):
                        n_trace_jobs=args.trace_jobs, round_s=args.round, nodes=args.nodes,
                        gpus_per_node=args.gpus_per_node, custom_jobs=args.custom_jobs,
                        max_rounds=args.max_rounds,
-                       trace_rounds=args.trace_rounds)
+                       trace_rounds=args.trace_rounds,
+                       synthetic=args.workload == "synthetic",
+                       multigpu_gpus=None if args.multigpu_gpus is None
+                       else [int(g) for g in args.multigpu_gpus.split(",")])
     except (ValueError, RuntimeError) as e:
         print("error: %s" % e, file=sys.stderr)
         return 2

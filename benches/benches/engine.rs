@@ -43,8 +43,11 @@ impl Case {
     fn setup<S: Scheduler>(
         &self,
         scheduler: S,
-    ) -> (Simulator<S, ConstantSpeed, ()>, BloxDefaultWorkload) {
-        let cfg = SimConfig::new(Semantics::Blox).with_track(Some(self.track));
+    ) -> (
+        Simulator<S, ConstantSpeed, (), blox_sim::Blox>,
+        BloxDefaultWorkload,
+    ) {
+        let cfg = SimConfig::new(blox_sim::Blox::new()).with_track(Some(self.track));
         let sim = Simulator::new(
             cfg,
             ClusterSpec::uniform(32, 4),

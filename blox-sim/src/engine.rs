@@ -1,63 +1,44 @@
-//! The simulation engine: runs any [`Scheduler`] against a cluster and a [`Workload`].
+//! The simulation engine: runs any [`Scheduler`] against a cluster and a [`Workload`], under a
+//! [`TimeModel`].
 //!
-//! # The round loop
+//! # The loop
 //!
-//! Decisions are made once per round, at `t = 0, R, 2R, …`. A processed round does, in order:
+//! The engine owns the state (job table, cluster, admission queue) and runs the round protocol
+//! through the one [`Driver`]; the time model owns time. At each decision time `t`:
 //!
-//! 1. **credit and complete** (see the semantics below);
+//! 1. **advance**: the model credits progress up to `t` and completes the jobs that finish by
+//!    then ([`TimeModel::advance`]); completed jobs leave the table;
 //! 2. **arrivals**: every job with arrival ≤ `t` enters the admission queue (Blox's `GetJobs(t)`);
 //! 3. **admission**: the admitted jobs get ids in the order the policy lists them and join the job
 //!    table;
-//! 4. **scheduling**: the policy orders the table;
-//! 5. **placement**: stops and starts, validated, then applied (every stop before any start);
-//! 6. **starvation counters**: every table job that was not stopped, started or running ages by
-//!    `R`; one that reaches the threshold moves to [`PRIORITY_STARVED`] for good.
+//! 4. **scheduling, placement, validation, apply**: every stop before any start; the model is told
+//!    of each ([`TimeModel::stopping`], [`TimeModel::started`]) and says where the round sample is
+//!    taken ([`TimeModel::sample_point`]);
+//! 5. **next decision** ([`TimeModel::next_decision`]), then **starvation counters**: every table
+//!    job that was not stopped, started or running ages by the time to the next decision; one that
+//!    reaches the threshold moves to [`PRIORITY_STARVED`] for good.
 //!
-//! A round in which nothing can change is skipped: when no job waits (in the table or the
-//! admission queue), the engine jumps to the next round in which a job arrives, completes, or (in
-//! `blox` semantics) is credited for the first time. Skipped rounds still appear in the
-//! timeline, with the unchanged state.
+//! Time the model skips (no job waiting) costs nothing; round boundaries skipped this way still
+//! appear in the timeline, with the unchanged state. The run ends when the model reports that the
+//! last tracked job completed, or when nothing is left to do ([`TimeModel::drained_end`]).
 //!
-//! # `blox` semantics
-//!
-//! Exactly Blox's simulator (see `BLOX-SEMANTICS.md`): at step 1 of round `t` every job running
-//! since an earlier round is credited `R` seconds of progress (times Blox's Optimus factor, with
-//! Blox's f64 operation order) and `R` seconds of attained service (wall-clock, whatever its GPU
-//! count); a job whose progress reaches its total completes **at `t`** and frees its GPUs in time
-//! for that round's placement. Responsiveness is measured to the first round that credits a job
-//! (its first launch + `R`). Every entry of a round's stop list counts as a preemption,
-//! including same-round relaunches. The run ends at the round whose step 1 completes the last
-//! tracked job; that round's later steps change no output, so the engine stops after admitting
-//! its arrivals. The round sample is taken where Blox's `las_scheduler.py` takes it: after
-//! placement, before execution (victims already count as not running; launches do not yet
-//! count; free GPUs reflect completions only).
-//!
-//! # `exact` semantics
-//!
-//! Decisions still happen each round, but a running job progresses continuously at its speed
-//! (from the [`ThroughputModel`]) and completes at its true finish time (rounded up to the
-//! millisecond), freeing its GPUs at once. Attained service is counted in GPU-seconds. A job
-//! that resumes after a preemption first spends the configured preemption cost restoring (its
-//! GPUs held, no progress). A stop followed in the same round by a start of the same job on the
-//! same GPUs is no change and not a preemption. Responsiveness is measured to the first start.
-//! The run ends at the completion of the last tracked job. The round sample is taken after
-//! the round's decisions are applied.
+//! The two stock models are [`Blox`](crate::time::Blox) (Blox's simulator exactly) and
+//! [`Exact`] (true finish times); their docs state what each credits and when.
 //!
 //! # Ordering guarantees
 //!
 //! Completions at equal times are processed in ascending job id. Arrivals keep the workload's
 //! order. Events reach the sink in the order listed in [`blox_core::Event`].
 
+use crate::driver::{DecisionError, Driver, Host};
+use crate::time::{Advance, Exact, NextView, SamplePoint, TimeModel, World};
 use crate::workload::Workload;
 use crate::SimError;
 use blox_core::{
-    Admissions, Cluster, ClusterSpec, Ctx, Decisions, Event, GpuId, GpuSet, Job, JobId, JobSpec,
-    JobTable, MetricSink, QueuedJob, RoundSample, Schedule, Scheduler, Semantics, ThroughputModel,
-    Time, ValidationScratch, PRIORITY_STARVED,
+    Cluster, ClusterSpec, Ctx, Decisions, Event, GpuSet, Job, JobId, JobSpec, JobTable, MetricSink,
+    QueuedJob, RoundSample, Scheduler, ThroughputModel, Time, PRIORITY_STARVED,
 };
 use serde::{Deserialize, Serialize};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// Blox's starvation threshold: 3,600,000 s (1,000 h) of waiting in a row.
 pub const BLOX_STARVATION: Time = Time::from_secs(3_600_000);
@@ -132,40 +113,46 @@ impl std::fmt::Display for TrackWindow {
     }
 }
 
-/// How a run is simulated (everything but the components and the workload).
+/// How a run is simulated (everything but the components and the workload): the time model and
+/// the engine's own settings.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-pub struct SimConfig {
-    /// Time semantics.
-    pub semantics: Semantics,
+pub struct SimConfig<Tm = Exact> {
+    /// The time model.
+    pub model: Tm,
     /// Round length `R`.
     pub round: Time,
     /// Jobs whose completion ends the run; `None`: run until every job has finished.
     pub track: Option<TrackWindow>,
-    /// `exact` only: time a job spends restoring when it resumes after a preemption.
-    pub preemption_cost: Time,
     /// Waiting time after which a job is promoted to the starved class; `None` disables it.
     pub starvation: Option<Time>,
 }
 
-impl Default for SimConfig {
+impl Default for SimConfig<Exact> {
     fn default() -> Self {
-        SimConfig {
-            semantics: Semantics::Exact,
-            round: Time::from_secs(300),
-            track: None,
-            preemption_cost: Time::ZERO,
-            starvation: Some(BLOX_STARVATION),
-        }
+        SimConfig::new(Exact::new())
     }
 }
 
-impl SimConfig {
-    /// The default configuration with these semantics.
-    pub fn new(semantics: Semantics) -> Self {
+impl<Tm> SimConfig<Tm> {
+    /// The default settings (300 s rounds, no tracked window, Blox's starvation threshold) with
+    /// this time model.
+    pub fn new(model: Tm) -> Self {
         SimConfig {
-            semantics,
-            ..Self::default()
+            model,
+            round: Time::from_secs(300),
+            track: None,
+            starvation: Some(BLOX_STARVATION),
+        }
+    }
+
+    /// The same settings with another time model.
+    pub fn with_model<U>(self, model: U) -> SimConfig<U> {
+        SimConfig {
+            model,
+            round: self.round,
+            track: self.track,
+            starvation: self.starvation,
         }
     }
 
@@ -181,15 +168,23 @@ impl SimConfig {
         self
     }
 
-    /// Set the preemption cost (`exact` semantics).
-    pub fn with_preemption_cost(mut self, cost: Time) -> Self {
-        self.preemption_cost = cost;
-        self
-    }
-
     /// Set the starvation threshold (`None` disables it).
     pub fn with_starvation(mut self, starvation: Option<Time>) -> Self {
         self.starvation = starvation;
+        self
+    }
+}
+
+impl SimConfig<Exact> {
+    /// Set the exact model's preemption cost.
+    pub fn with_preemption_cost(mut self, cost: Time) -> Self {
+        self.model = self.model.with_preemption_cost(cost);
+        self
+    }
+
+    /// Set the exact model's decision rule.
+    pub fn with_decide(mut self, decide: crate::time::Decide) -> Self {
+        self.model = self.model.with_decide(decide);
         self
     }
 }
@@ -217,52 +212,20 @@ pub struct RunOutcome {
     pub preemptions: u64,
 }
 
-/// Engine-private state of an admitted job.
-#[derive(Clone, Copy, Debug)]
-struct RunState {
-    /// The last round in which the placement stopped or started it.
-    touched: Time,
-    /// Progress has been credited up to this time.
-    credited_to: Time,
-    /// Blox: round of completion if left running; exact: true finish time.
-    finish: Time,
-    /// Progress per second while running.
-    speed: f64,
-    /// Exact: no progress before this time (restoring after a preemption).
-    stall_until: Time,
-    responded: bool,
-    started: bool,
-    /// Completed; leaves the table at the end of the step.
-    finished: bool,
-}
-
-impl Default for RunState {
-    fn default() -> Self {
-        RunState {
-            touched: Time::MAX,
-            credited_to: Time::ZERO,
-            finish: Time::MAX,
-            speed: 1.0,
-            stall_until: Time::ZERO,
-            responded: false,
-            started: false,
-            finished: false,
-        }
-    }
-}
-
-/// A simulator: a cluster, a scheduler, a throughput model and a metric sink.
+/// A simulator: a time model (in its [`SimConfig`]), a cluster, a scheduler, a throughput model
+/// and a metric sink.
 ///
 /// ```
 /// use blox_admission::AcceptAll;
-/// use blox_core::{ClusterSpec, ConstantSpeed, JobSpec, Pipeline, Semantics, Time};
+/// use blox_core::{ClusterSpec, ConstantSpeed, JobSpec, Pipeline, Time};
 /// use blox_placement::Scattered;
 /// use blox_policies::Fifo;
+/// use blox_sim::time::Blox;
 /// use blox_sim::{JobList, SimConfig, Simulator};
 ///
 /// let jobs = vec![JobSpec::new(Time::from_secs(1000), 1, 1000.0)];
 /// let mut sim = Simulator::new(
-///     SimConfig::new(Semantics::Blox),
+///     SimConfig::new(Blox::new()),
 ///     ClusterSpec::uniform(1, 4),
 ///     Pipeline::new(AcceptAll, Fifo::default(), Scattered::new()),
 ///     ConstantSpeed(1.0),
@@ -272,17 +235,23 @@ impl Default for RunState {
 /// // First seen at 1200, credited at 1500, 1800, 2100, 2400: completes at 2400.
 /// assert_eq!(outcome.end_time, Time::from_secs(2400));
 /// ```
-pub struct Simulator<S, T, M> {
-    cfg: SimConfig,
+pub struct Simulator<S, T, M, Tm = Exact> {
+    cfg: SimConfig<Tm>,
     cluster_spec: ClusterSpec,
     scheduler: S,
     throughput: T,
     sink: M,
 }
 
-impl<S: Scheduler, T: ThroughputModel, M: MetricSink> Simulator<S, T, M> {
+impl<S: Scheduler, T: ThroughputModel, M: MetricSink, Tm: TimeModel> Simulator<S, T, M, Tm> {
     /// Wire a simulator from its parts.
-    pub fn new(cfg: SimConfig, cluster: ClusterSpec, scheduler: S, throughput: T, sink: M) -> Self {
+    pub fn new(
+        cfg: SimConfig<Tm>,
+        cluster: ClusterSpec,
+        scheduler: S,
+        throughput: T,
+        sink: M,
+    ) -> Self {
         Simulator {
             cfg,
             cluster_spec: cluster,
@@ -308,7 +277,7 @@ impl<S: Scheduler, T: ThroughputModel, M: MetricSink> Simulator<S, T, M> {
     }
 
     /// The configuration.
-    pub fn config(&self) -> &SimConfig {
+    pub fn config(&self) -> &SimConfig<Tm> {
         &self.cfg
     }
 
@@ -321,65 +290,59 @@ impl<S: Scheduler, T: ThroughputModel, M: MetricSink> Simulator<S, T, M> {
         if self.cluster_spec.total_gpus() == 0 {
             return Err(SimError::Config("the cluster has no GPUs".into()));
         }
-        let mut run = Run::new(&self.cfg, Cluster::new(self.cluster_spec.clone()));
-        let result = run.go(
-            &mut self.scheduler,
-            &self.throughput,
-            &mut self.sink,
-            workload,
-        );
-        self.sink.on_event(&Event::End { time: run.now });
-        result
-    }
-}
-
-struct Run<'c> {
-    cfg: &'c SimConfig,
-    cluster: Cluster,
-    table: JobTable,
-    queue: Vec<QueuedJob>,
-    state: Vec<RunState>,
-    now: Time,
-    next_seq: u64,
-    /// Exact: (finish, id, start) of running jobs; stale entries are skipped.
-    finishes: BinaryHeap<Reverse<(Time, JobId, Time)>>,
-    arrivals: Vec<JobSpec>,
-    admissions: Admissions,
-    schedule: Schedule,
-    decisions: Decisions,
-    outcome: RunOutcome,
-    tracked_done: u64,
-    idle_rounds: u64,
-    last_sample: Option<RoundSample>,
-    last_completion: Time,
-    /// Scratch for validating decisions.
-    scratch: ValidationScratch,
-    /// Some completed jobs are still in the table.
-    pending_removal: bool,
-    /// Jobs in the table that hold GPUs.
-    running_jobs: usize,
-}
-
-enum Step {
-    Continue,
-    Finished,
-}
-
-impl<'c> Run<'c> {
-    fn new(cfg: &'c SimConfig, cluster: Cluster) -> Self {
-        Run {
-            cfg,
-            cluster,
-            table: JobTable::new(),
+        self.cfg.model.begin(self.cfg.round)?;
+        let mut run = Run {
+            core: Core::new(
+                Cluster::new(self.cluster_spec.clone()),
+                self.cfg.round,
+                self.cfg.track,
+            ),
+            starvation: self.cfg.starvation,
+            model: &mut self.cfg.model,
+            throughput: &self.throughput,
+            sink: &mut self.sink,
             queue: Vec::new(),
             state: Vec::new(),
             now: Time::ZERO,
             next_seq: 0,
-            finishes: BinaryHeap::new(),
             arrivals: Vec::new(),
-            admissions: Admissions::default(),
-            schedule: Schedule::default(),
-            decisions: Decisions::default(),
+            idle_rounds: 0,
+            last_sample: None,
+        };
+        let result = run.go(&mut self.scheduler, workload);
+        run.sink.on_event(&Event::End { time: run.now });
+        result
+    }
+}
+
+/// The engine state a time model reaches through [`World`].
+pub(crate) struct Core {
+    pub(crate) table: JobTable,
+    pub(crate) cluster: Cluster,
+    pub(crate) round: Time,
+    track: Option<TrackWindow>,
+    tracked_done: u64,
+    /// Jobs in the table that hold GPUs.
+    running_jobs: usize,
+    /// Some completed jobs are still in the table.
+    pending_removal: bool,
+    /// `finished[id]`: completed; leaves the table at the end of the step.
+    finished: Vec<bool>,
+    outcome: RunOutcome,
+    last_completion: Time,
+}
+
+impl Core {
+    fn new(cluster: Cluster, round: Time, track: Option<TrackWindow>) -> Self {
+        Core {
+            table: JobTable::new(),
+            cluster,
+            round,
+            track,
+            tracked_done: 0,
+            running_jobs: 0,
+            pending_removal: false,
+            finished: Vec::new(),
             outcome: RunOutcome {
                 end_time: Time::ZERO,
                 rounds: 0,
@@ -390,216 +353,161 @@ impl<'c> Run<'c> {
                 completed: 0,
                 preemptions: 0,
             },
-            tracked_done: 0,
-            idle_rounds: 0,
-            last_sample: None,
             last_completion: Time::ZERO,
-            scratch: ValidationScratch::default(),
-            pending_removal: false,
-            running_jobs: 0,
-        }
-    }
-
-    fn blox(&self) -> bool {
-        self.cfg.semantics == Semantics::Blox
-    }
-
-    fn go<
-        S: Scheduler + ?Sized,
-        T: ThroughputModel + ?Sized,
-        M: MetricSink + ?Sized,
-        W: Workload + ?Sized,
-    >(
-        &mut self,
-        scheduler: &mut S,
-        throughput: &T,
-        sink: &mut M,
-        workload: &mut W,
-    ) -> Result<RunOutcome, SimError> {
-        let r = self.cfg.round;
-        let mut t = Time::ZERO;
-        loop {
-            // Skipped rounds keep the previous state; report them in the timeline.
-            if let Some(prev) = self.last_sample {
-                let mut skipped = prev.time + r;
-                while skipped < t {
-                    let mut s = prev;
-                    s.time = skipped;
-                    s.preemptions = 0;
-                    sink.on_event(&Event::Round(s));
-                    skipped += r;
-                }
-            }
-            self.now = t;
-            self.outcome.rounds_processed += 1;
-            let finished = if self.blox() {
-                self.credit_blox(t, sink)
-            } else {
-                self.complete_exact_until(t, sink)?
-            };
-            self.flush_completed();
-            if let Step::Finished = finished {
-                // The final round's later steps change no output; arrivals up to the end are
-                // still admitted so that the job list is complete.
-                let end = self.now;
-                self.fetch_and_admit(end, scheduler, sink, workload)?;
-                return Ok(self.finish(end, r));
-            }
-            if !self.blox() {
-                self.credit_exact(t);
-            }
-            self.fetch_and_admit(t, scheduler, sink, workload)?;
-            if self.all_done(workload)? {
-                let end = if self.blox() { t } else { self.last_completion };
-                return Ok(self.finish(end, r));
-            }
-            let started = self.decide(t, scheduler, throughput, sink)?;
-            self.age(t);
-            self.check_stall(t)?;
-            t = self.next_round(t, started, workload)?;
-        }
-    }
-
-    fn finish(&mut self, end: Time, r: Time) -> RunOutcome {
-        self.now = end;
-        self.outcome.end_time = end;
-        self.outcome.rounds = end.as_millis() / r.as_millis() + 1;
-        self.outcome.clone()
-    }
-
-    /// Without a tracked window (or when the window cannot fill), the run ends when there is
-    /// nothing left: no job to arrive, none queued, none active.
-    fn all_done<W: Workload + ?Sized>(&mut self, workload: &mut W) -> Result<bool, SimError> {
-        Ok(self.table.is_empty() && self.queue.is_empty() && workload.next_arrival()?.is_none())
-    }
-
-    fn tracked_complete(&self) -> bool {
-        self.cfg.track.is_some_and(|w| self.tracked_done == w.len())
-    }
-
-    /// Blox step 2: credit every running job for the rounds since it was last credited, with
-    /// Blox's operation order, and complete those that reached their total at `t`.
-    fn credit_blox<M: MetricSink + ?Sized>(&mut self, t: Time, sink: &mut M) -> Step {
-        let r = self.cfg.round;
-        let r_s = r.as_secs_f64();
-        let mut done: Vec<JobId> = Vec::new();
-        for job in self.table.iter_mut() {
-            if !job.is_running() {
-                continue;
-            }
-            let st = &mut self.state[job.id.index()];
-            while st.credited_to < t {
-                st.credited_to += r;
-                // Blox: `iters * speed + executed` for Optimus, `executed + iters` otherwise.
-                // IEEE addition is commutative and `iters * 1.0 == iters`, so one form serves.
-                job.executed += r_s * st.speed;
-                job.attained_service += r_s;
-            }
-            if !st.responded {
-                st.responded = true;
-                sink.on_event(&Event::FirstProgress {
-                    time: t,
-                    job: job.id,
-                });
-            }
-            if job.executed >= job.spec.work_s {
-                done.push(job.id);
-            }
-        }
-        for id in done {
-            self.complete(id, t, sink);
-        }
-        if self.tracked_complete() {
-            Step::Finished
-        } else {
-            Step::Continue
         }
     }
 
     /// Complete a job: its GPUs are freed at once; it leaves the table at the next
-    /// [`Run::flush_completed`] (one pass for all of a step's completions).
-    fn complete<M: MetricSink + ?Sized>(&mut self, id: JobId, time: Time, sink: &mut M) {
+    /// [`Core::flush_completed`] (one pass for all of a step's completions).
+    pub(crate) fn complete<M: MetricSink + ?Sized>(&mut self, id: JobId, time: Time, sink: &mut M) {
+        if self.finished.get(id.index()).copied().unwrap_or(true) {
+            return;
+        }
         if let Some(job) = self.table.get_mut(id) {
             let gpus = std::mem::take(&mut job.gpus);
             if !gpus.is_empty() {
                 self.running_jobs -= 1;
             }
             self.cluster.release(&gpus);
-            self.state[id.index()].finished = true;
+            self.finished[id.index()] = true;
             self.pending_removal = true;
             self.outcome.completed += 1;
             self.last_completion = self.last_completion.max(time);
-            if self.cfg.track.is_some_and(|w| w.contains(id)) {
+            if self.track.is_some_and(|w| w.contains(id)) {
                 self.tracked_done += 1;
             }
             sink.on_event(&Event::Completed { time, job: id });
         }
     }
 
+    pub(crate) fn tracked_complete(&self) -> bool {
+        self.track.is_some_and(|w| self.tracked_done == w.len())
+    }
+
     /// Drop completed jobs from the table.
     fn flush_completed(&mut self) {
         if std::mem::take(&mut self.pending_removal) {
-            let state = &self.state;
-            self.table.retain(|j| !state[j.id.index()].finished);
+            let finished = &self.finished;
+            self.table.retain(|j| !finished[j.id.index()]);
         }
     }
+}
 
-    /// Exact: complete every job whose true finish time is at or before `t`, in time order.
-    fn complete_exact_until<M: MetricSink + ?Sized>(
+/// Engine-private state of an admitted job.
+#[derive(Clone, Copy, Debug)]
+struct RunState {
+    /// The last decision in which the placement stopped or started it.
+    touched: Time,
+    /// It has started before (a start is a resume).
+    started: bool,
+}
+
+struct Run<'c, Tm, T: ?Sized, M: ?Sized> {
+    core: Core,
+    starvation: Option<Time>,
+    model: &'c mut Tm,
+    throughput: &'c T,
+    sink: &'c mut M,
+    queue: Vec<QueuedJob>,
+    state: Vec<RunState>,
+    now: Time,
+    next_seq: u64,
+    arrivals: Vec<JobSpec>,
+    idle_rounds: u64,
+    last_sample: Option<RoundSample>,
+}
+
+impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_, Tm, T, M> {
+    fn go<S: Scheduler + ?Sized, W: Workload + ?Sized>(
         &mut self,
-        t: Time,
-        sink: &mut M,
-    ) -> Result<Step, SimError> {
-        while let Some(&Reverse((finish, id, start))) = self.finishes.peek() {
-            if finish > t {
-                break;
-            }
-            self.finishes.pop();
-            let live = self
-                .table
-                .get(id)
-                .is_some_and(|j| j.is_running() && j.last_start == Some(start));
-            if !live {
-                continue;
-            }
-            self.now = finish;
-            self.credit_exact_job(id, finish);
-            if let Some(job) = self.table.get_mut(id) {
-                job.executed = job.spec.work_s;
-            }
-            self.complete(id, finish, sink);
-            if self.tracked_complete() {
-                return Ok(Step::Finished);
-            }
-        }
-        self.now = t;
-        Ok(Step::Continue)
-    }
-
-    fn credit_exact(&mut self, t: Time) {
-        for job in self.table.iter_mut() {
-            if job.is_running() {
-                credit_exact(job, &mut self.state[job.id.index()], t);
-            }
-        }
-    }
-
-    fn credit_exact_job(&mut self, id: JobId, t: Time) {
-        if let Some(job) = self.table.get_mut(id) {
-            credit_exact(job, &mut self.state[id.index()], t);
-        }
-    }
-
-    fn fetch_and_admit<S: Scheduler + ?Sized, M: MetricSink + ?Sized, W: Workload + ?Sized>(
-        &mut self,
-        t: Time,
         scheduler: &mut S,
-        sink: &mut M,
+        workload: &mut W,
+    ) -> Result<RunOutcome, SimError> {
+        let r = self.core.round;
+        let mut driver = Driver::new();
+        let mut t = Time::ZERO;
+        loop {
+            // Skipped round boundaries keep the previous state; report them in the timeline.
+            if let Some(prev) = self.last_sample {
+                let mut skipped = next_boundary(prev.time, r);
+                while skipped < t {
+                    let mut s = prev;
+                    s.time = skipped;
+                    s.preemptions = 0;
+                    self.sink.on_event(&Event::Round(s));
+                    skipped += r;
+                }
+            }
+            self.now = t;
+            self.core.outcome.rounds_processed += 1;
+            let advance = self.model.advance(
+                t,
+                &mut World {
+                    core: &mut self.core,
+                    sink: &mut *self.sink,
+                },
+            );
+            self.core.flush_completed();
+            if let Advance::Finished(end) = advance {
+                // The final decision's later steps change no output; arrivals up to the end are
+                // still admitted so that the job list is complete.
+                self.now = end;
+                self.fetch_and_admit(end, &mut driver, scheduler, workload)?;
+                return Ok(self.finish(end));
+            }
+            self.fetch_and_admit(t, &mut driver, scheduler, workload)?;
+            if self.all_done(workload)? {
+                let end = self.model.drained_end(t, self.core.last_completion);
+                return Ok(self.finish(end));
+            }
+            let applied = driver.decide(scheduler, self, t, self.model.elide_relaunch())?;
+            let view = NextView {
+                waiting: !self.queue.is_empty() || self.core.running_jobs < self.core.table.len(),
+                started: applied.started,
+                round: r,
+            };
+            let next_arrival = workload.next_arrival()?;
+            let next = self.model.next_decision(
+                t,
+                view,
+                next_arrival,
+                &World {
+                    core: &mut self.core,
+                    sink: &mut *self.sink,
+                },
+            );
+            debug_assert!(next > t, "time models move time forward");
+            self.age(t, next.max(t) - t);
+            self.check_stall(t)?;
+            t = next;
+        }
+    }
+
+    fn finish(&mut self, end: Time) -> RunOutcome {
+        self.now = end;
+        self.core.outcome.end_time = end;
+        self.core.outcome.rounds = self.model.rounds(end, self.core.round);
+        self.core.outcome.clone()
+    }
+
+    /// Without a tracked window (or when the window cannot fill), the run ends when there is
+    /// nothing left: no job to arrive, none queued, none active.
+    fn all_done<W: Workload + ?Sized>(&mut self, workload: &mut W) -> Result<bool, SimError> {
+        Ok(self.core.table.is_empty()
+            && self.queue.is_empty()
+            && workload.next_arrival()?.is_none())
+    }
+
+    fn fetch_and_admit<S: Scheduler + ?Sized, W: Workload + ?Sized>(
+        &mut self,
+        t: Time,
+        driver: &mut Driver,
+        scheduler: &mut S,
         workload: &mut W,
     ) -> Result<(), SimError> {
         self.arrivals.clear();
         workload.arrivals_until(t, &mut self.arrivals)?;
-        let total = self.cluster.total_gpus();
+        let total = self.core.cluster.total_gpus();
         for spec in self.arrivals.drain(..) {
             if spec.n_gpus == 0 || spec.n_gpus > total {
                 return Err(SimError::Config(format!(
@@ -620,254 +528,41 @@ impl<'c> Run<'c> {
             }
             let seq = self.next_seq;
             self.next_seq += 1;
-            self.outcome.arrived += 1;
-            sink.on_event(&Event::Arrived {
+            self.core.outcome.arrived += 1;
+            self.sink.on_event(&Event::Arrived {
                 time: t,
                 seq,
                 spec: &spec,
             });
             self.queue.push(QueuedJob { seq, spec });
         }
-        if self.queue.is_empty() {
-            return Ok(());
-        }
-        self.admissions.clear();
-        {
-            let ctx = make_ctx(self.cfg, &self.cluster, &self.table, t);
-            scheduler.admit(&ctx, &self.queue, &mut self.admissions);
-        }
-        let mut taken = vec![false; self.queue.len()];
-        for &i in self.admissions.admit.iter().chain(&self.admissions.reject) {
-            if i >= self.queue.len() || std::mem::replace(&mut taken[i], true) {
-                return Err(SimError::InvalidDecision {
-                    component: format!("admission policy `{}`", scheduler.name()),
-                    time_s: t.to_string(),
-                    message: format!(
-                        "queue index {i} is out of range or listed twice (queue has {} jobs)",
-                        self.queue.len()
-                    ),
-                });
-            }
-        }
-        let mut admitted = std::mem::take(&mut self.admissions.admit);
-        for &i in &admitted {
-            let q = &self.queue[i];
-            let id = JobId(self.state.len() as u32);
-            self.state.push(RunState::default());
-            self.outcome.admitted += 1;
-            sink.on_event(&Event::Admitted {
-                time: t,
-                seq: q.seq,
-                job: id,
-            });
-            self.table.push(Job::new(id, q.spec.clone(), t));
-        }
-        for &i in &self.admissions.reject {
-            self.outcome.rejected += 1;
-            sink.on_event(&Event::Rejected {
-                time: t,
-                seq: self.queue[i].seq,
-            });
-        }
-        let mut i = 0;
-        self.queue.retain(|_| {
-            i += 1;
-            !taken[i - 1]
-        });
-        admitted.clear();
-        self.admissions.admit = admitted;
-        Ok(())
-    }
-
-    /// Steps 4–5: schedule, place, validate and apply. Returns whether any job started.
-    fn decide<S: Scheduler + ?Sized, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized>(
-        &mut self,
-        t: Time,
-        scheduler: &mut S,
-        throughput: &T,
-        sink: &mut M,
-    ) -> Result<bool, SimError> {
-        self.schedule.clear();
-        self.decisions.clear();
-        {
-            let ctx = make_ctx(self.cfg, &self.cluster, &self.table, t);
-            scheduler.schedule(&ctx, &mut self.schedule);
-            scheduler.place(&ctx, &self.schedule, &mut self.decisions);
-        }
-        self.validate(t, scheduler)?;
-        let d = std::mem::take(&mut self.decisions);
-        let blox = self.blox();
-
-        // In exact semantics a stop undone by a start on the same GPUs is no change.
-        let mut kept: Vec<JobId> = Vec::new();
-        if !blox {
-            for &id in &d.stop {
-                let job = self.table.get(id).expect("validated");
-                if d.start
-                    .iter()
-                    .any(|(s, g)| *s == id && same_gpus(g, &job.gpus))
-                {
-                    kept.push(id);
-                }
-            }
-        }
-        let counted = d.stop.len() - kept.len();
-        if blox {
-            let running = self.running_jobs - d.stop.len();
-            let s = self.sample(t, running as u32, d.stop.len() as u32);
-            sink.on_event(&Event::Round(s));
-        }
-        for &id in &d.stop {
-            self.state[id.index()].touched = t;
-            if kept.contains(&id) {
-                continue;
-            }
-            if !blox {
-                self.credit_exact_job(id, t);
-            }
-            let job = self.table.get_mut(id).expect("validated");
-            let gpus = std::mem::take(&mut job.gpus);
-            job.preemptions += 1;
-            self.running_jobs -= 1;
-            self.cluster.release(&gpus);
-            sink.on_event(&Event::Preempted {
-                time: t,
-                job: id,
-                counted: true,
-            });
-        }
-        self.outcome.preemptions += counted as u64;
-        let mut started = false;
-        for (id, gpus) in &d.start {
-            self.state[id.index()].touched = t;
-            if kept.contains(id) {
-                continue;
-            }
-            started = true;
-            self.start(*id, gpus, t, throughput, sink)?;
-        }
-        // The state after this round's decisions: the exact-mode sample, and what a skipped
-        // round repeats in either mode.
-        debug_assert_eq!(
-            self.running_jobs,
-            self.table.iter().filter(|j| j.is_running()).count()
-        );
-        let running = self.running_jobs as u32;
-        let after = self.sample(t, running, counted as u32);
-        if !blox {
-            sink.on_event(&Event::Round(after));
-        }
-        let mut steady = after;
-        steady.preemptions = 0;
-        self.last_sample = Some(steady);
-        self.decisions = d;
-        Ok(started)
+        driver.admit(scheduler, self, t)
     }
 
     fn sample(&self, t: Time, running: u32, preemptions: u32) -> RoundSample {
         RoundSample::new(
             t,
-            self.table.len() as u32 - running,
+            self.core.table.len() as u32 - running,
             running,
             self.queue.len() as u32,
-            self.cluster.free_gpus(),
-            self.table.gpu_demand(),
+            self.core.cluster.free_gpus(),
+            self.core.table.gpu_demand(),
             preemptions,
         )
     }
 
-    fn start<T: ThroughputModel + ?Sized, M: MetricSink + ?Sized>(
-        &mut self,
-        id: JobId,
-        gpus: &GpuSet,
-        t: Time,
-        throughput: &T,
-        sink: &mut M,
-    ) -> Result<(), SimError> {
-        let blox = self.blox();
-        let r = self.cfg.round;
-        let cost = self.cfg.preemption_cost;
-        self.cluster.allocate(id, gpus);
-        self.running_jobs += 1;
-        let job = self.table.get_mut(id).expect("validated");
-        job.gpus = gpus.clone();
-        job.time_since_scheduled = Time::ZERO;
-        job.last_start = Some(t);
-        if job.first_start.is_none() {
-            job.first_start = Some(t);
-        }
-        let job = self.table.get(id).expect("validated");
-        let speed = throughput.speed(job, gpus, &self.cluster);
-        if !(speed.is_finite() && speed > 0.0) {
-            return Err(SimError::InvalidDecision {
-                component: format!("throughput model `{}`", throughput.name()),
-                time_s: t.to_string(),
-                message: format!("speed {speed} for job {id} is not a positive number"),
-            });
-        }
-        let st = &mut self.state[id.index()];
-        let resumed = st.started;
-        st.started = true;
-        st.speed = speed;
-        st.credited_to = t;
-        if blox {
-            // Blox credits `R` per round from the next round on; find the round whose credit
-            // reaches the total, with the same operation order the credit loop uses.
-            let step = r.as_secs_f64();
-            let mut x = job.executed;
-            let mut k: u64 = 0;
-            loop {
-                x += step * speed;
-                k += 1;
-                if x >= job.spec.work_s || k >= 100_000_000 {
-                    break;
-                }
-            }
-            st.finish = t + Time(k * r.as_millis());
-        } else {
-            st.stall_until = if resumed { t + cost } else { t };
-            let secs = job.remaining_work() / speed;
-            let dur = Time::from_secs_f64_ceil(secs).unwrap_or(Time::MAX);
-            st.finish = st.stall_until + dur;
-            self.finishes.push(Reverse((st.finish, id, t)));
-        }
-        sink.on_event(&Event::Started {
-            time: t,
-            job: id,
-            gpus,
-            speed,
-        });
-        if !blox && !st.responded {
-            st.responded = true;
-            sink.on_event(&Event::FirstProgress { time: t, job: id });
-        }
-        Ok(())
-    }
-
-    /// Check a placement's decisions against the live state before anything is applied.
-    fn validate<S: Scheduler + ?Sized>(&mut self, t: Time, scheduler: &S) -> Result<(), SimError> {
-        self.decisions
-            .validate(&self.cluster, &self.table, &mut self.scratch)
-            .map_err(|message| SimError::InvalidDecision {
-                component: format!("scheduler `{}`", scheduler.name()),
-                time_s: t.to_string(),
-                message,
-            })
-    }
-
-    /// Step 6: starvation counters.
-    fn age(&mut self, t: Time) {
-        if self.running_jobs == self.table.len() {
+    /// Starvation counters: every waiting job that was not decided on ages by `elapsed`.
+    fn age(&mut self, t: Time, elapsed: Time) {
+        if self.core.running_jobs == self.core.table.len() {
             // Every job runs: their counters were reset when they started.
             return;
         }
-        let r = self.cfg.round;
-        let threshold = self.cfg.starvation;
-        for job in self.table.iter_mut() {
+        let threshold = self.starvation;
+        for job in self.core.table.iter_mut() {
             if job.is_running() || self.state[job.id.index()].touched == t {
                 job.time_since_scheduled = Time::ZERO;
             } else {
-                job.time_since_scheduled += r;
+                job.time_since_scheduled += elapsed;
                 if threshold.is_some_and(|th| job.time_since_scheduled >= th) {
                     job.priority = PRIORITY_STARVED;
                 }
@@ -876,12 +571,13 @@ impl<'c> Run<'c> {
     }
 
     fn check_stall(&mut self, t: Time) -> Result<(), SimError> {
-        let running = self.cluster.free_gpus() < self.cluster.total_gpus();
-        if running || (self.running_jobs == self.table.len() && self.queue.is_empty()) {
+        let cluster = &self.core.cluster;
+        let running = cluster.free_gpus() < cluster.total_gpus();
+        if running || (self.core.running_jobs == self.core.table.len() && self.queue.is_empty()) {
             self.idle_rounds = 0;
             return Ok(());
         }
-        let waiting = self.table.iter().find(|j| !j.is_running());
+        let waiting = self.core.table.iter().find(|j| !j.is_running());
         self.idle_rounds += 1;
         if self.idle_rounds >= STALL_ROUNDS {
             let what = match waiting {
@@ -891,7 +587,7 @@ impl<'c> Run<'c> {
                     j.id,
                     j.arrival(),
                     j.n_gpus(),
-                    self.cluster.total_gpus()
+                    cluster.total_gpus()
                 ),
                 None => format!(
                     "{} jobs have been held by admission for {STALL_ROUNDS} rounds on an idle \
@@ -903,83 +599,174 @@ impl<'c> Run<'c> {
         }
         Ok(())
     }
+}
 
-    /// The next round in which anything can change.
-    fn next_round<W: Workload + ?Sized>(
-        &mut self,
-        t: Time,
-        started: bool,
-        workload: &mut W,
-    ) -> Result<Time, SimError> {
-        let r = self.cfg.round;
-        let next = t + r;
-        let busy = !self.queue.is_empty() || self.running_jobs < self.table.len();
-        if busy || (started && self.blox()) {
-            return Ok(next);
+impl From<DecisionError> for SimError {
+    fn from(e: DecisionError) -> Self {
+        SimError::InvalidDecision {
+            component: e.component,
+            time_s: e.time.to_string(),
+            message: e.message,
         }
-        let mut target = Time::MAX;
-        if let Some(a) = workload.next_arrival()? {
-            target = target.min(a.ceil_to(r).max(next));
-        }
-        if self.blox() {
-            for job in self.table.iter() {
-                target = target.min(self.state[job.id.index()].finish.max(next));
-            }
-        } else {
-            while let Some(&Reverse((finish, id, start))) = self.finishes.peek() {
-                let live = self
-                    .table
-                    .get(id)
-                    .is_some_and(|j| j.is_running() && j.last_start == Some(start));
-                if live {
-                    // Its completion frees GPUs between rounds; nothing waits for them, so the
-                    // next decision is only needed when something arrives, but the completion
-                    // itself must be processed in time order: stop at its round.
-                    target = target.min(finish.ceil_to(r).max(next));
-                    break;
-                }
-                self.finishes.pop();
-            }
-        }
-        if target == Time::MAX {
-            // Nothing will ever happen again: the caller's end check stops the run next round.
-            return Ok(next);
-        }
-        Ok(target)
     }
 }
 
-fn make_ctx<'a>(cfg: &SimConfig, cluster: &'a Cluster, table: &'a JobTable, t: Time) -> Ctx<'a> {
-    let r = cfg.round;
-    Ctx::new(
-        t,
-        t.as_millis() / r.as_millis(),
-        r,
-        cfg.semantics,
-        cluster,
-        table,
-    )
+impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
+    for Run<'_, Tm, T, M>
+{
+    type Error = SimError;
+
+    fn ctx(&self, now: Time) -> Ctx<'_> {
+        let r = self.core.round;
+        Ctx::new(
+            now,
+            now.as_millis() / r.as_millis(),
+            r,
+            self.model.ctx_semantics(),
+            &self.core.cluster,
+            &self.core.table,
+        )
+    }
+
+    fn queue(&self) -> &[QueuedJob] {
+        &self.queue
+    }
+
+    fn cluster(&self) -> &Cluster {
+        &self.core.cluster
+    }
+
+    fn jobs(&self) -> &JobTable {
+        &self.core.table
+    }
+
+    fn admit(&mut self, index: usize, now: Time) -> Result<(), SimError> {
+        let q = &self.queue[index];
+        let id = JobId(self.state.len() as u32);
+        self.state.push(RunState {
+            touched: Time::MAX,
+            started: false,
+        });
+        self.core.finished.push(false);
+        self.core.outcome.admitted += 1;
+        self.sink.on_event(&Event::Admitted {
+            time: now,
+            seq: q.seq,
+            job: id,
+        });
+        let job = Job::new(id, q.spec.clone(), now);
+        self.model.admitted(&job, now);
+        self.core.table.push(job);
+        Ok(())
+    }
+
+    fn reject(&mut self, index: usize, now: Time) -> Result<(), SimError> {
+        self.core.outcome.rejected += 1;
+        self.sink.on_event(&Event::Rejected {
+            time: now,
+            seq: self.queue[index].seq,
+        });
+        Ok(())
+    }
+
+    fn retire(&mut self, taken: &[bool]) {
+        let mut i = 0;
+        self.queue.retain(|_| {
+            i += 1;
+            !taken[i - 1]
+        });
+    }
+
+    fn decided(&mut self, d: &Decisions, now: Time) -> Result<(), SimError> {
+        if self.model.sample_point() == SamplePoint::AfterPlacement {
+            let running = self.core.running_jobs - d.stop.len();
+            let s = self.sample(now, running as u32, d.stop.len() as u32);
+            self.sink.on_event(&Event::Round(s));
+        }
+        Ok(())
+    }
+
+    fn keep(&mut self, id: JobId, now: Time) {
+        self.state[id.index()].touched = now;
+    }
+
+    fn stop(&mut self, id: JobId, now: Time) -> Result<(), SimError> {
+        self.state[id.index()].touched = now;
+        let job = self.core.table.get_mut(id).expect("validated");
+        self.model.stopping(job, now);
+        let gpus = std::mem::take(&mut job.gpus);
+        job.preemptions += 1;
+        self.core.running_jobs -= 1;
+        self.core.cluster.release(&gpus);
+        self.core.outcome.preemptions += 1;
+        self.sink.on_event(&Event::Preempted {
+            time: now,
+            job: id,
+            counted: true,
+        });
+        Ok(())
+    }
+
+    fn start(&mut self, id: JobId, gpus: &GpuSet, now: Time) -> Result<(), SimError> {
+        self.state[id.index()].touched = now;
+        self.core.cluster.allocate(id, gpus);
+        self.core.running_jobs += 1;
+        let job = self.core.table.get_mut(id).expect("validated");
+        job.gpus = gpus.clone();
+        job.time_since_scheduled = Time::ZERO;
+        job.last_start = Some(now);
+        if job.first_start.is_none() {
+            job.first_start = Some(now);
+        }
+        let job = self.core.table.get(id).expect("validated");
+        let speed = self.throughput.speed(job, gpus, &self.core.cluster);
+        if !(speed.is_finite() && speed > 0.0) {
+            return Err(SimError::InvalidDecision {
+                component: format!("throughput model `{}`", self.throughput.name()),
+                time_s: now.to_string(),
+                message: format!("speed {speed} for job {id} is not a positive number"),
+            });
+        }
+        let st = &mut self.state[id.index()];
+        let resumed = std::mem::replace(&mut st.started, true);
+        self.sink.on_event(&Event::Started {
+            time: now,
+            job: id,
+            gpus,
+            speed,
+        });
+        self.model.started(
+            id,
+            speed,
+            resumed,
+            now,
+            &mut World {
+                core: &mut self.core,
+                sink: &mut *self.sink,
+            },
+        )
+    }
+
+    fn applied(&mut self, counted: usize, now: Time) -> Result<(), SimError> {
+        // The state after this decision: the sample of models that sample after applying, and
+        // what a skipped round repeats in either case.
+        debug_assert_eq!(
+            self.core.running_jobs,
+            self.core.table.iter().filter(|j| j.is_running()).count()
+        );
+        let running = self.core.running_jobs as u32;
+        let after = self.sample(now, running, counted as u32);
+        if self.model.sample_point() == SamplePoint::AfterApply {
+            self.sink.on_event(&Event::Round(after));
+        }
+        let mut steady = after;
+        steady.preemptions = 0;
+        self.last_sample = Some(steady);
+        Ok(())
+    }
 }
 
-fn credit_exact(job: &mut Job, st: &mut RunState, t: Time) {
-    if t <= st.credited_to {
-        return;
-    }
-    let from = st.credited_to.max(st.stall_until);
-    if t > from {
-        job.executed = (job.executed + st.speed * (t - from).as_secs_f64()).min(job.spec.work_s);
-    }
-    job.attained_service += f64::from(job.spec.n_gpus) * (t - st.credited_to).as_secs_f64();
-    st.credited_to = t;
-}
-
-fn same_gpus(a: &[GpuId], b: &[GpuId]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut x: Vec<GpuId> = a.to_vec();
-    let mut y: Vec<GpuId> = b.to_vec();
-    x.sort_unstable();
-    y.sort_unstable();
-    x == y
+/// The first round boundary strictly after `t`.
+fn next_boundary(t: Time, r: Time) -> Time {
+    Time((t.as_millis() / r.as_millis() + 1) * r.as_millis())
 }

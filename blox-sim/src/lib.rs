@@ -1,30 +1,30 @@
 //! # blox-sim
 //!
-//! A deterministic, fast simulator that runs any [`Scheduler`](blox_core::Scheduler) built from
-//! Blox components against a modelled GPU cluster and a workload, and the `blox-sim`
-//! command-line program.
+//! The thin, deterministic, fast simulation engine: it runs any
+//! [`Scheduler`](blox_core::Scheduler) built from Blox components against a modelled GPU cluster
+//! and a workload. Scenarios, sweeps and the `blox-sim` program live in `blox-cli`.
 //!
 //! | piece | what it is |
 //! |---|---|
-//! | [`Simulator`] | the engine: generic over scheduler, throughput model and metric sink; `blox` or `exact` time semantics (see [`engine`]) |
+//! | [`Simulator`] | the engine: generic over scheduler, throughput model, metric sink and time model (see [`engine`]) |
+//! | [`TimeModel`] | what differs between time semantics, as a type: [`Blox`] (Blox's simulator exactly), [`Exact`] (true finish times; decisions each round or also on events, [`Decide`]); see [`time`] |
+//! | [`Driver`] | the round protocol (admit → schedule → place → validate → apply), written once, used by the simulator and by `blox-cluster`'s server through a [`Host`] |
 //! | [`Workload`] | where jobs come from: [`BloxDefaultWorkload`] (Blox's generator on a bit-exact CPython `random`), [`JobList`] (e.g. from [`read_canonical_csv`]) |
 //! | [`SimExecutor`] | the simulator's implementation of `blox-core`'s `Executor` (virtual clock), for real-mode loops and their tests |
-//! | [`sweep`] | the cross product of settings, run in parallel, resumable, shardable, merged into one table |
-//! | [`Scenario`] | a whole run as data (TOML/JSON or flags), run through the boxed path, writing `jobs.csv`, `summary.json`, `timeline.csv` |
 //!
 //! ## Compose and run a scheduler
 //!
 //! ```
 //! use blox_admission::LoadBased;
-//! use blox_core::{ClusterSpec, ConstantSpeed, Pipeline, Semantics};
+//! use blox_core::{ClusterSpec, ConstantSpeed, Pipeline};
 //! use blox_metrics::{JobLog, Summary};
 //! use blox_placement::Scattered;
 //! use blox_policies::Las;
-//! use blox_sim::{BloxDefaultWorkload, SimConfig, Simulator, TrackWindow};
+//! use blox_sim::{Blox, BloxDefaultWorkload, SimConfig, Simulator, TrackWindow};
 //!
 //! // LAS with Blox's load-based admission at 1.2x, Blox's placement, on 32 nodes x 4 GPUs.
 //! let scheduler = Pipeline::new(LoadBased::new(1.2).unwrap(), Las::default(), Scattered::new());
-//! let cfg = SimConfig::new(Semantics::Blox).with_track(Some(TrackWindow::new(100, 150).unwrap()));
+//! let cfg = SimConfig::new(Blox::new()).with_track(Some(TrackWindow::new(100, 150).unwrap()));
 //! let mut sim = Simulator::new(cfg, ClusterSpec::uniform(32, 4), scheduler, ConstantSpeed(1.0), JobLog::default());
 //! let outcome = sim.run(&mut BloxDefaultWorkload::new(4.0, 12_000).unwrap()).unwrap();
 //! let summary = Summary::compute(sim.sink(), Some((100.into(), 150.into())));
@@ -32,23 +32,16 @@
 //! assert!(summary.avg_jct_s > 0.0 && outcome.end_time.as_secs() > 0);
 //! ```
 
+pub mod driver;
 pub mod engine;
 mod error;
 pub mod executor;
-mod scenario;
-pub mod sweep;
+pub mod time;
 pub mod workload;
 
+pub use driver::{Applied, DecisionError, Driver, Host};
 pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 pub use error::{InputLocation, SimError};
 pub use executor::SimExecutor;
-pub use scenario::{
-    parse_durations, parse_gpus, RunReport, Scenario, ThroughputChoice, WorkloadConfig,
-    WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD,
-};
+pub use time::{Blox, Decide, Exact, TimeModel};
 pub use workload::{read_canonical_csv, BloxDefaultWorkload, JobList, Workload};
-
-/// The README's Rust examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;

@@ -17,7 +17,7 @@
 //! | [`run_recorded`] | run any scheduler on jobs and get its recording |
 //!
 //! ```
-//! use blox_core::{Pipeline, Semantics};
+//! use blox_core::Pipeline;
 //! use blox_admission::AcceptAll;
 //! use blox_placement::Scattered;
 //! use blox_policies::Las;
@@ -33,7 +33,7 @@
 //!
 //! let jobs = vec![blox_core::JobSpec::new(blox_core::Time::ZERO, 1, 600.0)];
 //! let scheduler = Pipeline::new(AcceptAll, Las::default(), Scattered::new());
-//! let (_, rec) = run_recorded(scheduler, 1, 4, Semantics::Exact, jobs).unwrap();
+//! let (_, rec) = run_recorded(scheduler, 1, 4, blox_sim::Exact::new(), jobs).unwrap();
 //! check_conservation(&rec, true).unwrap();
 //! ```
 
@@ -41,26 +41,30 @@ mod check;
 mod record;
 pub mod strategy;
 
+/// The time models [`run_recorded`] takes, re-exported so a component crate's tests need no
+/// direct dependency on the engine.
+pub use blox_sim::{Blox, Exact, TimeModel};
 pub use check::{
     check_conservation, check_deterministic, check_permutation, check_placement, check_schedule,
     check_starvation_free, check_time_monotone, check_work_conserving, Violation,
 };
 pub use record::{Recorded, RecordingSink};
 
-use blox_core::{ClusterSpec, ConstantSpeed, JobSpec, Scheduler, Semantics};
+use blox_core::{ClusterSpec, ConstantSpeed, JobSpec, Scheduler};
 use blox_sim::{JobList, RunOutcome, SimConfig, SimError, Simulator};
 
 /// Run `scheduler` on `jobs` over `nodes × gpus_per_node` GPUs until every job has finished, and
-/// return the engine's outcome and the recorded events.
-pub fn run_recorded<S: Scheduler>(
+/// return the engine's outcome and the recorded events, under time model `model` (e.g.
+/// `blox_sim::Exact::new()`).
+pub fn run_recorded<S: Scheduler, Tm: TimeModel>(
     scheduler: S,
     nodes: u32,
     gpus_per_node: u32,
-    semantics: Semantics,
+    model: Tm,
     jobs: Vec<JobSpec>,
 ) -> Result<(RunOutcome, RecordingSink), SimError> {
     let mut sim = Simulator::new(
-        SimConfig::new(semantics),
+        SimConfig::new(model),
         ClusterSpec::uniform(nodes, gpus_per_node),
         scheduler,
         ConstantSpeed(1.0),

@@ -36,9 +36,15 @@ proptest! {
 
     #[test]
     fn whole_runs_conserve_jobs_and_keep_time(jobs in strategy::jobs(30, 4), blox in any::<bool>()) {
-        let sem = if blox { Semantics::Blox } else { Semantics::Exact };
         // 2 nodes x 4: with Blox's overshoot some 3-GPU jobs may wait, but all fit eventually.
-        let run = || run_recorded(Pipeline::new(AcceptAll, Las::default(), Scattered::new()), 2, 4, sem, jobs.clone()).unwrap().1;
+        let p = || Pipeline::new(AcceptAll, Las::default(), Scattered::new());
+        let run = || if blox {
+            run_recorded(p(), 2, 4, blox_sim::Blox::new(), jobs.clone())
+        } else {
+            run_recorded(p(), 2, 4, blox_sim::Exact::new(), jobs.clone())
+        }
+        .unwrap()
+        .1;
         let rec = run();
         prop_assert_eq!(check_conservation(&rec, true), Ok(()));
         prop_assert_eq!(check_time_monotone(&rec), Ok(()));
@@ -100,7 +106,7 @@ fn a_starving_policy_is_reported() {
         Pipeline::new(AcceptAll, newest_first, Scattered::new()),
         1,
         1,
-        Semantics::Exact,
+        blox_sim::Exact::new(),
         jobs.clone(),
     )
     .unwrap();
@@ -111,7 +117,7 @@ fn a_starving_policy_is_reported() {
         Pipeline::new(AcceptAll, Fifo::default(), Scattered::new()),
         1,
         1,
-        Semantics::Exact,
+        blox_sim::Exact::new(),
         jobs,
     )
     .unwrap();
@@ -131,7 +137,7 @@ fn work_conservation_is_checked_on_exact_runs() {
         Pipeline::new(AcceptAll, Fifo::default(), Scattered::new()),
         1,
         4,
-        Semantics::Exact,
+        blox_sim::Exact::new(),
         jobs,
     )
     .unwrap();

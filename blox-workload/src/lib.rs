@@ -86,10 +86,11 @@ pub use gen::{
     PoissonGenerator, PHILLY_GPU_COUNTS, POISSON_STREAMS,
 };
 pub use read::{
-    decompress, parse_datetime, parse_gavel, parse_trace, philly_blox_trace_jobs,
-    pollux_reference_gpu_seconds, read_input, read_trace, read_traces, GavelThroughputs,
-    PhillyMode, ReadOptions, TraceFormat, TraceRead, UnknownFormat, BLOX_PHILLY_MAX_S,
-    BLOX_PHILLY_MIN_S, MAX_DECOMPRESSED_BYTES, MAX_KEPT_BAD_LINES, POLLUX_REFERENCE_GPU_SECONDS,
+    decompress, parse_datetime, parse_gavel, parse_trace, philly_blox_gpu_counts,
+    philly_blox_trace_jobs, pollux_reference_gpu_seconds, read_input, read_trace, read_traces,
+    GavelThroughputs, PhillyMode, ReadOptions, TraceFormat, TraceRead, UnknownFormat,
+    BLOX_PHILLY_MAX_S, BLOX_PHILLY_MIN_S, MAX_DECOMPRESSED_BYTES, MAX_KEPT_BAD_LINES,
+    POLLUX_REFERENCE_GPU_SECONDS,
 };
 pub use stats::{percentile, DurationSummary, TraceStats};
 pub use zoo::{

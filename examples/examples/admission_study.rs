@@ -12,9 +12,7 @@
 //! Run with `cargo run -p blox-examples --example admission_study`.
 
 use blox_admission::{AcceptAll, LoadBased};
-use blox_core::{
-    AdmissionPolicy, ClusterSpec, ConstantSpeed, JobId, Pipeline, Scheduler, Semantics,
-};
+use blox_core::{AdmissionPolicy, ClusterSpec, ConstantSpeed, JobId, Pipeline, Scheduler};
 use blox_metrics::{JobLog, Summary};
 use blox_placement::Scattered;
 use blox_policies::Las;
@@ -32,7 +30,8 @@ type Row = (String, RunOutcome, Summary);
 fn run(admission: impl AdmissionPolicy) -> Result<Row, Box<dyn Error + Send + Sync>> {
     let scheduler = Pipeline::new(admission, Las::default(), Scattered::new());
     let name = scheduler.name();
-    let cfg = SimConfig::new(Semantics::Blox).with_track(Some(TrackWindow::new(TRACK.0, TRACK.1)?));
+    let cfg =
+        SimConfig::new(blox_sim::Blox::new()).with_track(Some(TrackWindow::new(TRACK.0, TRACK.1)?));
     let mut sim = Simulator::new(
         cfg,
         ClusterSpec::uniform(32, 4),

@@ -7,7 +7,7 @@
 //! Run with `cargo run -p blox-examples --example compose`.
 
 use blox_admission::LoadBased;
-use blox_core::{ClusterSpec, ConstantSpeed, JobId, Pipeline, Semantics};
+use blox_core::{ClusterSpec, ConstantSpeed, JobId, Pipeline};
 use blox_metrics::{JobLog, Summary, Timeline};
 use blox_placement::Scattered;
 use blox_policies::Las;
@@ -21,8 +21,8 @@ const TRACK: (u32, u32) = (1000, 2000);
 
 fn simulate() -> Result<(RunOutcome, JobLog, Timeline), Box<dyn Error>> {
     let scheduler = Pipeline::new(LoadBased::new(1.2)?, Las::default(), Scattered::new());
-    let cfg =
-        SimConfig::new(Semantics::Exact).with_track(Some(TrackWindow::new(TRACK.0, TRACK.1)?));
+    let cfg = SimConfig::new(blox_sim::Exact::new())
+        .with_track(Some(TrackWindow::new(TRACK.0, TRACK.1)?));
     let mut sim = Simulator::new(
         cfg,
         ClusterSpec::uniform(32, 4),

@@ -8,7 +8,7 @@
 
 use blox_admission::AcceptAll;
 use blox_core::{
-    ClusterSpec, ConstantSpeed, Ctx, JobId, Pipeline, Schedule, SchedulingPolicy, Semantics, Time,
+    ClusterSpec, ConstantSpeed, Ctx, JobId, Pipeline, Schedule, SchedulingPolicy, Time,
 };
 use blox_metrics::{JobLog, Summary};
 use blox_placement::Scattered;
@@ -60,7 +60,7 @@ small-d,30,1,600,lstm
 fn run(policy: impl SchedulingPolicy) -> Result<(Vec<f64>, Summary), Box<dyn Error>> {
     let jobs = parse_canonical_csv(TRACE.as_bytes(), Path::new("<inline trace>"))?;
     let mut sim = Simulator::new(
-        SimConfig::new(Semantics::Exact),
+        SimConfig::new(blox_sim::Exact::new()),
         ClusterSpec::uniform(1, 4),
         Pipeline::new(AcceptAll, policy, Scattered::new()),
         ConstantSpeed(1.0),

@@ -14,7 +14,7 @@ use blox_admission::{AcceptAll, LoadBased};
 use blox_core::{
     AdmissionPolicy, Admissions, BoxAdmission, BoxScheduling, ClusterSpec, ConstantSpeed, Ctx,
     Decisions, JobSpec, Pipeline, PlacementPolicy, QueuedJob, Schedule, Scheduler,
-    SchedulingPolicy, Semantics, Time,
+    SchedulingPolicy, Time,
 };
 use blox_metrics::{JobLog, Summary};
 use blox_placement::Scattered;
@@ -55,7 +55,7 @@ fn trial(
 ) -> f64 {
     let scheduler = Pipeline::new(admission, policy, Scattered::new());
     let mut sim = Simulator::new(
-        SimConfig::new(Semantics::Exact),
+        SimConfig::new(blox_sim::Exact::new()),
         ClusterSpec::uniform(NODES, GPUS),
         scheduler,
         ConstantSpeed(1.0),
@@ -172,7 +172,7 @@ fn workload() -> Vec<JobSpec> {
 
 fn run<S: Scheduler>(scheduler: S) -> (Summary, Simulator<S, ConstantSpeed, JobLog>) {
     let mut sim = Simulator::new(
-        SimConfig::new(Semantics::Exact),
+        SimConfig::new(blox_sim::Exact::new()),
         ClusterSpec::uniform(NODES, GPUS),
         scheduler,
         ConstantSpeed(1.0),

@@ -2,7 +2,7 @@
 //! run by blox-sim through generics, next to SRTF on the same multi-GPU workload.
 
 use blox_admission::AcceptAll;
-use blox_core::{ClusterSpec, ConstantSpeed, JobSpec, Pipeline, SchedulingPolicy, Semantics, Time};
+use blox_core::{ClusterSpec, ConstantSpeed, JobSpec, Pipeline, SchedulingPolicy, Time};
 use blox_metrics::{JobLog, Summary};
 use blox_placement::Scattered;
 use blox_policies::Srtf;
@@ -12,7 +12,7 @@ use my_blox_policy::Srsf;
 fn run<P: SchedulingPolicy>(policy: P, jobs: &[JobSpec]) -> Summary {
     let scheduler = Pipeline::new(AcceptAll, policy, Scattered::new());
     let mut sim = Simulator::new(
-        SimConfig::new(Semantics::Exact),
+        SimConfig::new(blox_sim::Exact::new()),
         ClusterSpec::uniform(1, 4),
         scheduler,
         ConstantSpeed(1.0),

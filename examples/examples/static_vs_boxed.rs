@@ -9,11 +9,12 @@
 //! Run with `cargo run -p blox-examples --example static_vs_boxed`.
 
 use blox_admission::{AcceptAll, AdmissionConfig};
+use blox_cli::{Scenario, WorkloadConfig};
 use blox_core::{BoxPipeline, ClusterSpec, ConstantSpeed, JobId, Pipeline, Scheduler, Semantics};
 use blox_metrics::{write_jobs_csv, JobLog, Summary};
 use blox_placement::{PlacementConfig, Scattered};
 use blox_policies::{Las, PolicyConfig, PolicyEnv};
-use blox_sim::{BloxDefaultWorkload, Scenario, SimConfig, Simulator, TrackWindow, WorkloadConfig};
+use blox_sim::{BloxDefaultWorkload, SimConfig, Simulator, TrackWindow};
 use std::error::Error;
 
 const LOAD: f64 = 7.0;
@@ -22,7 +23,8 @@ const SEMANTICS: Semantics = Semantics::Blox;
 
 /// Run any scheduler on the shared scenario; return its `jobs.csv` text and summary.
 fn run(scheduler: impl Scheduler) -> Result<(String, Summary), Box<dyn Error>> {
-    let cfg = SimConfig::new(SEMANTICS).with_track(Some(TrackWindow::new(TRACK.0, TRACK.1)?));
+    let cfg =
+        SimConfig::new(blox_sim::Blox::new()).with_track(Some(TrackWindow::new(TRACK.0, TRACK.1)?));
     let mut sim = Simulator::new(
         cfg,
         ClusterSpec::uniform(32, 4),

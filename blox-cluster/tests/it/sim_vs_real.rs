@@ -3,7 +3,7 @@
 
 use crate::common::{read_jobs_csv, serial, Server, TempDir};
 use blox_admission::AcceptAll;
-use blox_core::{ClusterSpec, ConstantSpeed, JobSpec, Pipeline, Semantics, Time};
+use blox_core::{ClusterSpec, ConstantSpeed, JobSpec, Pipeline, Time};
 use blox_metrics::{JobLog, Summary};
 use blox_placement::Scattered;
 use blox_policies::Las;
@@ -63,7 +63,7 @@ fn real_average_jct_is_close_to_exact_simulation() {
         })
         .collect();
     let simulate = |cost_ms: u64| {
-        let cfg = SimConfig::new(Semantics::Exact)
+        let cfg = SimConfig::new(blox_sim::Exact::new())
             .with_round(Time::from_secs(2))
             .with_preemption_cost(Time(cost_ms));
         let mut sim = Simulator::new(

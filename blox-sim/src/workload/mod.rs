@@ -5,6 +5,7 @@
 //! CPython's `random`) and the canonical CSV reader ([`read_canonical_csv`]).
 
 mod blox_default;
+mod blox_multigpu;
 mod canonical;
 mod pyrandom;
 
@@ -12,6 +13,7 @@ pub use blox_default::{
     blox_durations, blox_durations_seeded, BloxDefault, BloxDualLoad, BloxDualLoadSmallLarge,
     BloxJob,
 };
+pub use blox_multigpu::{BloxMultiGpuTrace, BloxSynthetic};
 pub use canonical::{parse_canonical_csv, read_canonical_csv};
 pub use pyrandom::PyRandom;
 

@@ -96,3 +96,45 @@ fn every_job_of_a_finite_trace_finishes() {
         );
     }
 }
+
+#[test]
+fn event_decisions_start_jobs_at_arrivals_and_completions() {
+    // One GPU. Job 0 (100 s) arrives at 10 s, job 1 (50 s) at 20 s. With decisions each round
+    // job 0 waits for the round at 300 s; with event decisions it starts on arrival, and job 1
+    // starts the moment job 0 completes.
+    let jobs = vec![job(10, 100.0, 1), job(20, 50.0, 1)];
+    let (out, log, _) = run_jobs(exact(), 1, 1, "fifo", jobs.clone());
+    assert_eq!(secs(rec(&log, 0).first_start), Some(300.0));
+    assert_eq!(secs(rec(&log, 1).first_start), Some(600.0));
+    assert_eq!(out.end_time, Time::from_secs(650));
+    let events = exact().with_decide(blox_sim::Decide::Events);
+    let (out, log, timeline) = run_jobs(events, 1, 1, "fifo", jobs);
+    assert_eq!(secs(rec(&log, 0).first_start), Some(10.0));
+    assert_eq!(secs(rec(&log, 0).completion), Some(110.0));
+    assert_eq!(secs(rec(&log, 1).first_start), Some(110.0));
+    assert_eq!(secs(rec(&log, 1).completion), Some(160.0));
+    assert_eq!(out.end_time, Time::from_secs(160));
+    // One decision at 0 (empty), one per arrival and one per completion that frees the GPU.
+    let times: Vec<f64> = timeline
+        .samples()
+        .iter()
+        .map(|s| s.time.as_secs_f64())
+        .collect();
+    assert_eq!(times, vec![0.0, 10.0, 20.0, 110.0]);
+}
+
+#[test]
+fn event_decisions_keep_round_boundaries_while_jobs_wait() {
+    // Two 1-GPU jobs on one GPU under LAS: while job 1 waits, decisions still happen at every
+    // round boundary (300, 600, ...), where LAS may swap them, as well as at events.
+    let jobs = vec![job(0, 1000.0, 1), job(5, 1000.0, 1)];
+    let events = exact().with_decide(blox_sim::Decide::Events);
+    let (_, _, timeline) = run_jobs(events, 1, 1, "las", jobs);
+    let times: Vec<u64> = timeline
+        .samples()
+        .iter()
+        .map(|s| s.time.as_millis())
+        .collect();
+    assert_eq!(&times[..3], &[0, 5_000, 300_000]);
+    assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
+}

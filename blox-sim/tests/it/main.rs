@@ -1,22 +1,17 @@
 //! Integration tests of blox-sim: one binary, one module per area.
 
 mod blox_rules;
-mod cli;
-mod determinism;
 mod errors;
 mod exact;
-mod hetero;
-mod oracle;
 mod placement;
 mod policies;
-mod traces;
 
 use blox_admission::{AcceptAll, AdmissionConfig};
 use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Semantics, Time};
 use blox_metrics::{JobLog, JobRecord, Timeline};
 use blox_placement::Scattered;
 use blox_policies::{PolicyConfig, PolicyEnv};
-use blox_sim::{JobList, RunOutcome, SimConfig, Simulator, TrackWindow};
+use blox_sim::{Blox, Exact, JobList, RunOutcome, SimConfig, Simulator, TimeModel, TrackWindow};
 
 /// A job arriving at `arrival` seconds, needing `gpus` GPUs for `work` seconds.
 pub(crate) fn job(arrival: u64, work: f64, gpus: u32) -> JobSpec {
@@ -24,8 +19,8 @@ pub(crate) fn job(arrival: u64, work: f64, gpus: u32) -> JobSpec {
 }
 
 /// Run `jobs` on `nodes x per` GPUs with accept-all, `policy` and scattered placement.
-pub(crate) fn run_jobs(
-    cfg: SimConfig,
+pub(crate) fn run_jobs<Tm: TimeModel>(
+    cfg: SimConfig<Tm>,
     nodes: u32,
     per: u32,
     policy: &str,
@@ -59,14 +54,14 @@ impl Stops {
 }
 
 /// Run and return who was stopped when.
-pub(crate) fn stops(
-    cfg: SimConfig,
+pub(crate) fn stops<Tm: TimeModel>(
+    cfg: SimConfig<Tm>,
     nodes: u32,
     per: u32,
     policy: &str,
     jobs: Vec<JobSpec>,
 ) -> Stops {
-    let env = PolicyEnv::new(cfg.semantics, None);
+    let env = PolicyEnv::new(cfg.model.ctx_semantics(), None);
     let policy = policy.parse::<PolicyConfig>().unwrap().build(&env).unwrap();
     let scheduler = Pipeline::new(AcceptAll, policy, Scattered::new());
     let mut sim = Simulator::new(
@@ -80,15 +75,15 @@ pub(crate) fn stops(
     sim.into_sink()
 }
 
-pub(crate) fn run_with(
-    cfg: SimConfig,
+pub(crate) fn run_with<Tm: TimeModel>(
+    cfg: SimConfig<Tm>,
     nodes: u32,
     per: u32,
     policy: &str,
     admission: AdmissionConfig,
     jobs: Vec<JobSpec>,
 ) -> Result<(RunOutcome, JobLog, Timeline), blox_sim::SimError> {
-    let env = PolicyEnv::new(cfg.semantics, None);
+    let env = PolicyEnv::new(cfg.model.ctx_semantics(), None);
     let policy = policy.parse::<PolicyConfig>().unwrap().build(&env).unwrap();
     let scheduler = Pipeline::new(admission.build().unwrap(), policy, Scattered::new());
     let mut sim = Simulator::new(
@@ -103,12 +98,12 @@ pub(crate) fn run_with(
     Ok((outcome, log, timeline))
 }
 
-pub(crate) fn blox() -> SimConfig {
-    SimConfig::new(Semantics::Blox)
+pub(crate) fn blox() -> SimConfig<Blox> {
+    SimConfig::new(Blox::new())
 }
 
-pub(crate) fn exact() -> SimConfig {
-    SimConfig::new(Semantics::Exact)
+pub(crate) fn exact() -> SimConfig<Exact> {
+    SimConfig::new(Exact::new())
 }
 
 pub(crate) fn rec(log: &JobLog, id: u32) -> &JobRecord {

@@ -17,7 +17,10 @@ mod tiresias;
 
 pub use datetime::parse_datetime;
 pub use gavel::GavelThroughputs;
-pub use philly::{philly_blox_trace_jobs, PhillyMode, BLOX_PHILLY_MAX_S, BLOX_PHILLY_MIN_S};
+pub use philly::{
+    philly_blox_gpu_counts, philly_blox_trace_jobs, PhillyMode, BLOX_PHILLY_MAX_S,
+    BLOX_PHILLY_MIN_S,
+};
 pub use pollux::{pollux_reference_gpu_seconds, POLLUX_REFERENCE_GPU_SECONDS};
 
 use crate::WorkloadError;

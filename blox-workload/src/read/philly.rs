@@ -51,6 +51,21 @@ pub enum PhillyMode {
     Trace,
     /// Blox's parse and filter (1 GPU, class `i mod 5`, summed durations in Blox's range).
     Blox,
+    /// Blox's parse and filter with `multigpu=True` (BLOX-SEMANTICS, appendix): as
+    /// [`PhillyMode::Blox`], but each kept job has the GPU count of its **last** attempt.
+    BloxMultiGpu,
+}
+
+/// The GPU counts of the jobs a Philly `cluster_job_log` keeps under Blox's filter with
+/// `multigpu=True` ([`PhillyMode::BloxMultiGpu`]), in file order: what Blox's
+/// `blox-multigpu-trace` workload cycles through.
+pub fn philly_blox_gpu_counts(path: &Path) -> Result<Vec<u32>, WorkloadError> {
+    let opts = ReadOptions::default().with_philly_mode(PhillyMode::BloxMultiGpu);
+    Ok(super::read_trace(path, super::TraceFormat::Philly, &opts)?
+        .jobs
+        .iter()
+        .map(|j| j.n_gpus)
+        .collect())
 }
 
 /// Blox's N for a Philly `cluster_job_log`: the number of jobs that survive Blox's parse and
@@ -141,8 +156,9 @@ pub(crate) fn parse(
                     Row::Job(Box::new(spec(&j, n, sum as f64)))
                 }
             }
-            PhillyMode::Blox => {
-                let last_valid = j.attempts.last().and_then(Attempt::valid).is_some();
+            PhillyMode::Blox | PhillyMode::BloxMultiGpu => {
+                let last = j.attempts.last().and_then(Attempt::valid);
+                let last_valid = last.is_some();
                 let sum: i64 = j
                     .attempts
                     .iter()
@@ -154,7 +170,13 @@ pub(crate) fn parse(
                 } else if sum <= BLOX_PHILLY_MIN_S || sum >= BLOX_PHILLY_MAX_S {
                     Row::Filtered("outside Blox's duration range")
                 } else {
-                    let mut s = spec(&j, 1, sum);
+                    let gpus = match (opts.philly_mode, last) {
+                        (PhillyMode::BloxMultiGpu, Some((_, g))) => {
+                            u32::try_from(g).unwrap_or(u32::MAX)
+                        }
+                        _ => 1,
+                    };
+                    let mut s = spec(&j, gpus, sum);
                     s.class_id = survivors % 5;
                     survivors = survivors.wrapping_add(1);
                     Row::Job(Box::new(s))

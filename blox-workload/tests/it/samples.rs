@@ -116,6 +116,30 @@ fn philly_blox_mode_applies_blox_filter() {
 }
 
 #[test]
+fn philly_blox_multigpu_mode_keeps_the_last_attempts_gpu_count() {
+    let r = philly(PhillyMode::BloxMultiGpu);
+    let got: Vec<(Option<&str>, u32, u32)> = r
+        .jobs
+        .iter()
+        .map(|j| (j.source_id.as_deref(), j.n_gpus, j.class_id))
+        .collect();
+    // Job 1 ran on 2 GPUs, then 4: the last attempt's count, not the largest, as Blox.
+    assert_eq!(
+        got,
+        vec![(Some("application_1"), 4, 0), (Some("application_7"), 8, 1)]
+    );
+    let dir = std::env::temp_dir().join(format!("blox-workload-philly-mg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("cluster_job_log");
+    std::fs::write(&p, PHILLY).unwrap();
+    assert_eq!(
+        blox_workload::philly_blox_gpu_counts(&p).unwrap(),
+        vec![4, 8]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn philly_blox_trace_jobs_reads_a_file() {
     let dir = std::env::temp_dir().join(format!("blox-workload-philly-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -1,7 +1,7 @@
 //! Example 4: property-testing the policy with blox-testkit.
 
 use blox_admission::AcceptAll;
-use blox_core::{Pipeline, Schedule, SchedulingPolicy, Semantics};
+use blox_core::{Pipeline, Schedule, SchedulingPolicy};
 use blox_placement::Scattered;
 use blox_testkit::{
     check_conservation, check_deterministic, check_permutation, run_recorded, strategy,
@@ -32,7 +32,7 @@ proptest! {
     /// Whole runs conserve jobs and are deterministic.
     #[test]
     fn runs_conserve_jobs(jobs in strategy::jobs(25, 4)) {
-        let run = || run_recorded(Pipeline::new(AcceptAll, Srsf::default(), Scattered::new()), 2, 4, Semantics::Exact, jobs.clone()).unwrap().1;
+        let run = || run_recorded(Pipeline::new(AcceptAll, Srsf::default(), Scattered::new()), 2, 4, blox_testkit::Exact::new(), jobs.clone()).unwrap().1;
         prop_assert_eq!(check_conservation(&run(), true), Ok(()));
         prop_assert_eq!(check_deterministic(run), Ok(()));
     }

@@ -1,10 +1,10 @@
 //! Heterogeneous GPUs end to end: jobs run at their type's speed, Gavel places by type, and the
 //! heterogeneity-aware allocation beats the agnostic one on Gavel's physical-cluster trace.
 
+use blox_cli::{Scenario, WorkloadConfig};
 use blox_core::{JobId, Time};
 use blox_placement::PlacementConfig;
 use blox_policies::PolicyConfig;
-use blox_sim::{Scenario, WorkloadConfig};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -43,9 +43,9 @@ fn jobs_run_at_their_gpu_types_speed_to_the_millisecond() {
             skip_bad_lines: false,
         },
         cluster: "1x1:v100,1x1:k80".into(),
-        placement: "consolidated".parse::<PlacementConfig>().unwrap(),
+        placement: "consolidated".parse::<PlacementConfig>().unwrap().into(),
         throughputs: Some(table),
-        throughput_model: Some(blox_sim::ThroughputChoice::Constant),
+        throughput_model: Some(blox_cli::ThroughputChoice::Constant),
         ..Scenario::default()
     };
     let r = s.run().unwrap();
@@ -157,7 +157,7 @@ fn heterogeneity_aware_gavel_beats_the_agnostic_baseline_on_gavels_trace() {
         },
         cluster: "2x4:v100,4x4:p100,3x8:k80".into(),
         round_s: 360,
-        policy: "gavel".parse::<PolicyConfig>().unwrap(),
+        policy: "gavel".parse::<PolicyConfig>().unwrap().into(),
         placement: "consolidated".parse().unwrap(),
         ..Scenario::default()
     };

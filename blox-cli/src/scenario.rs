@@ -1,9 +1,7 @@
 //! Scenarios: a whole run described as data (a TOML or JSON file, or command-line flags), and
 //! running one through the boxed (runtime) path.
 
-use crate::engine::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
-use crate::workload::{BloxDefaultWorkload, JobList, Workload};
-use crate::SimError;
+use crate::registry::{Named, Registry};
 use blox_admission::AdmissionConfig;
 use blox_core::{
     BoxThroughput, ClusterSpec, ConstantSpeed, HeteroSpeed, JobId, Pipeline, Semantics,
@@ -15,6 +13,11 @@ use blox_metrics::{
 };
 use blox_placement::{PlacementConfig, PlacementSpeed, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
+use blox_sim::workload::{
+    BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic, JobList, Workload,
+};
+use blox_sim::SimError;
+use blox_sim::{Blox, Exact, SimConfig, Simulator, TimeModel, TrackWindow, BLOX_STARVATION};
 use blox_workload::{GavelThroughputs, ReadOptions, TraceFormat};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -37,6 +40,23 @@ pub enum WorkloadConfig {
         /// Blox's N (durations repeat after this many jobs).
         #[serde(default = "default_trace_jobs")]
         trace_jobs: usize,
+    },
+    /// Blox's `multigpu=True` workload over a Philly `cluster_job_log` (BLOX-SEMANTICS,
+    /// appendix): `blox-default`'s arrivals and durations at `load`, with N = the jobs the trace
+    /// keeps under Blox's filter, each job taking the GPU count of kept entry `i mod N`.
+    BloxMultigpuTrace {
+        /// Jobs per hour.
+        #[serde(default = "default_load")]
+        load: f64,
+        /// The Philly `cluster_job_log` (JSON, gzip allowed).
+        path: PathBuf,
+    },
+    /// Blox's synthetic workload without a trace (BLOX-SEMANTICS, appendix): one seed stream
+    /// draws each job's arrival, duration and GPU count (1, 2, 4 or 8).
+    BloxSynthetic {
+        /// Jobs per hour.
+        #[serde(default = "default_load")]
+        load: f64,
     },
     /// Jobs read from one or more files of one format, merged by arrival.
     Trace {
@@ -252,11 +272,11 @@ pub struct Scenario {
     /// Round length in seconds.
     pub round_s: u64,
     /// Admission policy.
-    pub admission: AdmissionConfig,
+    pub admission: Named<AdmissionConfig>,
     /// Scheduling policy.
-    pub policy: PolicyConfig,
+    pub policy: Named<PolicyConfig>,
     /// Placement policy.
-    pub placement: PlacementConfig,
+    pub placement: Named<PlacementConfig>,
     /// Tracked job ids `FIRST..LAST` (inclusive). Default: `3000..4000` for the Blox generator
     /// (Blox's default), every job for a trace.
     pub track: Option<String>,
@@ -320,9 +340,9 @@ impl Default for Scenario {
             workload: WorkloadConfig::default(),
             cluster: "32x4".into(),
             round_s: 300,
-            admission: AdmissionConfig::AcceptAll,
-            policy: PolicyConfig::Fifo,
-            placement: PlacementConfig::Scattered,
+            admission: AdmissionConfig::AcceptAll.into(),
+            policy: PolicyConfig::Fifo.into(),
+            placement: PlacementConfig::Scattered.into(),
             track: None,
             seed: 1,
             preemption_cost_s: 0.0,
@@ -342,7 +362,7 @@ pub struct RunReport {
     /// The scenario that was run (with defaults filled in).
     pub scenario: Scenario,
     /// Engine counters.
-    pub outcome: crate::RunOutcome,
+    pub outcome: blox_sim::RunOutcome,
     /// Per-job records.
     pub log: JobLog,
     /// Per-round samples.
@@ -366,7 +386,7 @@ struct SummaryFile<'a> {
     end_time_s: f64,
     statistics: &'a Summary,
     cluster: &'a blox_metrics::TimelineStats,
-    run: &'a crate::RunOutcome,
+    run: &'a blox_sim::RunOutcome,
     workload: &'a WorkloadReport,
     config: &'a Scenario,
 }
@@ -411,7 +431,9 @@ impl Scenario {
         match &self.track {
             Some(s) => Ok(Some(s.parse()?)),
             None => match self.workload {
-                WorkloadConfig::BloxDefault { .. } => Ok(Some(TrackWindow::new(3000, 4000)?)),
+                WorkloadConfig::BloxDefault { .. }
+                | WorkloadConfig::BloxMultigpuTrace { .. }
+                | WorkloadConfig::BloxSynthetic { .. } => Ok(Some(TrackWindow::new(3000, 4000)?)),
                 _ => Ok(None),
             },
         }
@@ -424,8 +446,8 @@ impl Scenario {
             .map_err(|e| SimError::Config(e.0))
     }
 
-    /// The engine configuration.
-    pub fn sim_config(&self) -> Result<SimConfig, SimError> {
+    /// The engine configuration, with the time model the scenario names.
+    pub fn sim_config(&self) -> Result<SimConfig<ModelChoice>, SimError> {
         if self.round_s == 0 {
             return Err(SimError::Config(
                 "--round must be a positive number of seconds".into(),
@@ -444,10 +466,13 @@ impl Scenario {
             ));
         }
         let starvation = (self.starvation_s > 0).then(|| Time::from_secs(self.starvation_s));
-        Ok(SimConfig::new(self.semantics)
+        let model = match self.semantics {
+            Semantics::Blox => ModelChoice::Blox(Blox::new()),
+            Semantics::Exact => ModelChoice::Exact(Exact::new().with_preemption_cost(cost)),
+        };
+        Ok(SimConfig::new(model)
             .with_round(Time::from_secs(self.round_s))
             .with_track(self.track_window()?)
-            .with_preemption_cost(cost)
             .with_starvation(starvation))
     }
 
@@ -465,6 +490,21 @@ impl Scenario {
                     *trace_jobs,
                     self.seed,
                 )?),
+                WorkloadReport::default(),
+            ),
+            WorkloadConfig::BloxMultigpuTrace { load, path } => {
+                let gpus = blox_workload::philly_blox_gpu_counts(path)?;
+                let report = WorkloadReport {
+                    jobs_read: Some(gpus.len() as u64),
+                    ..WorkloadReport::default()
+                };
+                (
+                    Box::new(BloxMultiGpuTrace::new(*load, gpus, self.seed)?),
+                    report,
+                )
+            }
+            WorkloadConfig::BloxSynthetic { load } => (
+                Box::new(BloxSynthetic::with_seed(*load, self.seed)?),
                 WorkloadReport::default(),
             ),
             WorkloadConfig::Trace {
@@ -542,7 +582,9 @@ impl Scenario {
     /// The load of the synthetic workload, if any.
     pub fn load(&self) -> Option<f64> {
         match self.workload {
-            WorkloadConfig::BloxDefault { load, .. } => Some(load),
+            WorkloadConfig::BloxDefault { load, .. }
+            | WorkloadConfig::BloxMultigpuTrace { load, .. }
+            | WorkloadConfig::BloxSynthetic { load } => Some(load),
             _ => None,
         }
     }
@@ -615,10 +657,13 @@ impl Scenario {
         topology: Arc<Topology>,
         env: PolicyEnv,
     ) -> Result<BoxThroughput, SimError> {
-        let factor = self.policy.speed_factor(&env)?;
+        let factor = match self.policy.stock() {
+            Some(p) => p.speed_factor(&env)?,
+            None => 1.0,
+        };
         let elastic_policy = matches!(
-            self.policy,
-            PolicyConfig::Optimus | PolicyConfig::OptimusWith(_)
+            self.policy.stock(),
+            Some(PolicyConfig::Optimus | PolicyConfig::OptimusWith(_))
         );
         let model = match self.throughput_model {
             Some(t) => t,
@@ -629,7 +674,16 @@ impl Scenario {
         };
         let base: BoxThroughput = match model {
             ThroughputChoice::Constant => Box::new(ConstantSpeed(factor)),
-            ThroughputChoice::Policy => self.policy.throughput_model(&env)?,
+            ThroughputChoice::Policy => match self.policy.stock() {
+                Some(p) => p.throughput_model(&env)?,
+                None => {
+                    return Err(SimError::Config(format!(
+                        "policy `{}` is a registered component and implies no throughput model; \
+                         use --throughput placement or constant",
+                        self.policy
+                    )))
+                }
+            },
             ThroughputChoice::Placement => {
                 if factor != 1.0 {
                     return Err(SimError::Config(
@@ -653,29 +707,46 @@ impl Scenario {
         )
     }
 
-    /// Run the scenario through the boxed (runtime) pipeline, and write the output files if
-    /// `out` is set.
+    /// Run the scenario through the boxed (runtime) pipeline with the stock components only,
+    /// and write the output files if `out` is set.
     pub fn run(&self) -> Result<RunReport, SimError> {
+        self.run_with(&Registry::default())
+    }
+
+    /// Run the scenario, building components the stock configurations do not know through
+    /// `registry`, and write the output files if `out` is set.
+    pub fn run_with(&self, registry: &Registry) -> Result<RunReport, SimError> {
         let env = self.policy_env()?;
         let topology = self.topology_model()?;
         let scheduler = Pipeline::new(
-            self.admission.build()?,
-            self.policy.build(&env)?,
-            self.placement.build_with(Some(topology.clone()))?,
+            registry.build_admission(&self.admission)?,
+            registry.build_policy(&self.policy, &env)?,
+            registry.build_placement(&self.placement, Some(topology.clone()))?,
         );
         let cfg = self.sim_config()?;
         let cluster = self.cluster_spec()?;
         let throughput = self.throughput_with(topology, env)?;
         let (mut workload, workload_report) = self.load_workload()?;
-        let mut sim = Simulator::new(
-            cfg,
-            cluster,
-            scheduler,
-            throughput,
-            (JobLog::default(), Timeline::default()),
-        );
-        let outcome = sim.run(&mut workload)?;
-        let (log, timeline) = sim.into_sink();
+        let sink = (JobLog::default(), Timeline::default());
+        // The one place a semantics name becomes a time model type.
+        let (outcome, (log, timeline)) = match cfg.model.clone() {
+            ModelChoice::Blox(m) => simulate(
+                cfg.with_model(m),
+                cluster,
+                scheduler,
+                throughput,
+                sink,
+                &mut workload,
+            )?,
+            ModelChoice::Exact(m) => simulate(
+                cfg.with_model(m),
+                cluster,
+                scheduler,
+                throughput,
+                sink,
+                &mut workload,
+            )?,
+        };
         let mut report = self.report(outcome, log, timeline)?;
         report.workload = workload_report;
         if let Some(dir) = &self.out {
@@ -687,7 +758,7 @@ impl Scenario {
     /// Turn a finished run's records into a report (write it with [`RunReport::write`]).
     pub fn report(
         &self,
-        outcome: crate::RunOutcome,
+        outcome: blox_sim::RunOutcome,
         log: JobLog,
         timeline: Timeline,
     ) -> Result<RunReport, SimError> {
@@ -704,6 +775,38 @@ impl Scenario {
             workload: WorkloadReport::default(),
         })
     }
+}
+
+/// The time model a scenario names (`semantics`): chosen once here, then the engine runs
+/// monomorphised over it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ModelChoice {
+    /// Blox's simulator exactly.
+    Blox(Blox),
+    /// True finish times.
+    Exact(Exact),
+}
+
+/// Run one simulation under time model `Tm` and return its outcome and sink.
+fn simulate<S, T, M, Tm, W>(
+    cfg: SimConfig<Tm>,
+    cluster: ClusterSpec,
+    scheduler: S,
+    throughput: T,
+    sink: M,
+    workload: &mut W,
+) -> Result<(blox_sim::RunOutcome, M), SimError>
+where
+    S: blox_core::Scheduler,
+    T: blox_core::ThroughputModel,
+    M: blox_core::MetricSink,
+    Tm: TimeModel,
+    W: Workload + ?Sized,
+{
+    let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
+    let outcome = sim.run(workload)?;
+    Ok((outcome, sim.into_sink()))
 }
 
 impl RunReport {

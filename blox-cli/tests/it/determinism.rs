@@ -1,14 +1,15 @@
 //! Same scenario and seed: byte-identical outputs; static and boxed builds agree.
 
 use super::*;
+use blox_cli::Scenario;
 use blox_policies::Las;
-use blox_sim::{BloxDefaultWorkload, Scenario};
+use blox_sim::BloxDefaultWorkload;
 
 fn scenario(semantics: Semantics, policy: PolicyConfig) -> Scenario {
     Scenario {
         semantics,
-        policy,
-        workload: blox_sim::WorkloadConfig::BloxDefault {
+        policy: policy.into(),
+        workload: blox_cli::WorkloadConfig::BloxDefault {
             load: 8.0,
             trace_jobs: 12_000,
         },
@@ -66,9 +67,15 @@ fn files_written_match_the_report_and_rerun_identically() {
 
 #[test]
 fn static_and_boxed_builds_give_identical_jobs_csv() {
-    for sem in [Semantics::Blox, Semantics::Exact] {
+    static_and_boxed_agree(SimConfig::new(Blox::new()));
+    static_and_boxed_agree(SimConfig::new(Exact::new()));
+}
+
+fn static_and_boxed_agree<Tm: TimeModel + Clone>(cfg: SimConfig<Tm>) {
+    let sem = cfg.model.ctx_semantics();
+    {
         let track = TrackWindow::new(200, 400).unwrap();
-        let cfg = SimConfig::new(sem).with_track(Some(track));
+        let cfg = cfg.with_track(Some(track));
         let window = Some((JobId(200), JobId(400)));
 
         let static_sched = Pipeline::new(AcceptAll, Las::default(), Scattered::new());
@@ -117,7 +124,7 @@ fn every_policy_and_placement_is_deterministic() {
                 policy: policy.parse().unwrap(),
                 placement: placement.parse().unwrap(),
                 cluster: "4x4".into(),
-                workload: blox_sim::WorkloadConfig::Poisson {
+                workload: blox_cli::WorkloadConfig::Poisson {
                     load: 6.0,
                     jobs: 120,
                     durations: "log-uniform:600..20000".into(),

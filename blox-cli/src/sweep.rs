@@ -10,12 +10,14 @@
 //! can share one output folder; [`merge`] then writes the one results table from whatever runs
 //! are in the folder, plus `jct_vs_load.svg` when runs differ in load.
 
+use crate::registry::{Named, Registry};
 use crate::scenario::write_atomically;
-use crate::{Scenario, SimError, WorkloadConfig};
+use crate::{Scenario, WorkloadConfig};
 use blox_admission::AdmissionConfig;
 use blox_core::Semantics;
 use blox_placement::PlacementConfig;
 use blox_policies::PolicyConfig;
+use blox_sim::SimError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,11 +32,11 @@ pub struct Sweep {
     /// Clusters to try (`NODESxGPUS`).
     pub clusters: Vec<String>,
     /// Admission policies to try.
-    pub admissions: Vec<AdmissionConfig>,
+    pub admissions: Vec<Named<AdmissionConfig>>,
     /// Scheduling policies to try.
-    pub policies: Vec<PolicyConfig>,
+    pub policies: Vec<Named<PolicyConfig>>,
     /// Placements to try.
-    pub placements: Vec<PlacementConfig>,
+    pub placements: Vec<Named<PlacementConfig>>,
     /// Loads (jobs/hour) to try; needs the generated workload.
     pub loads: Vec<f64>,
     /// Seeds to try.
@@ -139,8 +141,9 @@ impl Sweep {
                                     s.policy = pol.clone();
                                     s.placement = pla.clone();
                                     s.seed = seed;
-                                    if let WorkloadConfig::BloxDefault { load: l, .. } =
-                                        &mut s.workload
+                                    if let WorkloadConfig::BloxDefault { load: l, .. }
+                                    | WorkloadConfig::BloxMultigpuTrace { load: l, .. }
+                                    | WorkloadConfig::BloxSynthetic { load: l } = &mut s.workload
                                     {
                                         *l = load;
                                     }
@@ -204,6 +207,11 @@ impl Shard {
 
 /// Run one sweep run into `out/runs/LABEL/`, unless it is already there. Returns whether it ran.
 pub fn run_one(run: &SweepRun, out: &Path) -> Result<bool, SimError> {
+    run_one_with(run, out, &Registry::default())
+}
+
+/// [`run_one`], building registered components through `registry`.
+pub fn run_one_with(run: &SweepRun, out: &Path, registry: &Registry) -> Result<bool, SimError> {
     let dir = out.join("runs").join(&run.label);
     let marker = dir.join("run.json");
     if marker.exists() {
@@ -211,7 +219,7 @@ pub fn run_one(run: &SweepRun, out: &Path) -> Result<bool, SimError> {
     }
     let mut s = run.scenario.clone();
     s.out = Some(dir.clone());
-    s.run()?;
+    s.run_with(registry)?;
     // The marker comes last: a run interrupted before it is run again.
     let bytes = serde_json::to_vec_pretty(run).expect("serialising to memory");
     write_atomically(&dir, "run.json", &bytes)?;
@@ -366,7 +374,7 @@ mod tests {
     #[test]
     fn expands_the_cross_product_in_order_with_unique_labels() {
         let sweep = Sweep {
-            policies: vec![PolicyConfig::Fifo, PolicyConfig::Las],
+            policies: vec![PolicyConfig::Fifo.into(), PolicyConfig::Las.into()],
             loads: vec![1.0, 2.0, 3.0],
             ..Sweep::default()
         };

@@ -4,7 +4,7 @@
 //! summary and the per-round timeline.
 
 use super::*;
-use blox_sim::Scenario;
+use blox_cli::Scenario;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
@@ -129,9 +129,9 @@ fn blox_scenario(
 ) -> Scenario {
     Scenario {
         semantics: Semantics::Blox,
-        policy,
-        admission,
-        workload: blox_sim::WorkloadConfig::BloxDefault {
+        policy: policy.into(),
+        admission: admission.into(),
+        workload: blox_cli::WorkloadConfig::BloxDefault {
             load,
             trace_jobs: 12_000,
         },
@@ -239,7 +239,7 @@ fn multi_gpu_jobs_exercise_overshoot_failed_preemption_and_relaunch() {
             semantics: Semantics::Blox,
             policy: policy.parse().unwrap(),
             cluster: "4x4".into(),
-            workload: blox_sim::WorkloadConfig::canonical(trace.clone()),
+            workload: blox_cli::WorkloadConfig::canonical(trace.clone()),
             track: Some("0..79".into()),
             ..Scenario::default()
         };
@@ -260,6 +260,99 @@ fn multi_gpu_jobs_exercise_overshoot_failed_preemption_and_relaunch() {
                 &jobs_arg,
             ],
             scenario,
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn blox_workload_scenario(
+    policy: &str,
+    workload: blox_cli::WorkloadConfig,
+    track: &str,
+) -> Scenario {
+    Scenario {
+        semantics: Semantics::Blox,
+        policy: policy.parse().unwrap(),
+        workload,
+        track: Some(track.into()),
+        ..Scenario::default()
+    }
+}
+
+#[test]
+fn blox_synthetic_multi_gpu_workload_matches_the_reference() {
+    for policy in ["fifo", "las"] {
+        check(
+            &format!("synthetic-{policy}"),
+            &[
+                "--policy",
+                policy,
+                "--load",
+                "2",
+                "--workload",
+                "synthetic",
+                "--track",
+                "100..300",
+            ],
+            blox_workload_scenario(
+                policy,
+                blox_cli::WorkloadConfig::BloxSynthetic { load: 2.0 },
+                "100..300",
+            ),
+        );
+    }
+}
+
+#[test]
+fn blox_multigpu_trace_workload_matches_the_reference() {
+    // A Philly log of 40 jobs whose last attempts hold 1-8 GPUs; 8 of them fall outside Blox's
+    // duration range or end with an invalid attempt and are dropped.
+    let mut entries = Vec::new();
+    let mut kept = Vec::new();
+    for i in 0..40u32 {
+        let gpus = [1, 2, 4, 8, 1, 1, 2, 1][i as usize % 8];
+        let secs: u32 = if i % 5 == 4 { 600 } else { 3_000 + 97 * i };
+        let gpu_list: Vec<String> = (0..gpus).map(|g| format!("\"gpu{g}\"")).collect();
+        let (h, m, s) = (secs / 3600, (secs / 60) % 60, secs % 60);
+        entries.push(format!(
+            "{{\"jobid\": \"application_{i}\", \"vc\": \"v\", \"user\": \"u\", \
+             \"submitted_time\": \"2017-10-01 00:00:{:02}\", \"attempts\": [{{\"start_time\": \
+             \"2017-10-02 00:00:00\", \"end_time\": \"2017-10-02 {h:02}:{m:02}:{s:02}\", \
+             \"detail\": [{{\"ip\": \"m\", \"gpus\": [{}]}}]}}]}}",
+            i % 60,
+            gpu_list.join(", ")
+        ));
+        if secs > 1_898 {
+            kept.push(gpus.to_string());
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("blox-oracle-philly-mg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("cluster_job_log");
+    std::fs::write(&log, format!("[\n{}\n]", entries.join(",\n"))).unwrap();
+    assert_eq!(kept.len(), 32);
+    let gpus = kept.join(",");
+    for policy in ["fifo", "srtf"] {
+        check(
+            &format!("philly-mg-{policy}"),
+            &[
+                "--policy",
+                policy,
+                "--load",
+                "3",
+                "--multigpu-gpus",
+                &gpus,
+                "--track",
+                "50..150",
+            ],
+            blox_workload_scenario(
+                policy,
+                blox_cli::WorkloadConfig::BloxMultigpuTrace {
+                    load: 3.0,
+                    path: log.clone(),
+                },
+                "50..150",
+            ),
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();

@@ -1,10 +1,12 @@
-//! The `blox-sim` command-line program. Run `blox-sim --help`.
+//! The `blox-sim` command line: argument parsing and the commands.
 
+use crate::registry::{Named, Registry};
+use crate::{RunReport, Scenario, WorkloadConfig, BLOX_TRACE_JOBS, DEFAULT_LOAD};
 use blox_admission::AdmissionConfig;
 use blox_core::Semantics;
 use blox_placement::PlacementConfig;
 use blox_policies::PolicyConfig;
-use blox_sim::{RunReport, Scenario, SimError, WorkloadConfig, BLOX_TRACE_JOBS, DEFAULT_LOAD};
+use blox_sim::SimError;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -59,11 +61,15 @@ struct ScenarioArgs {
     /// Time semantics: `blox` (Blox's simulator exactly) or `exact` (true finish times) [default: exact].
     #[arg(long, value_name = "blox|exact")]
     semantics: Option<Semantics>,
-    /// Synthetic workload: blox-default (Blox's generator, bit-exact), poisson (configurable
-    /// durations and GPU counts) or dual-load (Blox's bursty workload, intended form)
-    /// [default: blox-default].
-    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "poisson", "dual-load"])]
+    /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
+    /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
+    /// trace-free multi-GPU generator), poisson (configurable durations and GPU counts) or
+    /// dual-load (Blox's bursty workload, intended form) [default: blox-default].
+    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "blox-multigpu-trace", "blox-synthetic", "poisson", "dual-load"])]
     workload: Option<String>,
+    /// The Philly `cluster_job_log` (JSON, gzip allowed) of --workload blox-multigpu-trace.
+    #[arg(long, value_name = "FILE")]
+    blox_trace: Option<PathBuf>,
     /// Number of jobs of the poisson and dual-load generators and of --resample [default: 10000].
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -115,12 +121,12 @@ struct ScenarioArgs {
     /// Admission policy: `accept-all`, `load-based:FACTOR` or
     /// `queue-cap:limit=N[,mode=hold|reject]` [default: accept-all].
     #[arg(long, value_name = "POLICY")]
-    admission: Option<AdmissionConfig>,
+    admission: Option<Named<AdmissionConfig>>,
     /// Placement: scattered (Blox's Place), first-fit, consolidated, topology, resource-aware;
     /// options as `name:key=value,...` (e.g. `consolidated:wait=true,backfill=true`)
     /// [default: scattered].
     #[arg(long, value_name = "POLICY")]
-    placement: Option<PlacementConfig>,
+    placement: Option<Named<PlacementConfig>>,
     /// Interconnect model: a topology JSON file or a shape (default, dgx, pcie, with options
     /// such as `dgx:rack=8,nic=25,uplink=100`) [default: default, for the cluster shape].
     #[arg(long, value_name = "FILE|SHAPE")]
@@ -129,7 +135,7 @@ struct ScenarioArgs {
     /// scaling model) or constant (Blox's) [default: placement in exact semantics (policy for
     /// optimus), constant in blox].
     #[arg(long, value_name = "MODEL")]
-    throughput: Option<blox_sim::ThroughputChoice>,
+    throughput: Option<crate::ThroughputChoice>,
     /// Tracked job ids FIRST..LAST, inclusive; the run ends when all have completed
     /// [default: 3000..4000 for blox-default, every job for a trace].
     #[arg(long, value_name = "FIRST..LAST")]
@@ -155,7 +161,7 @@ struct RunArgs {
     /// `tiresias:queues=2,threshold=3600`. In blox semantics tiresias and optimus are Blox's
     /// versions [default: fifo].
     #[arg(long, value_name = "POLICY")]
-    policy: Option<PolicyConfig>,
+    policy: Option<Named<PolicyConfig>>,
     /// Write jobs.csv, summary.json, timeline.csv, fairness.csv, jct_cdf.csv and timeline.svg
     /// into this folder.
     #[arg(long, value_name = "DIR")]
@@ -223,7 +229,7 @@ struct SweepArgs {
     topology: Option<String>,
     /// Throughput model for every run: placement or constant.
     #[arg(long, value_name = "MODEL")]
-    throughput: Option<blox_sim::ThroughputChoice>,
+    throughput: Option<crate::ThroughputChoice>,
     /// Tracked job ids FIRST..LAST for every run.
     #[arg(long, value_name = "FIRST..LAST")]
     track: Option<String>,
@@ -241,7 +247,7 @@ struct SweepArgs {
     out: PathBuf,
     /// Run only the runs whose index is K mod N (K from 0), e.g. `--shard 0/4`.
     #[arg(long, value_name = "K/N")]
-    shard: Option<blox_sim::sweep::Shard>,
+    shard: Option<crate::sweep::Shard>,
     /// Worker threads [default: all cores].
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
@@ -292,20 +298,46 @@ struct BenchArgs {
     traces: Option<PathBuf>,
 }
 
-fn main() -> ExitCode {
+/// Run the `blox-sim` command line with the arguments of this process and the stock
+/// components.
+pub fn main() -> ExitCode {
+    main_with(Registry::default())
+}
+
+/// Run the `blox-sim` command line with the arguments of this process; names that are not
+/// stock components are built through `registry` (in `run`, `compare`, `sweep` and scenario
+/// files alike).
+///
+/// A whole `blox-sim` with one more policy:
+///
+/// ```no_run
+/// use blox_cli::Registry;
+/// use blox_policies::Srtf;
+///
+/// fn main() -> std::process::ExitCode {
+///     blox_cli::main_with(
+///         Registry::default().policy("my-srtf", |_spec, _env| Ok(Box::new(Srtf::default()))),
+///     )
+/// }
+/// ```
+pub fn main_with(registry: Registry) -> ExitCode {
     let cli = Cli::parse();
+    let reg = &registry;
     let result = match cli.command {
-        None => compare(CompareArgs {
-            scenario: ScenarioArgs::default(),
-            policy: "fifo,las,srtf".into(),
-            out: None,
-        }),
-        Some(Command::Run(a)) => run(a),
-        Some(Command::Compare(a)) => compare(a),
-        Some(Command::Sweep(a)) => sweep(a),
+        None => compare(
+            CompareArgs {
+                scenario: ScenarioArgs::default(),
+                policy: "fifo,las,srtf".into(),
+                out: None,
+            },
+            reg,
+        ),
+        Some(Command::Run(a)) => run(a, reg),
+        Some(Command::Compare(a)) => compare(a, reg),
+        Some(Command::Sweep(a)) => sweep(a, reg),
         Some(Command::Merge(a)) => merge(&a.out),
         Some(Command::Trace(TraceCommand::Stats(a))) => trace_stats(a),
-        Some(Command::Bench(a)) => bench(a),
+        Some(Command::Bench(a)) => crate::bench::bench(a.repeat, a.quick, a.traces),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -330,7 +362,7 @@ impl ScenarioArgs {
         if let Some(v) = self.semantics {
             s.semantics = v;
         }
-        let jobs = self.jobs.unwrap_or(blox_sim::DEFAULT_GENERATED_JOBS);
+        let jobs = self.jobs.unwrap_or(crate::DEFAULT_GENERATED_JOBS);
         if !self.trace.is_empty() {
             let format = self
                 .trace_format
@@ -363,6 +395,21 @@ impl ScenarioArgs {
                     .unwrap_or_else(|| "philly-like".into()),
                 gpus: self.gpus.clone().unwrap_or_else(|| "philly".into()),
             };
+        } else if self.workload.as_deref() == Some("blox-multigpu-trace") {
+            let path = self.blox_trace.clone().ok_or_else(|| {
+                SimError::Config(
+                    "--workload blox-multigpu-trace needs --blox-trace FILE (a Philly cluster_job_log)"
+                        .into(),
+                )
+            })?;
+            s.workload = WorkloadConfig::BloxMultigpuTrace {
+                load: self.load.unwrap_or(DEFAULT_LOAD),
+                path,
+            };
+        } else if self.workload.as_deref() == Some("blox-synthetic") {
+            s.workload = WorkloadConfig::BloxSynthetic {
+                load: self.load.unwrap_or(DEFAULT_LOAD),
+            };
         } else if self.workload.as_deref() == Some("dual-load") {
             s.workload = WorkloadConfig::DualLoad {
                 load: self.load.unwrap_or(9.0),
@@ -371,6 +418,10 @@ impl ScenarioArgs {
         } else if self.durations.is_some() || self.gpus.is_some() {
             return Err(SimError::Config(
                 "--durations and --gpus go with --workload poisson".into(),
+            ));
+        } else if self.blox_trace.is_some() {
+            return Err(SimError::Config(
+                "--blox-trace goes with --workload blox-multigpu-trace".into(),
             ));
         } else if self.workload.is_some() || self.load.is_some() || self.blox_trace_jobs.is_some() {
             let (old_load, old_n) = match s.workload {
@@ -427,7 +478,7 @@ impl ScenarioArgs {
     }
 }
 
-fn run(a: RunArgs) -> Result<(), SimError> {
+fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     let mut s = a.scenario.build()?;
     if let Some(p) = a.policy {
         s.policy = p;
@@ -436,7 +487,7 @@ fn run(a: RunArgs) -> Result<(), SimError> {
         s.out = Some(out);
     }
     let started = Instant::now();
-    let report = s.run()?;
+    let report = s.run_with(reg)?;
     let elapsed = started.elapsed();
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;
@@ -461,9 +512,9 @@ fn run(a: RunArgs) -> Result<(), SimError> {
     Ok(())
 }
 
-fn compare(a: CompareArgs) -> Result<(), SimError> {
+fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     let base = a.scenario.build()?;
-    let policies: Vec<PolicyConfig> = parse_list(&Some(a.policy.clone()), "policy")?;
+    let policies: Vec<Named<PolicyConfig>> = parse_list(&Some(a.policy.clone()), "policy")?;
     let scenarios: Vec<Scenario> = policies
         .iter()
         .map(|p| {
@@ -481,7 +532,7 @@ fn compare(a: CompareArgs) -> Result<(), SimError> {
     let results: Vec<Result<RunReport, SimError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenarios
             .iter()
-            .map(|s| scope.spawn(move || s.run()))
+            .map(|s| scope.spawn(move || s.run_with(reg)))
             .collect();
         handles
             .into_iter()
@@ -579,8 +630,8 @@ fn parse_numbers(s: &Option<String>, what: &str) -> Result<Vec<f64>, SimError> {
     Ok(out)
 }
 
-fn sweep(a: SweepArgs) -> Result<(), SimError> {
-    use blox_sim::sweep::{run_one, Sweep};
+fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
+    use crate::sweep::{run_one_with, Sweep};
     use rayon::prelude::*;
     let base_args = ScenarioArgs {
         scenario: a.scenario.clone(),
@@ -642,7 +693,7 @@ fn sweep(a: SweepArgs) -> Result<(), SimError> {
     let results: Vec<Result<bool, SimError>> = pool.install(|| {
         mine.par_iter()
             .map(|r| {
-                let res = run_one(r, &a.out)
+                let res = run_one_with(r, &a.out, reg)
                     .map_err(|e| SimError::Config(format!("run {} ({}): {e}", r.index, r.label)));
                 bar.inc(1);
                 res
@@ -660,7 +711,7 @@ fn sweep(a: SweepArgs) -> Result<(), SimError> {
             Err(e) => failed.push(e),
         }
     }
-    let rows = blox_sim::sweep::merge(&a.out)?;
+    let rows = crate::sweep::merge(&a.out)?;
     print_rows(&rows);
     println!(
         "\n{} runs in this {}: {ran} ran, {skipped} already done, {} failed; {:.2} s wall on {} threads; results in {}/results.csv",
@@ -715,7 +766,7 @@ fn trace_stats(a: TraceStatsArgs) -> Result<(), SimError> {
 }
 
 fn merge(out: &std::path::Path) -> Result<(), SimError> {
-    let rows = blox_sim::sweep::merge(out)?;
+    let rows = crate::sweep::merge(out)?;
     print_rows(&rows);
     println!(
         "\n{} runs merged into {}/results.csv and results.json",
@@ -725,7 +776,7 @@ fn merge(out: &std::path::Path) -> Result<(), SimError> {
     Ok(())
 }
 
-fn print_rows(rows: &[blox_sim::sweep::SweepRow]) {
+fn print_rows(rows: &[crate::sweep::SweepRow]) {
     println!(
         "{:>5} {:<7} {:<16} {:<10} {:<10} {:>6} {:>5} {:>12} {:>12} {:>12}",
         "index",
@@ -803,6 +854,14 @@ fn workload_label(s: &Scenario) -> String {
         WorkloadConfig::BloxDefault { load, .. } => {
             format!("blox-default at {load} jobs/h, seed {}", s.seed)
         }
+        WorkloadConfig::BloxMultigpuTrace { load, path } => format!(
+            "blox-multigpu-trace ({}) at {load} jobs/h, seed {}",
+            path.display(),
+            s.seed
+        ),
+        WorkloadConfig::BloxSynthetic { load } => {
+            format!("blox-synthetic at {load} jobs/h, seed {}", s.seed)
+        }
         WorkloadConfig::Trace { paths, format, .. } => match paths.as_slice() {
             [one] => format!("trace {} ({format})", one.display()),
             many => format!("{} trace files ({format})", many.len()),
@@ -828,227 +887,4 @@ fn workload_label(s: &Scenario) -> String {
             )
         }
     }
-}
-
-fn bench(a: BenchArgs) -> Result<(), SimError> {
-    let s = Scenario {
-        semantics: Semantics::Blox,
-        workload: WorkloadConfig::BloxDefault {
-            load: 1.0,
-            trace_jobs: BLOX_TRACE_JOBS,
-        },
-        policy: PolicyConfig::Las,
-        track: Some("3000..4000".into()),
-        ..Scenario::default()
-    };
-    let mut times = Vec::new();
-    let mut last = None;
-    for _ in 0..a.repeat.max(1) {
-        let t = Instant::now();
-        let r = s.run()?;
-        times.push(t.elapsed().as_secs_f64());
-        last = Some(r);
-    }
-    let r = last.expect("at least one run");
-    times.sort_by(f64::total_cmp);
-    let median = times[times.len() / 2];
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("Blox README configuration: LAS, load 1, jobs 3000..4000, blox semantics, 32x4 GPUs");
-    println!(
-        "  rounds: {} ({} processed, the rest idle and skipped); avg JCT {:.3} s",
-        r.outcome.rounds, r.outcome.rounds_processed, r.summary.avg_jct_s
-    );
-    println!(
-        "  wall time over {} runs: median {:.4} s, min {:.4} s, max {:.4} s ({} cores available; one run uses one)",
-        times.len(),
-        median,
-        times[0],
-        times[times.len() - 1],
-        cores
-    );
-    println!("  target: < 0.2 s; Blox itself needs about 150 s of CPU");
-    if a.quick {
-        return Ok(());
-    }
-    bench_fig6()?;
-    bench_itp(a.traces)?;
-    bench_scale()?;
-    Ok(())
-}
-
-/// Blox's Figure 6 sweep: FIFO, LAS, Optimus x loads 1..9, jobs 3000..4000, blox semantics.
-fn bench_fig6() -> Result<(), SimError> {
-    use rayon::prelude::*;
-    let mut runs = Vec::new();
-    for policy in [PolicyConfig::Fifo, PolicyConfig::Las, PolicyConfig::Optimus] {
-        for load in 1..=9 {
-            runs.push(Scenario {
-                semantics: Semantics::Blox,
-                workload: WorkloadConfig::BloxDefault {
-                    load: f64::from(load),
-                    trace_jobs: BLOX_TRACE_JOBS,
-                },
-                policy: policy.clone(),
-                track: Some("3000..4000".into()),
-                ..Scenario::default()
-            });
-        }
-    }
-    let t = Instant::now();
-    let results: Vec<Result<RunReport, SimError>> = runs.par_iter().map(Scenario::run).collect();
-    let rounds: u64 = results
-        .into_iter()
-        .map(|r| r.map(|r| r.outcome.rounds))
-        .sum::<Result<u64, _>>()?;
-    println!("\nBlox's Figure 6 sweep: FIFO, LAS, Optimus x loads 1..9, jobs 3000..4000, blox semantics (27 runs)");
-    println!(
-        "  {:.2} s wall on {} threads for {} simulated rounds; target: < 10 s",
-        t.elapsed().as_secs_f64(),
-        rayon::current_num_threads(),
-        rounds
-    );
-    Ok(())
-}
-
-/// The full ITP trace on 2,048 GPUs, exact semantics, consolidated placement.
-fn bench_itp(traces: Option<PathBuf>) -> Result<(), SimError> {
-    let dir = traces
-        .or_else(|| std::env::var_os("BLOX_TRACES").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("../shared/traces"))
-        .join("itp/raw");
-    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
-        Ok(d) => d
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "csv"))
-            .collect(),
-        Err(_) => {
-            println!(
-                "\nITP trace: skipped ({} not found; pass --traces DIR or set BLOX_TRACES)",
-                dir.display()
-            );
-            return Ok(());
-        }
-    };
-    files.sort();
-    println!("\nFull ITP trace ({} files) on 256x8 = 2,048 GPUs, exact semantics, consolidated placement", files.len());
-    for policy in ["fifo", "las", "tiresias"] {
-        let s = Scenario {
-            workload: WorkloadConfig::Trace {
-                paths: files.clone(),
-                format: "itp".into(),
-                skip_bad_lines: false,
-            },
-            cluster: "256x8".into(),
-            policy: policy.parse()?,
-            placement: "consolidated".parse()?,
-            ..Scenario::default()
-        };
-        let t = Instant::now();
-        let r = s.run()?;
-        println!(
-            "  {policy:<9} {:>7} jobs, {:>6} rounds: {:.3} s wall (reading the trace included); target: < 1 s",
-            r.summary.n_tracked,
-            r.outcome.rounds,
-            t.elapsed().as_secs_f64()
-        );
-    }
-    Ok(())
-}
-
-/// Synthetic scale: 1,000,000 jobs on 16,384 GPUs, and the cost of doubling the job count.
-fn bench_scale() -> Result<(), SimError> {
-    let run = |jobs: u32| -> Result<(f64, RunReport), SimError> {
-        let s = Scenario {
-            workload: WorkloadConfig::BloxDefault {
-                load: 800.0,
-                trace_jobs: BLOX_TRACE_JOBS,
-            },
-            cluster: "4096x4".into(),
-            track: Some(format!("0..{}", jobs - 1)),
-            ..Scenario::default()
-        };
-        let t = Instant::now();
-        let r = s.run()?;
-        Ok((t.elapsed().as_secs_f64(), r))
-    };
-    println!(
-        "\nScale: Blox's generator at 800 jobs/h on 4096x4 = 16,384 GPUs, FIFO, exact semantics"
-    );
-    let (t1, _) = run(250_000)?;
-    let (t2, _) = run(500_000)?;
-    println!(
-        "  250,000 jobs: {t1:.2} s; 500,000 jobs: {t2:.2} s; ratio {:.2} (target: <= 2.2)",
-        t2 / t1
-    );
-    // The engine alone (no per-job records kept), then the full path with records and statistics.
-    let engine_only = || -> Result<(f64, Option<u64>), SimError> {
-        reset_peak_rss();
-        let base = current_rss_bytes();
-        let cfg = blox_sim::SimConfig::new(Semantics::Exact)
-            .with_track(Some(blox_sim::TrackWindow::new(0, 999_999)?));
-        let scheduler = blox_core::Pipeline::new(
-            blox_admission::AcceptAll,
-            blox_policies::Fifo::default(),
-            blox_placement::Scattered::new(),
-        );
-        let mut sim = blox_sim::Simulator::new(
-            cfg,
-            blox_core::ClusterSpec::uniform(4096, 4),
-            scheduler,
-            blox_core::ConstantSpeed(1.0),
-            (),
-        );
-        let t = Instant::now();
-        sim.run(&mut blox_sim::BloxDefaultWorkload::new(
-            800.0,
-            BLOX_TRACE_JOBS,
-        )?)?;
-        let secs = t.elapsed().as_secs_f64();
-        Ok((
-            secs,
-            peak_rss_bytes().zip(base).map(|(p, b)| p.saturating_sub(b)),
-        ))
-    };
-    let (t_engine, engine_bytes) = engine_only()?;
-    reset_peak_rss();
-    let base = current_rss_bytes();
-    let (t3, r) = run(1_000_000)?;
-    let full_bytes = peak_rss_bytes().zip(base).map(|(p, b)| p.saturating_sub(b));
-    let per_job = |b: Option<u64>| {
-        b.map_or_else(
-            || "not measured".to_string(),
-            |b| format!("{:.0} B/job", b as f64 / 1e6),
-        )
-    };
-    println!(
-        "  1,000,000 jobs, engine only: {t_engine:.2} s wall, peak memory {}; targets: < 30 s, < 300 B/job",
-        per_job(engine_bytes)
-    );
-    println!(
-        "  1,000,000 jobs with per-job records, statistics and plots data: {t3:.2} s, {} rounds, peak memory {}",
-        r.outcome.rounds,
-        per_job(full_bytes)
-    );
-    Ok(())
-}
-
-/// Reset the peak-RSS counter (Linux: `5` to /proc/self/clear_refs); ignored elsewhere.
-fn reset_peak_rss() {
-    let _ = std::fs::write("/proc/self/clear_refs", "5");
-}
-
-/// Current resident memory (Linux), in bytes.
-fn current_rss_bytes() -> Option<u64> {
-    proc_status_kb("VmRSS:").map(|kb| kb * 1024)
-}
-
-fn proc_status_kb(key: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(key))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Peak resident memory of this process (Linux), in bytes.
-fn peak_rss_bytes() -> Option<u64> {
-    proc_status_kb("VmHWM:").map(|kb| kb * 1024)
 }

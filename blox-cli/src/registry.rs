@@ -1,0 +1,353 @@
+//! The open component registry: components named on the command line, in scenario files, in
+//! `compare` and in `sweep`, beyond the stock ones.
+//!
+//! Stock components (every name the component crates' config types know, such as `fifo`,
+//! `consolidated` or `load-based`) are parsed into those types. Any other name is kept as a
+//! [`Named::Registered`] spec and built, when the run starts, by the builder a user crate
+//! registered under that name:
+//!
+//! ```
+//! use blox_cli::{Registry, Scenario};
+//! use blox_policies::Srtf;
+//!
+//! let registry = Registry::default()
+//!     .policy("my-srtf", |_spec, _env| Ok(Box::new(Srtf::default())));
+//! let scenario: Scenario = toml::from_str(
+//!     r#"
+//!     cluster = "4x4"
+//!     policy = { kind = "my-srtf" }
+//!     workload = { kind = "poisson", load = 4.0, jobs = 20 }
+//!     "#,
+//! )
+//! .unwrap();
+//! let report = scenario.run_with(&registry).unwrap();
+//! assert_eq!(report.metrics.label, "my-srtf");
+//! // Without the registration the name is an error that lists what is known.
+//! let e = scenario.run().unwrap_err().to_string();
+//! assert!(e.contains("unknown policy `my-srtf`"), "{e}");
+//! ```
+//!
+//! A registered name must not shadow a stock one (stock names always mean the stock component).
+//! Builders get the parsed `name:key=value` spec ([`ComponentSpec`]), so a component can take
+//! parameters, and must reject the ones it does not know.
+
+use blox_admission::AdmissionConfig;
+use blox_core::{BoxAdmission, BoxPlacement, BoxScheduling, ComponentSpec, ConfigError};
+use blox_placement::{PlacementConfig, Topology};
+use blox_policies::{PolicyConfig, PolicyEnv};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// Builds a scheduling policy from its spec and the run's environment.
+pub type PolicyBuilder =
+    dyn Fn(&ComponentSpec<'_>, &PolicyEnv) -> Result<BoxScheduling, ConfigError> + Send + Sync;
+/// Builds a placement policy from its spec and the run's topology.
+pub type PlacementBuilder = dyn Fn(&ComponentSpec<'_>, Option<Arc<Topology>>) -> Result<BoxPlacement, ConfigError>
+    + Send
+    + Sync;
+/// Builds an admission policy from its spec.
+pub type AdmissionBuilder =
+    dyn Fn(&ComponentSpec<'_>) -> Result<BoxAdmission, ConfigError> + Send + Sync;
+
+/// User components by name, for every role. Cheap to clone (builders are shared).
+#[derive(Clone, Default)]
+pub struct Registry {
+    policies: BTreeMap<String, Arc<PolicyBuilder>>,
+    placements: BTreeMap<String, Arc<PlacementBuilder>>,
+    admissions: BTreeMap<String, Arc<AdmissionBuilder>>,
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registry")
+            .field("policies", &self.policies.keys().collect::<Vec<_>>())
+            .field("placements", &self.placements.keys().collect::<Vec<_>>())
+            .field("admissions", &self.admissions.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Registry {
+    /// Register a scheduling policy under `name` (replacing an earlier registration).
+    pub fn policy(
+        mut self,
+        name: impl Into<String>,
+        build: impl Fn(&ComponentSpec<'_>, &PolicyEnv) -> Result<BoxScheduling, ConfigError>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        self.policies.insert(name.into(), Arc::new(build));
+        self
+    }
+
+    /// Register a placement policy under `name`.
+    pub fn placement(
+        mut self,
+        name: impl Into<String>,
+        build: impl Fn(&ComponentSpec<'_>, Option<Arc<Topology>>) -> Result<BoxPlacement, ConfigError>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        self.placements.insert(name.into(), Arc::new(build));
+        self
+    }
+
+    /// Register an admission policy under `name`.
+    pub fn admission(
+        mut self,
+        name: impl Into<String>,
+        build: impl Fn(&ComponentSpec<'_>) -> Result<BoxAdmission, ConfigError> + Send + Sync + 'static,
+    ) -> Self {
+        self.admissions.insert(name.into(), Arc::new(build));
+        self
+    }
+
+    /// Registered policy names, sorted.
+    pub fn policy_names(&self) -> Vec<&str> {
+        self.policies.keys().map(String::as_str).collect()
+    }
+
+    /// Build a scheduling policy, stock or registered.
+    pub fn build_policy(
+        &self,
+        c: &Named<PolicyConfig>,
+        env: &PolicyEnv,
+    ) -> Result<BoxScheduling, ConfigError> {
+        match c {
+            Named::Stock(c) => c.build(env),
+            Named::Registered(s) => {
+                let spec = ComponentSpec::parse(s, "policy")?;
+                let b = lookup(&self.policies, spec.name, "policy", PolicyConfig::NAMES)?;
+                b(&spec, env)
+            }
+        }
+    }
+
+    /// Build a placement policy, stock or registered.
+    pub fn build_placement(
+        &self,
+        c: &Named<PlacementConfig>,
+        topology: Option<Arc<Topology>>,
+    ) -> Result<BoxPlacement, ConfigError> {
+        match c {
+            Named::Stock(c) => c.build_with(topology),
+            Named::Registered(s) => {
+                let spec = ComponentSpec::parse(s, "placement")?;
+                let b = lookup(
+                    &self.placements,
+                    spec.name,
+                    "placement",
+                    PlacementConfig::NAMES,
+                )?;
+                b(&spec, topology)
+            }
+        }
+    }
+
+    /// Build an admission policy, stock or registered.
+    pub fn build_admission(&self, c: &Named<AdmissionConfig>) -> Result<BoxAdmission, ConfigError> {
+        match c {
+            Named::Stock(c) => c.build(),
+            Named::Registered(s) => {
+                let spec = ComponentSpec::parse(s, "admission")?;
+                let b = lookup(
+                    &self.admissions,
+                    spec.name,
+                    "admission policy",
+                    AdmissionConfig::NAMES,
+                )?;
+                b(&spec)
+            }
+        }
+    }
+}
+
+fn lookup<'r, B: ?Sized>(
+    map: &'r BTreeMap<String, Arc<B>>,
+    name: &str,
+    role: &str,
+    stock: &[&str],
+) -> Result<&'r Arc<B>, ConfigError> {
+    map.get(name).ok_or_else(|| {
+        let mut known: Vec<&str> = stock.to_vec();
+        known.extend(map.keys().map(String::as_str));
+        ConfigError::new(format!(
+            "unknown {role} `{name}` (expected one of: {})",
+            known.join(", ")
+        ))
+    })
+}
+
+/// A stock component configuration type of one role (policy, placement or admission).
+pub trait StockConfig:
+    FromStr<Err = ConfigError> + fmt::Display + Serialize + DeserializeOwned + Clone
+{
+    /// Every stock name of the role.
+    fn names() -> &'static [&'static str];
+}
+
+impl StockConfig for PolicyConfig {
+    fn names() -> &'static [&'static str] {
+        PolicyConfig::NAMES
+    }
+}
+impl StockConfig for PlacementConfig {
+    fn names() -> &'static [&'static str] {
+        PlacementConfig::NAMES
+    }
+}
+impl StockConfig for AdmissionConfig {
+    fn names() -> &'static [&'static str] {
+        // `AdmissionConfig::NAMES` spells the forms for help texts (`load-based:FACTOR`); the
+        // bare kinds are what a spec's name is matched against.
+        &["accept-all", "load-based", "queue-cap"]
+    }
+}
+
+/// A component named by the user: a stock configuration, or the `name:key=value` spec of a
+/// component that a [`Registry`] builds.
+///
+/// Parsing (`FromStr`, or a scenario file's `{ kind = "...", ... }` table) gives `Stock` for a
+/// stock name and `Registered` for any other; whether a registered name exists is checked when
+/// the run is built, so one scenario file serves every program that registers the name.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Named<C> {
+    /// A stock component.
+    Stock(C),
+    /// Any other component, as its `name:key=value` spec.
+    Registered(String),
+}
+
+impl<C> Named<C> {
+    /// The stock configuration, if this is one.
+    pub fn stock(&self) -> Option<&C> {
+        match self {
+            Named::Stock(c) => Some(c),
+            Named::Registered(_) => None,
+        }
+    }
+}
+
+impl<C> From<C> for Named<C> {
+    fn from(c: C) -> Self {
+        Named::Stock(c)
+    }
+}
+
+impl<C: PartialEq> PartialEq<C> for Named<C> {
+    fn eq(&self, other: &C) -> bool {
+        self.stock() == Some(other)
+    }
+}
+
+impl<C: StockConfig> FromStr for Named<C> {
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Self, ConfigError> {
+        let spec = ComponentSpec::parse(s, "component")?;
+        if C::names().contains(&spec.name) {
+            return C::from_str(s).map(Named::Stock);
+        }
+        Ok(Named::Registered(s.trim().to_string()))
+    }
+}
+
+impl<C: fmt::Display> fmt::Display for Named<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Named::Stock(c) => c.fmt(f),
+            Named::Registered(s) => f.write_str(s),
+        }
+    }
+}
+
+impl<C: StockConfig> Serialize for Named<C> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Named::Stock(c) => c.serialize(s),
+            Named::Registered(spec) => {
+                // The same table form as stock components: `{ kind = NAME, key = "value" }`.
+                let parsed =
+                    ComponentSpec::parse(spec, "component").map_err(serde::ser::Error::custom)?;
+                let mut m = BTreeMap::new();
+                m.insert("kind".to_string(), parsed.name.to_string());
+                if let Some(v) = parsed.value {
+                    m.insert("value".to_string(), v.to_string());
+                }
+                for (k, v) in &parsed.params {
+                    m.insert((*k).to_string(), (*v).to_string());
+                }
+                m.serialize(s)
+            }
+        }
+    }
+}
+
+impl<'de, C: StockConfig> Deserialize<'de> for Named<C> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        let kind = match &v {
+            serde_json::Value::Object(m) => m.get("kind").and_then(|k| k.as_str()),
+            _ => None,
+        };
+        let Some(kind) = kind else {
+            return Err(D::Error::custom(
+                "expected a table with a `kind` naming the component",
+            ));
+        };
+        if C::names().contains(&kind) {
+            return C::deserialize(v)
+                .map(Named::Stock)
+                .map_err(D::Error::custom);
+        }
+        // A registered component: its parameters in the command-line form.
+        let mut spec = kind.to_string();
+        let mut params = Vec::new();
+        let mut positional = None;
+        if let serde_json::Value::Object(m) = &v {
+            for (k, val) in m {
+                if k == "kind" {
+                    continue;
+                }
+                let text = match val {
+                    serde_json::Value::String(s) => s.clone(),
+                    serde_json::Value::Array(a) => a
+                        .iter()
+                        .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+                        .collect::<Vec<_>>()
+                        .join("/"),
+                    other => other.to_string(),
+                };
+                if text.contains(',') || text.contains('=') {
+                    return Err(D::Error::custom(format!(
+                        "component `{kind}`: parameter `{k}` may not contain `,` or `=`"
+                    )));
+                }
+                if k == "value" {
+                    positional = Some(text);
+                } else {
+                    params.push(format!("{k}={text}"));
+                }
+            }
+        }
+        if let Some(v) = positional {
+            if !params.is_empty() {
+                return Err(D::Error::custom(format!(
+                    "component `{kind}`: `value` cannot be combined with other parameters"
+                )));
+            }
+            spec.push(':');
+            spec.push_str(&v);
+        } else if !params.is_empty() {
+            spec.push(':');
+            spec.push_str(&params.join(","));
+        }
+        Ok(Named::Registered(spec))
+    }
+}

@@ -1,0 +1,22 @@
+//! Integration tests of blox-cli: scenarios, the command line, and runs checked end to end.
+
+mod cli;
+mod determinism;
+mod errors;
+mod golden;
+mod hetero;
+mod oracle;
+mod traces;
+
+#[allow(unused_imports)]
+use blox_admission::{AcceptAll, AdmissionConfig};
+#[allow(unused_imports)]
+use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Semantics, Time};
+#[allow(unused_imports)]
+use blox_metrics::{JobLog, JobRecord, Timeline};
+#[allow(unused_imports)]
+use blox_placement::{PlacementConfig, Scattered};
+#[allow(unused_imports)]
+use blox_policies::{PolicyConfig, PolicyEnv};
+#[allow(unused_imports)]
+use blox_sim::{Blox, Exact, JobList, RunOutcome, SimConfig, Simulator, TimeModel, TrackWindow};

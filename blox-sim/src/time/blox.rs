@@ -1,0 +1,183 @@
+//! [`Blox`]: Blox's simulator exactly (`BLOX-SEMANTICS.md`).
+
+use super::{Advance, NextView, SamplePoint, TimeModel, World};
+use crate::SimError;
+use blox_core::{Event, Job, JobId, MetricSink, Semantics, Time};
+
+/// Blox's round semantics, job by job.
+///
+/// At step 1 of round `t` every job running since an earlier round is credited `R` seconds of
+/// progress (times its speed, e.g. Blox's Optimus factor, with Blox's f64 operation order) and
+/// `R` seconds of attained wall-clock service (`Job::attained_service`, whatever its GPU
+/// count); a job whose progress reaches its total
+/// completes **at `t`** and frees its GPUs in time for that round's placement. Responsiveness is
+/// measured to the first round that credits a job (its first launch + `R`). Every entry of a
+/// round's stop list counts as a preemption, including same-round relaunches. The run ends at the
+/// round whose step 1 completes the last tracked job. The round sample is taken where Blox's
+/// `las_scheduler.py` takes it: after placement, before execution. Starts and stops cost
+/// nothing.
+#[derive(Clone, Debug, Default)]
+pub struct Blox {
+    jobs: Vec<BloxJob>,
+    round: Time,
+}
+
+impl PartialEq for Blox {
+    /// Blox has no parameters: every value is the same model (run state is not compared).
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct BloxJob {
+    /// Progress has been credited up to this round.
+    credited_to: Time,
+    /// The round of completion if left running.
+    finish: Time,
+    /// Progress per second while running.
+    speed: f64,
+    /// `FirstProgress` has been emitted.
+    responded: bool,
+}
+
+impl Blox {
+    /// The model.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl TimeModel for Blox {
+    fn name(&self) -> &'static str {
+        "blox"
+    }
+
+    fn ctx_semantics(&self) -> Semantics {
+        Semantics::Blox
+    }
+
+    fn begin(&mut self, round: Time) -> Result<(), SimError> {
+        self.jobs.clear();
+        self.round = round;
+        Ok(())
+    }
+
+    fn admitted(&mut self, job: &Job, _now: Time) {
+        debug_assert_eq!(job.id.index(), self.jobs.len());
+        self.jobs.push(BloxJob {
+            credited_to: Time::ZERO,
+            finish: Time::MAX,
+            speed: 1.0,
+            responded: false,
+        });
+    }
+
+    fn advance<M: MetricSink + ?Sized>(&mut self, t: Time, world: &mut World<'_, M>) -> Advance {
+        let r = self.round;
+        let r_s = r.as_secs_f64();
+        let mut done: Vec<JobId> = Vec::new();
+        let (table, sink) = world.jobs_and_sink();
+        for job in table.iter_mut() {
+            if !job.is_running() {
+                continue;
+            }
+            let st = &mut self.jobs[job.id.index()];
+            while st.credited_to < t {
+                st.credited_to += r;
+                // Blox: `iters * speed + executed` for Optimus, `executed + iters` otherwise.
+                // IEEE addition is commutative and `iters * 1.0 == iters`, so one form serves.
+                job.executed += r_s * st.speed;
+                job.attained_service += r_s;
+            }
+            if !st.responded {
+                st.responded = true;
+                sink.on_event(&Event::FirstProgress {
+                    time: t,
+                    job: job.id,
+                });
+            }
+            if job.executed >= job.spec.work_s {
+                done.push(job.id);
+            }
+        }
+        for id in done {
+            world.complete(id, t);
+        }
+        if world.tracked_complete() {
+            Advance::Finished(t)
+        } else {
+            Advance::Continue
+        }
+    }
+
+    fn elide_relaunch(&self) -> bool {
+        false
+    }
+
+    fn sample_point(&self) -> SamplePoint {
+        SamplePoint::AfterPlacement
+    }
+
+    fn stopping(&mut self, _job: &mut Job, _t: Time) {}
+
+    fn started<M: MetricSink + ?Sized>(
+        &mut self,
+        id: JobId,
+        speed: f64,
+        _resumed: bool,
+        t: Time,
+        world: &mut World<'_, M>,
+    ) -> Result<(), SimError> {
+        let r = self.round;
+        let job = world.jobs().get(id).expect("a started job is active");
+        // Blox credits `R` per round from the next round on; find the round whose credit reaches
+        // the total, with the same operation order the credit loop uses.
+        let step = r.as_secs_f64();
+        let mut x = job.executed;
+        let mut k: u64 = 0;
+        loop {
+            x += step * speed;
+            k += 1;
+            if x >= job.spec.work_s || k >= 100_000_000 {
+                break;
+            }
+        }
+        let st = &mut self.jobs[id.index()];
+        st.speed = speed;
+        st.credited_to = t;
+        st.finish = t + Time(k * r.as_millis());
+        Ok(())
+    }
+
+    fn next_decision<M: MetricSink + ?Sized>(
+        &mut self,
+        t: Time,
+        view: NextView,
+        next_arrival: Option<Time>,
+        world: &World<'_, M>,
+    ) -> Time {
+        let r = view.round;
+        let next = t + r;
+        // A job started this round is credited for the first time next round.
+        if view.waiting || view.started {
+            return next;
+        }
+        let mut target = Time::MAX;
+        if let Some(a) = next_arrival {
+            target = target.min(a.ceil_to(r).max(next));
+        }
+        for job in world.jobs().iter() {
+            target = target.min(self.jobs[job.id.index()].finish.max(next));
+        }
+        if target == Time::MAX {
+            next
+        } else {
+            target
+        }
+    }
+
+    fn drained_end(&self, t: Time, _last_completion: Time) -> Time {
+        t
+    }
+}

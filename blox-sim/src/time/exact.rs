@@ -1,0 +1,283 @@
+//! [`Exact`]: true finish times, continuous progress.
+
+use super::{Advance, NextView, TimeModel, World};
+use crate::SimError;
+use blox_core::{Event, Job, JobId, JobTable, MetricSink, Time};
+use serde::{Deserialize, Serialize};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fmt;
+use std::str::FromStr;
+
+/// When the exact model takes decisions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decide {
+    /// Once per round, at `t = 0, R, 2R, …` (rounds in which nothing can change are skipped).
+    #[default]
+    Rounds,
+    /// At every round boundary while jobs wait, and also at every arrival and every completion
+    /// (Tiresias-style event-triggered scheduling).
+    Events,
+}
+
+impl Decide {
+    /// The name used on the command line and in files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decide::Rounds => "rounds",
+            Decide::Events => "events",
+        }
+    }
+}
+
+impl fmt::Display for Decide {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Decide {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "rounds" => Ok(Decide::Rounds),
+            "events" => Ok(Decide::Events),
+            _ => Err(format!(
+                "unknown decision rule `{s}` (expected `rounds` or `events`)"
+            )),
+        }
+    }
+}
+
+/// Exact time: a running job progresses continuously at its speed (from the throughput model)
+/// and completes at its true finish time (rounded up to the millisecond), freeing its GPUs at
+/// once.
+///
+/// Attained service is counted in GPU-seconds (`Job::attained_service`). A job that resumes
+/// after a preemption first spends the preemption cost restoring (its GPUs held, no progress).
+/// A stop followed in the same decision by a start of the same job on the same GPUs is no change
+/// and not a preemption. Responsiveness is measured to the first start. The run ends at the
+/// completion of the last tracked job. The round sample is taken after the decisions are
+/// applied. Decisions are taken each round, or also at every arrival and completion
+/// ([`Decide::Events`]).
+#[derive(Clone, Debug, Default)]
+pub struct Exact {
+    preemption_cost: Time,
+    decide: Decide,
+    jobs: Vec<ExactJob>,
+    /// (finish, id, start) of running jobs; stale entries are skipped.
+    finishes: BinaryHeap<Reverse<(Time, JobId, Time)>>,
+}
+
+impl PartialEq for Exact {
+    /// Models compare by their parameters, not by run state.
+    fn eq(&self, other: &Self) -> bool {
+        self.preemption_cost == other.preemption_cost && self.decide == other.decide
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ExactJob {
+    /// Progress has been credited up to this time.
+    credited_to: Time,
+    /// Progress per second while running.
+    speed: f64,
+    /// No progress before this time (restoring after a preemption).
+    stall_until: Time,
+    /// `FirstProgress` has been emitted.
+    responded: bool,
+}
+
+impl Exact {
+    /// Free preemptions, decisions each round.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Set the time a job spends restoring when it resumes after a preemption.
+    pub fn with_preemption_cost(mut self, cost: Time) -> Self {
+        self.preemption_cost = cost;
+        self
+    }
+
+    /// Set when decisions are taken.
+    pub fn with_decide(mut self, decide: Decide) -> Self {
+        self.decide = decide;
+        self
+    }
+
+    /// The preemption cost.
+    pub fn preemption_cost(&self) -> Time {
+        self.preemption_cost
+    }
+
+    /// The decision rule.
+    pub fn decide(&self) -> Decide {
+        self.decide
+    }
+
+    fn credit(&mut self, job: &mut Job, t: Time) {
+        let st = &mut self.jobs[job.id.index()];
+        if t <= st.credited_to {
+            return;
+        }
+        let from = st.credited_to.max(st.stall_until);
+        if t > from {
+            job.executed =
+                (job.executed + st.speed * (t - from).as_secs_f64()).min(job.spec.work_s);
+        }
+        job.attained_service += f64::from(job.spec.n_gpus) * (t - st.credited_to).as_secs_f64();
+        st.credited_to = t;
+    }
+
+    /// The earliest finish of a job still running on the start that scheduled it; stale heap
+    /// entries are dropped on the way.
+    fn next_finish(&mut self, table: &JobTable) -> Option<Time> {
+        while let Some(&Reverse((finish, id, start))) = self.finishes.peek() {
+            if live(table, id, start) {
+                return Some(finish);
+            }
+            self.finishes.pop();
+        }
+        None
+    }
+}
+
+fn live(table: &JobTable, id: JobId, start: Time) -> bool {
+    table
+        .get(id)
+        .is_some_and(|j| j.is_running() && j.last_start == Some(start))
+}
+
+impl TimeModel for Exact {
+    fn name(&self) -> &'static str {
+        "exact"
+    }
+
+    fn begin(&mut self, _round: Time) -> Result<(), SimError> {
+        self.jobs.clear();
+        self.finishes.clear();
+        Ok(())
+    }
+
+    fn admitted(&mut self, job: &Job, _now: Time) {
+        debug_assert_eq!(job.id.index(), self.jobs.len());
+        self.jobs.push(ExactJob {
+            credited_to: Time::ZERO,
+            speed: 1.0,
+            stall_until: Time::ZERO,
+            responded: false,
+        });
+    }
+
+    fn advance<M: MetricSink + ?Sized>(&mut self, t: Time, world: &mut World<'_, M>) -> Advance {
+        // Complete every job whose true finish time is at or before `t`, in time order (equal
+        // times by id).
+        while let Some(&Reverse((finish, id, start))) = self.finishes.peek() {
+            if finish > t {
+                break;
+            }
+            self.finishes.pop();
+            if !live(world.jobs(), id, start) {
+                continue;
+            }
+            if let Some(job) = world.jobs_mut().get_mut(id) {
+                self.credit(job, finish);
+                job.executed = job.spec.work_s;
+            }
+            world.complete(id, finish);
+            if world.tracked_complete() {
+                return Advance::Finished(finish);
+            }
+        }
+        for job in world.jobs_mut().iter_mut() {
+            if job.is_running() {
+                self.credit(job, t);
+            }
+        }
+        Advance::Continue
+    }
+
+    fn stopping(&mut self, job: &mut Job, t: Time) {
+        self.credit(job, t);
+    }
+
+    fn started<M: MetricSink + ?Sized>(
+        &mut self,
+        id: JobId,
+        speed: f64,
+        resumed: bool,
+        t: Time,
+        world: &mut World<'_, M>,
+    ) -> Result<(), SimError> {
+        let job = world.jobs().get(id).expect("a started job is active");
+        let stall_until = if resumed { t + self.preemption_cost } else { t };
+        let secs = job.remaining_work() / speed;
+        let dur = Time::from_secs_f64_ceil(secs).unwrap_or(Time::MAX);
+        let finish = stall_until + dur;
+        self.finishes.push(Reverse((finish, id, t)));
+        let st = &mut self.jobs[id.index()];
+        st.speed = speed;
+        st.credited_to = t;
+        st.stall_until = stall_until;
+        if !st.responded {
+            st.responded = true;
+            world.emit(&Event::FirstProgress { time: t, job: id });
+        }
+        Ok(())
+    }
+
+    fn next_decision<M: MetricSink + ?Sized>(
+        &mut self,
+        t: Time,
+        view: NextView,
+        next_arrival: Option<Time>,
+        world: &World<'_, M>,
+    ) -> Time {
+        let r = view.round;
+        match self.decide {
+            Decide::Rounds => {
+                let next = t + r;
+                if view.waiting {
+                    return next;
+                }
+                let mut target = Time::MAX;
+                if let Some(a) = next_arrival {
+                    target = target.min(a.ceil_to(r).max(next));
+                }
+                if let Some(f) = self.next_finish(world.jobs()) {
+                    // Its completion frees GPUs between rounds; nothing waits for them, so the
+                    // next decision is only needed when something arrives, but the completion
+                    // itself must be processed in time order: stop at its round.
+                    target = target.min(f.ceil_to(r).max(next));
+                }
+                if target == Time::MAX {
+                    next
+                } else {
+                    target
+                }
+            }
+            Decide::Events => {
+                let boundary = Time((t.as_millis() / r.as_millis() + 1) * r.as_millis());
+                let soonest = Time(t.as_millis() + 1);
+                let mut target = if view.waiting { boundary } else { Time::MAX };
+                if let Some(a) = next_arrival {
+                    target = target.min(a.max(soonest));
+                }
+                if let Some(f) = self.next_finish(world.jobs()) {
+                    target = target.min(f.max(soonest));
+                }
+                if target == Time::MAX {
+                    boundary
+                } else {
+                    target
+                }
+            }
+        }
+    }
+
+    fn drained_end(&self, _t: Time, last_completion: Time) -> Time {
+        last_completion
+    }
+}
