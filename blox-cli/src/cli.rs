@@ -58,9 +58,11 @@ struct ScenarioArgs {
     /// Scenario file (TOML or JSON); flags given here override it.
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
-    /// Time semantics: `blox` (Blox's simulator exactly) or `exact` (true finish times) [default: exact].
-    #[arg(long, value_name = "blox|exact")]
-    semantics: Option<Semantics>,
+    /// Time semantics: `blox` (Blox's simulator exactly), `exact` (true finish times) or
+    /// `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
+    /// policies pollux, optimus and tiresias; `run` only) [default: exact].
+    #[arg(long, value_name = "blox|exact|pollux", value_parser = parse_semantics)]
+    semantics: Option<SemanticsArg>,
     /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
     /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
     /// trace-free multi-GPU generator), poisson (configurable durations and GPU counts) or
@@ -152,10 +154,41 @@ struct ScenarioArgs {
     starvation: Option<u64>,
 }
 
+/// A `--semantics` value: one of the engine's stock semantics or a peer preset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SemanticsArg {
+    Core(Semantics),
+    Pollux,
+}
+
+fn parse_semantics(s: &str) -> Result<SemanticsArg, String> {
+    if s == "pollux" {
+        return Ok(SemanticsArg::Pollux);
+    }
+    s.parse::<Semantics>()
+        .map(SemanticsArg::Core)
+        .map_err(|e| format!("{e} (or `pollux`)"))
+}
+
 #[derive(Args)]
 struct RunArgs {
     #[command(flatten)]
     scenario: ScenarioArgs,
+    /// Pollux semantics: the applications' trace folder [default: `traces/` beside the
+    /// workload's folder, as in the artifact].
+    #[arg(long, value_name = "DIR")]
+    pollux_traces: Option<PathBuf>,
+    /// Pollux semantics: fraction of goodput a distributed job loses on a node shared with
+    /// another distributed job [default: 0].
+    #[arg(long, value_name = "FRACTION")]
+    interference: Option<f64>,
+    /// Pollux semantics: let the Pollux policy put several distributed jobs on one node (the
+    /// artifact's `noavoid` runs).
+    #[arg(long)]
+    no_interference_avoidance: bool,
+    /// Pollux semantics: generations of the Pollux policy's genetic search [default: 100].
+    #[arg(long, value_name = "N")]
+    generations: Option<usize>,
     /// Scheduling policy: fifo, las, srtf, sjf, tiresias, optimus, gavel (max-min fairness),
     /// themis (finish-time fairness); parameters as `name:key=value,...`, e.g.
     /// `tiresias:queues=2,threshold=3600`. In blox semantics tiresias and optimus are Blox's
@@ -359,8 +392,11 @@ impl ScenarioArgs {
             Some(path) => Scenario::from_file(path)?,
             None => Scenario::default(),
         };
-        if let Some(v) = self.semantics {
-            s.semantics = v;
+        match self.semantics {
+            Some(SemanticsArg::Core(v)) => s.semantics = v,
+            // The Pollux preset keeps the scenario's semantics for what it shares (labels,
+            // policy environment); `run` dispatches to it before building the engine.
+            Some(SemanticsArg::Pollux) | None => {}
         }
         let jobs = self.jobs.unwrap_or(crate::DEFAULT_GENERATED_JOBS);
         if !self.trace.is_empty() {
@@ -486,8 +522,31 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     if let Some(out) = a.out {
         s.out = Some(out);
     }
+    let pollux = a.scenario.semantics == Some(SemanticsArg::Pollux);
+    if !pollux
+        && (a.pollux_traces.is_some()
+            || a.interference.is_some()
+            || a.no_interference_avoidance
+            || a.generations.is_some())
+    {
+        return Err(SimError::Config(
+            "--pollux-traces, --interference, --no-interference-avoidance and --generations \
+             apply to --semantics pollux only"
+                .into(),
+        ));
+    }
     let started = Instant::now();
-    let report = s.run_with(reg)?;
+    let report = if pollux {
+        let opts = crate::pollux::PolluxOptions {
+            traces: a.pollux_traces.clone(),
+            interference: a.interference.unwrap_or(0.0),
+            no_avoidance: a.no_interference_avoidance,
+            generations: a.generations,
+        };
+        crate::pollux::run(&s, &opts, reg)?
+    } else {
+        s.run_with(reg)?
+    };
     let elapsed = started.elapsed();
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;

@@ -13,6 +13,7 @@
 
 mod bench;
 mod cli;
+pub mod pollux;
 pub mod registry;
 mod scenario;
 pub mod sweep;

@@ -13,6 +13,9 @@
 //! - **Policies** ([`RoundPolicy`]): the artifact's [`Tiresias`] and [`Optimus`] baselines and
 //!   the Pollux genetic search ([`PolluxPolicy`]).
 //! - **Reference loop** ([`PolluxSim`]): the artifact's interval loop, self-contained.
+//! - **Engine components** ([`PolluxShared`], [`PolluxScheduling`], [`PolluxPlacement`]): the
+//!   job model as the engine's `IntervalModel` (for `blox_sim::Pollux`, `--semantics pollux`)
+//!   and the policies as a scheduling policy and a placement sharing it.
 //!
 //! Everything is deterministic: maps are ordered, ties go to the lowest job or node index, and
 //! the genetic search draws from one named stream of the run's seed per round.
@@ -22,6 +25,7 @@
 
 mod baselines;
 mod delaunay;
+mod engine;
 pub mod goodput;
 mod job;
 mod lbfgsb;
@@ -33,6 +37,7 @@ mod workload;
 use std::collections::BTreeMap;
 
 pub use baselines::{Optimus, Tiresias, TIRESIAS_THRESHOLD};
+pub use engine::{PolluxPlacement, PolluxScheduling, PolluxShared, SharedConfig};
 pub use job::{ModelError, PolluxJob, RESTART_DELAY};
 pub use policy::{PolluxPolicy, PolluxPolicyConfig};
 pub use sim::{

@@ -424,6 +424,9 @@ impl RoundPolicy for PolluxPolicy {
         let mut jobs: Vec<(usize, &PolluxJob)> = input.jobs.clone();
         jobs.sort_by_key(|(_, j)| (j.attained_service, j.submission_time));
         let nj = jobs.len();
+        if nj == 0 || nn == 0 {
+            return Ok(Allocations::new());
+        }
         let mut base = vec![0u8; nj * nn];
         for (r, (k, _)) in jobs.iter().enumerate() {
             for &n in input.prev.get(k).map(Vec::as_slice).unwrap_or(&[]) {

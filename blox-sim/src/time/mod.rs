@@ -7,7 +7,8 @@
 //! frees its GPUs, what a start or a stop costs, where the round sample is taken and when the run
 //! ends. [`Blox`] (Blox's simulator, job by job) and [`Exact`] (true finish times) are the two
 //! stock models; a peer simulator's rules are a third implementation in a file of its own beside
-//! them, chosen once at the top (scenario, command line).
+//! them, chosen once at the top (scenario, command line). [`Pollux`] is the Pollux artifact's
+//! interval loop over a job model passed in as a generic ([`blox_core::IntervalModel`]).
 //!
 //! # The engine's loop, and when each hook is called
 //!
@@ -52,9 +53,11 @@
 
 mod blox;
 mod exact;
+mod pollux;
 
 pub use blox::Blox;
 pub use exact::{Decide, Exact};
+pub use pollux::Pollux;
 
 use crate::SimError;
 use blox_core::{Cluster, Event, Job, JobId, JobTable, MetricSink, Semantics, Time};
