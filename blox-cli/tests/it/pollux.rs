@@ -136,3 +136,76 @@ fn pollux_flags_need_pollux_semantics_and_a_pollux_trace() {
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("pollux"), "{text}");
 }
+
+/// The first `n` jobs of workload-6 in a temporary workload file.
+fn small_workload(dir: &std::path::Path, n: usize, name: &str) -> PathBuf {
+    let text = std::fs::read_to_string(dir.join("workloads/workload-6.csv")).unwrap();
+    let small: Vec<&str> = text.lines().take(n + 1).collect();
+    let d = tempdir(name);
+    let p = d.join("small.csv");
+    std::fs::write(&p, small.join("\n") + "\n").unwrap();
+    p
+}
+
+fn pollux_run(
+    dir: &std::path::Path,
+    wl: &std::path::Path,
+    policy: &str,
+    seed: &str,
+    out: &std::path::Path,
+) -> Vec<(String, i64)> {
+    let traces = dir.join("traces");
+    let (code, text) = run(&[
+        "run",
+        "--semantics",
+        "pollux",
+        "--trace",
+        wl.to_str().unwrap(),
+        "--trace-format",
+        "pollux",
+        "--pollux-traces",
+        traces.to_str().unwrap(),
+        "--cluster",
+        "16x4",
+        "--round",
+        "60",
+        "--policy",
+        policy,
+        "--seed",
+        seed,
+        "--generations",
+        "8",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{text}");
+    jcts(&out.join("jobs.csv"))
+}
+
+#[test]
+fn the_pollux_policy_is_deterministic_per_seed_and_completes_every_job() {
+    let Some(dir) = pollux_dir() else { return };
+    let wl = small_workload(&dir, 12, "small-pollux");
+    let a = tempdir("pollux-a");
+    let b = tempdir("pollux-b");
+    let ja = pollux_run(&dir, &wl, "pollux", "3", &a);
+    let jb = pollux_run(&dir, &wl, "pollux", "3", &b);
+    assert_eq!(ja.len(), 12);
+    assert!(ja.iter().all(|(_, j)| *j > 0));
+    assert_eq!(
+        std::fs::read(a.join("jobs.csv")).unwrap(),
+        std::fs::read(b.join("jobs.csv")).unwrap()
+    );
+    assert_eq!(ja, jb);
+}
+
+#[test]
+fn other_policies_run_on_the_pollux_job_model() {
+    let Some(dir) = pollux_dir() else { return };
+    let wl = small_workload(&dir, 12, "small-las");
+    let out = tempdir("pollux-las");
+    let j = pollux_run(&dir, &wl, "las", "1", &out);
+    assert_eq!(j.len(), 12);
+    // A job cannot finish before its first decision plus the 30 s restart.
+    assert!(j.iter().all(|(_, jct)| *jct > 30), "{j:?}");
+}

@@ -97,6 +97,11 @@ impl<M: IntervalModel> TimeModel for Pollux<M> {
         }
     }
 
+    /// Every allocation change is a restart in the artifact, even onto the same GPUs.
+    fn elide_relaunch(&self) -> bool {
+        false
+    }
+
     fn stopping(&mut self, job: &mut Job, t: Time) {
         self.model.stopped(job.id, t);
     }
