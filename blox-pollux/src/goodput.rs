@@ -333,6 +333,45 @@ mod tests {
     }
 
     #[test]
+    fn fit_never_ends_above_its_start() {
+        // A bert profile at one atomic batch (alpha_c pinned) that once sent the search to
+        // alpha_r = 2e13 through a step that was not a descent.
+        let profile = vec![
+            (
+                (1, 1, 12),
+                (0.921_515_673_398_971_6, 0.013_695_754_051_208_497),
+            ),
+            (
+                (1, 2, 12),
+                (0.919_040_814_042_091_4, 0.054_674_411_535_263_06),
+            ),
+            (
+                (1, 4, 12),
+                (0.957_118_213_176_727_3, 0.092_867_869_853_973_38),
+            ),
+            ((2, 8, 12), (2.538_950_562_477_112, 1.662_843_093_872_070_2)),
+        ];
+        let fit = fit_perf_params(&profile);
+        let data: Vec<Point> = profile
+            .iter()
+            .map(|&((n, r, b), (st, sy))| Point {
+                nodes: n,
+                replicas: r,
+                atomic: b as f64,
+                log_compute: (st - sy).ln(),
+                log_step: st.ln(),
+            })
+            .collect();
+        let f = objective(&fit.0, &data, &mut [0.0; 7]);
+        assert!(f < 0.1, "objective {f} at {:?}", fit.0);
+        assert!(fit.0.iter().all(|&x| x < 10.0), "{:?}", fit.0);
+        for &((n, r, b), (st, _)) in &profile {
+            let p = fit.step_time(n, r, b as f64, 0);
+            assert!((p / st - 1.0).abs() < 0.1, "{n} {r} {b}: {p} vs {st}");
+        }
+    }
+
+    #[test]
     fn single_batch_pins_alpha_c_and_single_node_keeps_the_prior() {
         let profile = vec![((1, 1, 64), (0.1, 0.001))];
         let fit = fit_perf_params(&profile);

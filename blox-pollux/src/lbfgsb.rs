@@ -127,7 +127,7 @@ pub(crate) fn minimize(
             for i in 0..7 {
                 dec += g[i] * (xn[i] - x[i]);
             }
-            if fnew.is_finite() && fnew <= fx + 1e-4 * dec {
+            if fnew.is_finite() && fnew < fx && fnew <= fx + 1e-4 * dec.min(0.0) {
                 accepted = Some((xn, gn, fnew));
                 break;
             }
