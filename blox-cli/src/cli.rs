@@ -551,9 +551,17 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;
     print!("{}", blox_metrics::comparison_table(&[row]));
+    let label = if pollux {
+        format!(
+            "pollux {}/{}",
+            report.scenario.admission, report.scenario.policy
+        )
+    } else {
+        report.scenario.label()
+    };
     println!(
         "\n{} | {} GPUs ({}) | {} | end {} s after {} rounds ({} simulated) | {:.3} s wall",
-        report.scenario.label(),
+        label,
         report.scenario.cluster_spec()?.total_gpus(),
         report.scenario.cluster,
         workload_label(&report.scenario),

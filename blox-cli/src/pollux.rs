@@ -125,6 +125,22 @@ pub fn run(s: &Scenario, opts: &PolluxOptions, registry: &Registry) -> Result<Ru
     report.workload = wl_report;
     if let Some(dir) = &s.out {
         report.write(dir)?;
+        // The scenario in summary.json names the engine's stock semantics; this file says which
+        // preset and knobs the run used.
+        let meta = serde_json::json!({
+            "semantics": "pollux",
+            "policy": name,
+            "interval_s": s.round_s,
+            "interference": opts.interference,
+            "interference_avoidance": !opts.no_avoidance,
+            "generations": opts.generations.unwrap_or(PolluxPolicyConfig::default().generations),
+            "seed": s.seed,
+            "workload": workload.display().to_string(),
+            "traces": traces.display().to_string(),
+        });
+        let bytes =
+            serde_json::to_vec_pretty(&meta).map_err(|e| SimError::Config(e.to_string()))?;
+        crate::scenario::write_atomically(dir, "pollux.json", &bytes)?;
     }
     Ok(report)
 }

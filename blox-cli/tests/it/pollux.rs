@@ -90,6 +90,14 @@ fn check(policy: &str, w: u32) {
         out.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(&format!("pollux accept-all/{policy}")),
+        "{text}"
+    );
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("pollux.json")).unwrap()).unwrap();
+    assert_eq!(meta["semantics"], "pollux");
+    assert_eq!(meta["policy"], policy);
     let got = jcts(&out.join("jobs.csv"));
     let want = published(&dir, &format!("{policy}-1.0"), w);
     assert_eq!(got.len(), 160);
