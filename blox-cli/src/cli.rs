@@ -59,21 +59,37 @@ struct ScenarioArgs {
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
     /// Time semantics: `blox` (Blox's simulator exactly), `exact` (true finish times) or
-    /// `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
-    /// policies pollux, optimus and tiresias; `run` only) [default: exact].
-    #[arg(long, value_name = "blox|exact|pollux", value_parser = parse_semantics)]
+    /// `synergy` (Synergy's simulator: 300 s rounds, everything re-decided each round, whole
+    /// iterations credited at allocation; its defaults: --workload synergy-default --load 9
+    /// --class-split 20,70,10 --cluster 16x8 with 24 CPUs and 500 GB per node
+    /// --placement synergy:mode=tune --track 4000..4999 --seed 42) [default: exact].
+    /// `tiresias` (the Tiresias authors' simulator job by job, with its schedules and placements
+    /// by their own names; `run` only, on a trace). `pollux` (the Pollux artifact's simulator:
+    /// its job model, 60 s intervals, and its policies pollux, optimus and tiresias; `run` only).
+    #[arg(long, value_name = "blox|exact|synergy|tiresias|pollux")]
     semantics: Option<SemanticsArg>,
     /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
     /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
-    /// trace-free multi-GPU generator), poisson (configurable durations and GPU counts) or
-    /// dual-load (Blox's bursty workload, intended form) [default: blox-default].
-    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "blox-multigpu-trace", "blox-synthetic", "poisson", "dual-load"])]
+    /// trace-free multi-GPU generator), poisson (configurable durations and GPU counts),
+    /// dual-load (Blox's bursty workload, intended form) or synergy-default (Synergy's
+    /// generator, bit-exact from --seed) [default: blox-default; synergy-default under
+    /// --semantics synergy].
+    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "blox-multigpu-trace", "blox-synthetic", "poisson", "dual-load", "synergy-default"])]
     workload: Option<String>,
     /// The Philly `cluster_job_log` (JSON, gzip allowed) of --workload blox-multigpu-trace.
     #[arg(long, value_name = "FILE")]
     blox_trace: Option<PathBuf>,
-    /// Number of jobs of the poisson and dual-load generators and of --resample [default: 10000].
+    /// Class split of synergy-default, IMAGE,LANGUAGE,SPEECH in percent [default: 20,70,10].
+    #[arg(long, value_name = "I,L,S")]
+    class_split: Option<String>,
+    /// CPU cores per node [default: 3 per GPU under --semantics synergy, else 16].
     #[arg(long, value_name = "N")]
+    node_cpus: Option<u32>,
+    /// Host memory per node in GB [default: 62.5 per GPU under --semantics synergy, else 250].
+    #[arg(long, value_name = "GB")]
+    node_mem: Option<f64>,
+    /// Number of jobs of the poisson and dual-load generators and of --resample [default: 10000].
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = job_count)]
     jobs: Option<usize>,
     /// Durations of the poisson generator: philly-like, constant:S, uniform:LO..HI,
     /// log-uniform:LO..HI, exponential:MEAN [default: philly-like].
@@ -84,13 +100,13 @@ struct ScenarioArgs {
     #[arg(long, value_name = "DIST")]
     gpus: Option<String>,
     /// Resample the --trace at this many jobs per hour (--jobs jobs, fresh Poisson arrivals).
-    #[arg(long, value_name = "JOBS_PER_HOUR", requires = "trace")]
+    #[arg(long, value_name = "JOBS_PER_HOUR", requires = "trace", allow_negative_numbers = true, value_parser = rate)]
     resample: Option<f64>,
     /// Arrival rate of the synthetic workload, jobs per hour [default: 8].
-    #[arg(long, value_name = "JOBS_PER_HOUR")]
+    #[arg(long, value_name = "JOBS_PER_HOUR", allow_negative_numbers = true, value_parser = rate)]
     load: Option<f64>,
     /// Blox's N: durations of the default workload repeat after this many jobs [default: 12000].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = job_count)]
     blox_trace_jobs: Option<usize>,
     /// Read jobs from this file instead of generating them; repeat it to merge several files
     /// (e.g. the ten ITP clusters) by arrival. Gzipped files are read transparently.
@@ -105,9 +121,15 @@ struct ScenarioArgs {
     #[arg(long)]
     skip_bad_lines: bool,
     /// Cluster shape as NODESxGPUS, or typed groups NODESxGPUS:TYPE separated by `,` or `+`
-    /// for a heterogeneous cluster (e.g. `2x4:v100,4x4:p100,6x4:k80`) [default: 32x4].
+    /// for a heterogeneous cluster (e.g. `2x4:v100,4x4:p100,6x4:k80`) [default: 32x4]. Under
+    /// --semantics tiresias: NODESxGPUS (one switch, 64 CPUs and 256 GB per node) or a Tiresias
+    /// cluster-spec .csv file [default: Tiresias' 32x8].
     #[arg(long, value_name = "NODESxGPUS[:TYPE],...")]
     cluster: Option<String>,
+    /// --semantics tiresias: the cluster as a Tiresias cluster-spec CSV
+    /// (`num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node`, one row).
+    #[arg(long, value_name = "FILE", conflicts_with = "cluster")]
+    cluster_spec: Option<PathBuf>,
     /// Per-model, per-GPU-type throughput table (Gavel's `*_throughputs.json[.gz]`): on a
     /// cluster of several GPU types, jobs run at their model's speed on each type and Gavel
     /// allocates by it [default: for a gavel trace, the table next to it].
@@ -118,7 +140,7 @@ struct ScenarioArgs {
     #[arg(long, value_name = "TYPE")]
     reference_gpu_type: Option<String>,
     /// Round length in seconds [default: 300].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = round_secs)]
     round: Option<u64>,
     /// Admission policy: `accept-all`, `load-based:FACTOR` or
     /// `queue-cap:limit=N[,mode=hold|reject]` [default: accept-all].
@@ -143,31 +165,35 @@ struct ScenarioArgs {
     #[arg(long, value_name = "FIRST..LAST")]
     track: Option<String>,
     /// Seed; for blox-default it is CPython's random.seed (1 reproduces Blox) [default: 1].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = seed)]
     seed: Option<u64>,
     /// Exact semantics: seconds a resumed job spends restoring after a preemption [default: 0].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = seconds)]
     preemption_cost: Option<f64>,
     /// Seconds of waiting before a job is promoted to the starved class; 0 disables
     /// [default: 3600000, Blox's].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = whole_secs)]
     starvation: Option<u64>,
-}
-
-/// A `--semantics` value: one of the engine's stock semantics or a peer preset.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SemanticsArg {
-    Core(Semantics),
-    Pollux,
-}
-
-fn parse_semantics(s: &str) -> Result<SemanticsArg, String> {
-    if s == "pollux" {
-        return Ok(SemanticsArg::Pollux);
-    }
-    s.parse::<Semantics>()
-        .map(SemanticsArg::Core)
-        .map_err(|e| format!("{e} (or `pollux`)"))
+    /// Node events replayed during the run: CSV rows `time_s,node,event[,gpus,type]`, event
+    /// join, leave (drain: jobs stopped, progress kept), fail (jobs lose the work since their
+    /// last checkpoint) or recover; `gpus[,type]` for a join of a new node (the next id).
+    #[arg(long, value_name = "FILE")]
+    node_events: Option<PathBuf>,
+    /// Seeded random failures of every node (or GPU): `mtbf=HOURS,mttr=HOURS[,scope=node|gpu]`.
+    #[arg(long, value_name = "SPEC")]
+    failures: Option<String>,
+    /// Autoscaling by queue and utilisation:
+    /// `min_nodes=N,max_nodes=M[,low=FRACTION,cooldown=ROUNDS,node=GPUS[:TYPE]]`.
+    #[arg(long, value_name = "SPEC")]
+    autoscale: Option<String>,
+    /// Seconds between a running job's checkpoints: what a failure loses; 0 = nothing
+    /// [default: none, a failure loses everything since the job's last (re)start].
+    #[arg(long, value_name = "SECONDS")]
+    checkpoint_interval: Option<f64>,
+    /// End the run with an error once simulated time passes this many seconds (e.g. 86400 for
+    /// one simulated day) [default: no limit].
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = limit_secs)]
+    max_sim_time: Option<f64>,
 }
 
 #[derive(Args)]
@@ -199,6 +225,10 @@ struct RunArgs {
     /// into this folder.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Progress on standard error (simulated time, tracked jobs done): auto (when it is a
+    /// terminal), always, never [default: auto].
+    #[arg(long, value_name = "WHEN", value_parser = ["auto", "always", "never"], default_value = "auto")]
+    progress: String,
 }
 
 #[derive(Args)]
@@ -209,6 +239,14 @@ struct CompareArgs {
     /// `tiresias:queues=2,threshold=3600,las`).
     #[arg(long, value_name = "P1,P2,...", default_value = "fifo,las,srtf")]
     policy: String,
+    /// Placements to compare as well (each policy runs with each), comma-separated, e.g.
+    /// `synergy:mode=fair,synergy:mode=tune` [default: --placement].
+    #[arg(long, value_name = "PL1,PL2,...")]
+    placements: Option<String>,
+    /// Class splits of synergy-default to compare as well, separated by `/`, e.g.
+    /// `20,70,10/33,33,33/50,0,50` (Synergy's Figure 9) [default: --class-split].
+    #[arg(long, value_name = "I,L,S/I,L,S/...")]
+    class_splits: Option<String>,
     /// Write compare.csv, compare.json and jct_cdf.svg into DIR, and each policy's outputs into
     /// DIR/POLICY/.
     #[arg(long, value_name = "DIR")]
@@ -224,10 +262,10 @@ struct SweepArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     semantics: Vec<Semantics>,
     /// Loads in jobs/hour: a list and/or inclusive integer ranges, e.g. `1..9` or `2,4.5,8`.
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_negative_numbers = true)]
     load: Option<String>,
     /// Blox's N for the generated workload [default: 12000].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = job_count)]
     blox_trace_jobs: Option<usize>,
     /// Read jobs from this file (repeatable) instead of generating them.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["load", "blox_trace_jobs"])]
@@ -246,7 +284,7 @@ struct SweepArgs {
     #[arg(long, value_name = "FILE")]
     throughputs: Option<PathBuf>,
     /// Round length in seconds [default: 300].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = round_secs)]
     round: Option<u64>,
     /// Admission policies to try, e.g. `accept-all,load-based:1.2`.
     #[arg(long, value_name = "LIST")]
@@ -267,14 +305,24 @@ struct SweepArgs {
     #[arg(long, value_name = "FIRST..LAST")]
     track: Option<String>,
     /// Seeds: a list and/or inclusive ranges, e.g. `1..5`.
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_negative_numbers = true)]
     seed: Option<String>,
     /// Exact semantics: preemption cost in seconds.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = seconds)]
     preemption_cost: Option<f64>,
     /// Starvation threshold in seconds; 0 disables.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = whole_secs)]
     starvation: Option<u64>,
+    /// Node events for every run (see `run --help`).
+    #[arg(long, value_name = "FILE")]
+    node_events: Option<PathBuf>,
+    /// Random failures to try, separated by `;`, `none` for none, e.g.
+    /// `none;mtbf=200,mttr=1;mtbf=50,mttr=1` (writes jct_vs_failure_rate.svg).
+    #[arg(long, value_name = "LIST")]
+    failures: Option<String>,
+    /// Seconds between checkpoints, for every run (see `run --help`).
+    #[arg(long, value_name = "SECONDS")]
+    checkpoint_interval: Option<f64>,
     /// Output folder: runs/LABEL/ per run, results.csv and results.json.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -282,7 +330,7 @@ struct SweepArgs {
     #[arg(long, value_name = "K/N")]
     shard: Option<crate::sweep::Shard>,
     /// Worker threads [default: all cores].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = threads)]
     threads: Option<usize>,
 }
 
@@ -321,7 +369,7 @@ struct MergeArgs {
 #[derive(Args)]
 struct BenchArgs {
     /// How many times to run the README configuration.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, allow_negative_numbers = true, value_parser = repeat)]
     repeat: u32,
     /// Only the README configuration (skip the sweep, trace and scale figures).
     #[arg(long)]
@@ -329,6 +377,75 @@ struct BenchArgs {
     /// Folder of the shared traces, for the ITP figure [default: $BLOX_TRACES, else ../shared/traces].
     #[arg(long, value_name = "DIR")]
     traces: Option<PathBuf>,
+}
+
+// Value parsers of the numeric flags: clap names the flag and the value, these say what is
+// wrong with it (a negative number included, which clap would otherwise take for a flag).
+
+fn whole(v: &str, what: &str, min: u64, max: u64) -> Result<u64, String> {
+    let t = v.trim();
+    let n = t.parse::<u64>().ok().or_else(|| {
+        t.parse::<f64>()
+            .ok()
+            .filter(|x| x.fract() == 0.0 && *x >= 0.0 && *x <= u64::MAX as f64)
+            .map(|x| x as u64)
+    });
+    match n {
+        Some(n) if (min..=max).contains(&n) => Ok(n),
+        _ if t.starts_with('-') => Err(format!("must be {what} (it is negative)")),
+        _ => Err(format!("must be {what}")),
+    }
+}
+
+fn real(v: &str, what: &str, ok: impl Fn(f64) -> bool) -> Result<f64, String> {
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && ok(x) => Ok(x),
+        Ok(x) if x < 0.0 => Err(format!("must be {what} (it is negative)")),
+        _ => Err(format!("must be {what}")),
+    }
+}
+
+fn job_count(v: &str) -> Result<usize, String> {
+    let max = crate::MAX_GENERATED_JOBS as u64;
+    whole(v, &format!("a whole number of jobs in 1..={max}"), 1, max).map(|n| n as usize)
+}
+
+fn rate(v: &str) -> Result<f64, String> {
+    real(v, "a number of jobs per hour > 0", |x| x > 0.0)
+}
+
+fn round_secs(v: &str) -> Result<u64, String> {
+    whole(v, "a whole number of seconds ≥ 1", 1, u64::MAX / 1000)
+}
+
+fn whole_secs(v: &str) -> Result<u64, String> {
+    whole(v, "a whole number of seconds ≥ 0", 0, u64::MAX / 1000)
+}
+
+fn seconds(v: &str) -> Result<f64, String> {
+    let max = blox_workload::MAX_TRACE_SECONDS;
+    real(v, &format!("a number of seconds in 0..={max:e}"), |x| {
+        (0.0..=max).contains(&x)
+    })
+}
+
+fn limit_secs(v: &str) -> Result<f64, String> {
+    let max = blox_workload::MAX_TRACE_SECONDS;
+    real(v, &format!("a number of seconds in (0, {max:e}]"), |x| {
+        x > 0.0 && x <= max
+    })
+}
+
+fn seed(v: &str) -> Result<u64, String> {
+    whole(v, "a whole number ≥ 0", 0, u64::MAX)
+}
+
+fn threads(v: &str) -> Result<usize, String> {
+    whole(v, "a whole number of threads ≥ 1", 1, 4096).map(|n| n as usize)
+}
+
+fn repeat(v: &str) -> Result<u32, String> {
+    whole(v, "a whole number ≥ 1", 1, u64::from(u32::MAX)).map(|n| n as u32)
 }
 
 /// Run the `blox-sim` command line with the arguments of this process and the stock
@@ -361,6 +478,8 @@ pub fn main_with(registry: Registry) -> ExitCode {
             CompareArgs {
                 scenario: ScenarioArgs::default(),
                 policy: "fifo,las,srtf".into(),
+                placements: None,
+                class_splits: None,
                 out: None,
             },
             reg,
@@ -393,10 +512,22 @@ impl ScenarioArgs {
             None => Scenario::default(),
         };
         match self.semantics {
-            Some(SemanticsArg::Core(v)) => s.semantics = v,
-            // The Pollux preset keeps the scenario's semantics for what it shares (labels,
-            // policy environment); `run` dispatches to it before building the engine.
-            Some(SemanticsArg::Pollux) | None => {}
+            Some(SemanticsArg::Engine(v)) => s.semantics = v,
+            // The Pollux preset keeps the scenario's semantics for what it shares (labels);
+            // `run` dispatches to it before building the engine.
+            Some(SemanticsArg::Pollux) => {}
+            Some(SemanticsArg::Tiresias) => {
+                return Err(SimError::Config(
+                    "--semantics tiresias works with `blox-sim run` (one Tiresias run on a trace)"
+                        .into(),
+                ))
+            }
+            None => {}
+        }
+        if self.cluster_spec.is_some() {
+            return Err(SimError::Config(
+                "--cluster-spec goes with --semantics tiresias".into(),
+            ));
         }
         let jobs = self.jobs.unwrap_or(crate::DEFAULT_GENERATED_JOBS);
         if !self.trace.is_empty() {
@@ -446,6 +577,38 @@ impl ScenarioArgs {
             s.workload = WorkloadConfig::BloxSynthetic {
                 load: self.load.unwrap_or(DEFAULT_LOAD),
             };
+        } else if self.workload.as_deref() == Some("synergy-default")
+            || (self.workload.is_none()
+                && self.scenario.is_none()
+                && s.semantics == Semantics::Synergy)
+            || self.class_split.is_some()
+        {
+            let (old_load, old_split) = match &s.workload {
+                WorkloadConfig::SynergyDefault { load, class_split } => {
+                    (*load, class_split.clone())
+                }
+                _ => (
+                    crate::SYNERGY_LOAD,
+                    blox_workload::ClassSplit::DEFAULT.label(),
+                ),
+            };
+            if self
+                .workload
+                .as_deref()
+                .is_some_and(|w| w != "synergy-default")
+            {
+                return Err(SimError::Config(
+                    "--class-split goes with --workload synergy-default".into(),
+                ));
+            }
+            let class_split = self.class_split.clone().unwrap_or(old_split);
+            class_split
+                .parse::<blox_workload::ClassSplit>()
+                .map_err(|e| SimError::Config(format!("--class-split: {e}")))?;
+            s.workload = WorkloadConfig::SynergyDefault {
+                load: self.load.unwrap_or(old_load),
+                class_split,
+            };
         } else if self.workload.as_deref() == Some("dual-load") {
             s.workload = WorkloadConfig::DualLoad {
                 load: self.load.unwrap_or(9.0),
@@ -469,8 +632,24 @@ impl ScenarioArgs {
                 trace_jobs: self.blox_trace_jobs.unwrap_or(old_n),
             };
         }
+        // Synergy's own defaults under its semantics, unless a scenario file or a flag says
+        // otherwise.
+        if s.semantics == Semantics::Synergy && self.scenario.is_none() {
+            s.cluster = crate::SYNERGY_CLUSTER.into();
+            s.seed = crate::SYNERGY_SEED;
+            s.placement = PlacementConfig::Synergy {
+                mode: blox_placement::SynergyMode::Tune,
+            }
+            .into();
+        }
         if let Some(v) = &self.cluster {
             s.cluster = v.clone();
+        }
+        if let Some(v) = self.node_cpus {
+            s.node_cpus = Some(v);
+        }
+        if let Some(v) = self.node_mem {
+            s.node_mem_gb = Some(v);
         }
         if let Some(v) = &self.throughputs {
             s.throughputs = Some(v.clone());
@@ -505,16 +684,85 @@ impl ScenarioArgs {
         if let Some(v) = self.starvation {
             s.starvation_s = v;
         }
-        // Validate everything up front so that errors come before any work.
+        if let Some(v) = &self.node_events {
+            s.node_events = Some(v.clone());
+        }
+        if let Some(v) = &self.failures {
+            s.failures = Some(v.clone());
+        }
+        if let Some(v) = &self.autoscale {
+            s.autoscale = Some(v.clone());
+        }
+        if let Some(v) = self.checkpoint_interval {
+            s.checkpoint_interval_s = Some(v);
+        }
+        if let Some(v) = self.max_sim_time {
+            s.max_sim_time_s = Some(v);
+        }
+        // Validate everything up front so that errors come before any work: a bad value is
+        // blamed on the flag that set it, else on the scenario file's key.
+        s.check()
+            .map_err(|bad| match (self.flag_of(bad.key), &self.scenario) {
+                (Some(flag), _) => SimError::Config(format!("{flag}: {}", bad.message)),
+                (None, Some(file)) => SimError::input(file, None, Some(bad.key), bad.message),
+                (None, None) => SimError::Config(format!("{bad}")),
+            })?;
         s.cluster_spec()?;
         s.sim_config()?;
         s.topology_model()?;
         s.policy_env()?;
+        s.cluster_events()?;
         Ok(s)
     }
 }
 
+impl ScenarioArgs {
+    /// The flag that set the scenario key `key` on this command line, if one did.
+    fn flag_of(&self, key: &str) -> Option<&'static str> {
+        let given = match key {
+            "cluster" => self.cluster.is_some(),
+            "round_s" => self.round.is_some(),
+            "preemption_cost_s" => self.preemption_cost.is_some() || self.semantics.is_some(),
+            "track" => self.track.is_some(),
+            "workload.load" => self.load.is_some() || self.resample.is_some(),
+            "workload.jobs" => self.jobs.is_some(),
+            "workload.trace_jobs" => self.blox_trace_jobs.is_some(),
+            "workload.durations" => self.durations.is_some(),
+            "workload.gpus" => self.gpus.is_some() || self.cluster.is_some(),
+            "workload.format" => self.trace_format.is_some(),
+            "workload.paths" => !self.trace.is_empty(),
+            "topology" => self.topology.is_some() || self.cluster.is_some(),
+            "max_sim_time_s" => self.max_sim_time.is_some(),
+            _ => false,
+        };
+        // With no scenario file every value came from a flag or a default.
+        if !given && self.scenario.is_some() {
+            return None;
+        }
+        Some(match key {
+            "cluster" => "--cluster",
+            "round_s" => "--round",
+            "preemption_cost_s" => "--preemption-cost",
+            "track" => "--track",
+            "workload.load" if self.resample.is_some() => "--resample",
+            "workload.load" => "--load",
+            "workload.jobs" => "--jobs",
+            "workload.trace_jobs" => "--blox-trace-jobs",
+            "workload.durations" => "--durations",
+            "workload.gpus" => "--gpus",
+            "workload.format" => "--trace-format",
+            "workload.paths" => "--trace",
+            "topology" => "--topology",
+            "max_sim_time_s" => "--max-sim-time",
+            _ => return None,
+        })
+    }
+}
+
 fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
+    if a.scenario.semantics == Some(SemanticsArg::Tiresias) {
+        return run_tiresias(a);
+    }
     let mut s = a.scenario.build()?;
     if let Some(p) = a.policy {
         s.policy = p;
@@ -535,6 +783,13 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
                 .into(),
         ));
     }
+    use crate::progress::ProgressMode;
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mode = match (a.progress.as_str(), terminal) {
+        ("never", _) | ("auto", false) => ProgressMode::Off,
+        (_, true) => ProgressMode::Terminal,
+        (_, false) => ProgressMode::Lines,
+    };
     let started = Instant::now();
     let report = if pollux {
         let opts = crate::pollux::PolluxOptions {
@@ -545,12 +800,17 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
         };
         crate::pollux::run(&s, &opts, reg)?
     } else {
-        s.run_with(reg)?
+        s.run_observed(reg, mode, true)
+            .map_err(|e| explain_stall(e, &s))?
     };
     let elapsed = started.elapsed();
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;
     print!("{}", blox_metrics::comparison_table(&[row]));
+    if let Some(jct) = report.synergy_jct() {
+        // Synergy's own report of the tracked jobs' JCTs, in its form (hours).
+        print!("\n{}", jct.synergy_lines());
+    }
     let label = if pollux {
         format!(
             "pollux {}/{}",
@@ -579,34 +839,177 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     Ok(())
 }
 
+/// `run --semantics tiresias`: Tiresias' own model, schedules and placements.
+fn run_tiresias(a: RunArgs) -> Result<(), SimError> {
+    let sc = &a.scenario;
+    let unused: Vec<&str> = [
+        (sc.scenario.is_some(), "--scenario"),
+        (sc.workload.is_some(), "--workload"),
+        (sc.jobs.is_some(), "--jobs"),
+        (sc.durations.is_some(), "--durations"),
+        (sc.gpus.is_some(), "--gpus"),
+        (sc.resample.is_some(), "--resample"),
+        (sc.load.is_some(), "--load"),
+        (sc.blox_trace_jobs.is_some(), "--blox-trace-jobs"),
+        (sc.throughputs.is_some(), "--throughputs"),
+        (sc.reference_gpu_type.is_some(), "--reference-gpu-type"),
+        (sc.round.is_some(), "--round"),
+        (sc.admission.is_some(), "--admission"),
+        (sc.topology.is_some(), "--topology"),
+        (sc.throughput.is_some(), "--throughput"),
+        (sc.track.is_some(), "--track"),
+        (sc.seed.is_some(), "--seed"),
+        (sc.preemption_cost.is_some(), "--preemption-cost"),
+        (sc.starvation.is_some(), "--starvation"),
+    ]
+    .into_iter()
+    .filter_map(|(set, flag)| set.then_some(flag))
+    .collect();
+    if !unused.is_empty() {
+        return Err(SimError::Config(format!(
+            "{} {} no meaning under --semantics tiresias (event-driven integer seconds, no \
+             rounds, no admission, no speed model, no starvation promotion)",
+            unused.join(", "),
+            if unused.len() == 1 { "has" } else { "have" }
+        )));
+    }
+    let args = crate::tiresias::TiresiasArgs {
+        trace: sc.trace.clone(),
+        trace_format: sc.trace_format.clone(),
+        skip_bad_lines: sc.skip_bad_lines,
+        cluster: sc.cluster.clone(),
+        cluster_spec: sc.cluster_spec.clone(),
+        policy: a.policy.as_ref().map(|p| p.to_string()),
+        placement: sc.placement.as_ref().map(|p| p.to_string()),
+        out: a.out.clone(),
+    };
+    let started = Instant::now();
+    let r = args.run()?;
+    let mut row = r.metrics.row();
+    row.preemptions = r.run.rows.iter().map(|r| u64::from(r.preempt)).sum();
+    print!("{}", blox_metrics::comparison_table(&[row]));
+    println!(
+        "\ntiresias {}/{} | {} GPUs (spec {}) | {} of {} jobs completed, {} | mean JCT {:.1} s, \
+         makespan {} s | {} events | {:.3} s wall",
+        r.policy,
+        r.scheme,
+        r.cluster.total_gpus(),
+        r.cluster,
+        r.run.rows.len(),
+        r.run.jobs.len(),
+        r.stop_text(),
+        r.avg_jct_s(),
+        r.makespan_s(),
+        r.run.events,
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(out) = &a.out {
+        println!(
+            "wrote {}/{{jobs.csv,job.csv,summary.json,timeline.csv,jct_cdf.csv}}",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// `--semantics`: an engine semantics, or a peer simulator's own model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SemanticsArg {
+    /// The engine's `blox` or `exact`.
+    Engine(Semantics),
+    /// The `tiresias` time model.
+    Tiresias,
+    /// The Pollux artifact's preset (`blox_sim::Pollux` over `blox-pollux`).
+    Pollux,
+}
+
+impl std::str::FromStr for SemanticsArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "tiresias" => Ok(SemanticsArg::Tiresias),
+            "pollux" => Ok(SemanticsArg::Pollux),
+            other => other
+                .parse::<Semantics>()
+                .map(SemanticsArg::Engine)
+                .map_err(|_| format!("unknown semantics `{other}` (known: blox, exact, synergy, tiresias, pollux)")),
+        }
+    }
+}
+
 fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     let base = a.scenario.build()?;
     let policies: Vec<Named<PolicyConfig>> = parse_list(&Some(a.policy.clone()), "policy")?;
-    let scenarios: Vec<Scenario> = policies
-        .iter()
-        .map(|p| {
-            let mut s = base.clone();
-            s.policy = p.clone();
-            s.out = a
-                .out
-                .as_ref()
-                .map(|d| d.join(dir_name(&p.to_string())))
-                .or_else(|| base.out.as_ref().map(|d| d.join(dir_name(&p.to_string()))));
-            s
-        })
-        .collect();
+    let mut placements: Vec<Named<PlacementConfig>> = parse_list(&a.placements, "placements")?;
+    if placements.is_empty() {
+        placements.push(base.placement.clone());
+    }
+    let splits: Vec<Option<String>> = match &a.class_splits {
+        None => vec![None],
+        Some(list) => {
+            let WorkloadConfig::SynergyDefault { .. } = base.workload else {
+                return Err(SimError::Config(
+                    "--class-splits goes with --workload synergy-default".into(),
+                ));
+            };
+            list.split('/')
+                .map(|x| {
+                    x.trim()
+                        .parse::<blox_workload::ClassSplit>()
+                        .map(|c| Some(c.label()))
+                        .map_err(|e| SimError::Config(format!("--class-splits: {e}")))
+                })
+                .collect::<Result<_, _>>()?
+        }
+    };
+    let several_placements = placements.len() > 1;
+    let mut scenarios: Vec<Scenario> = Vec::new();
+    for split in &splits {
+        for placement in &placements {
+            for p in &policies {
+                let mut s = base.clone();
+                s.policy = p.clone();
+                s.placement = placement.clone();
+                if let (Some(split), WorkloadConfig::SynergyDefault { class_split, .. }) =
+                    (split, &mut s.workload)
+                {
+                    *class_split = split.clone();
+                }
+                let name = if s.semantics == Semantics::Synergy {
+                    s.run_name()
+                } else if several_placements {
+                    format!("{p}+{placement}")
+                } else {
+                    p.to_string()
+                };
+                s.out = a
+                    .out
+                    .as_ref()
+                    .or(base.out.as_ref())
+                    .map(|d| d.join(dir_name(&name)));
+                scenarios.push(s);
+            }
+        }
+    }
     let started = Instant::now();
     let results: Vec<Result<RunReport, SimError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenarios
             .iter()
-            .map(|s| scope.spawn(move || s.run_with(reg)))
+            .enumerate()
+            .map(|(i, s)| {
+                // One overload warning for the comparison (every policy sees the same jobs).
+                scope.spawn(move || s.run_observed(reg, crate::progress::ProgressMode::Off, i == 0))
+            })
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().expect("a simulation thread panicked"))
             .collect()
     });
-    let reports = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let reports = results
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| explain_stall(e, &base))?;
     let rows: Vec<blox_metrics::ComparisonRow> = reports
         .iter()
         .map(|r| {
@@ -635,6 +1038,25 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
         );
     }
     Ok(())
+}
+
+/// A stall in `blox` semantics with Blox's scattered placement is Blox's own behaviour: say so,
+/// and how to run the workload anyway.
+fn explain_stall(e: SimError, s: &Scenario) -> SimError {
+    let blox_scattered = s.semantics == Semantics::Blox
+        && matches!(s.placement.stock(), Some(PlacementConfig::Scattered));
+    match e {
+        SimError::Stalled(m) if blox_scattered && m.contains("placement can never start") => {
+            SimError::Stalled(format!(
+            "{m}\n  note: Blox itself stalls here. Its scattered fit takes up to the job's GPU count \
+             from each node in turn and succeeds only when the total is exactly the count, so a \
+             job such as 12 GPUs on idle 8-GPU nodes (8, then 16) is never placed; and its strict \
+             order lets that job block every job behind it. `--semantics exact` (true fits) or \
+             `--placement first-fit` runs this workload"
+            ))
+        }
+        other => other,
+    }
 }
 
 /// Split a comma list of component specs, keeping `key=value` parameters with their component:
@@ -668,6 +1090,9 @@ where
     })
 }
 
+/// The most values one `A..B` range of a sweep may expand to.
+const MAX_RANGE_VALUES: u64 = 10_000;
+
 /// `1..9,12,0.5` → 1, 2, …, 9, 12, 0.5.
 fn parse_numbers(s: &Option<String>, what: &str) -> Result<Vec<f64>, SimError> {
     let Some(s) = s else { return Ok(Vec::new()) };
@@ -682,8 +1107,18 @@ fn parse_numbers(s: &Option<String>, what: &str) -> Result<Vec<f64>, SimError> {
         if let Some((a, b)) = item.split_once("..") {
             let a: i64 = a.trim().parse().map_err(|_| bad(item))?;
             let b: i64 = b.trim().parse().map_err(|_| bad(item))?;
-            if a > b || b - a > 1_000_000 {
-                return Err(bad(item));
+            if a > b {
+                return Err(SimError::Config(format!(
+                    "--{what}: the range `{item}` is reversed (its first value is after its last; \
+                     write {b}..{a})"
+                )));
+            }
+            let n = (b as i128 - a as i128 + 1) as u128;
+            if n > MAX_RANGE_VALUES as u128 {
+                return Err(SimError::Config(format!(
+                    "--{what}: the range `{item}` holds {n} values, more than the {MAX_RANGE_VALUES} \
+                     a sweep range may hold"
+                )));
             }
             out.extend((a..=b).map(|x| x as f64));
         } else {
@@ -713,6 +1148,8 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         track: a.track.clone(),
         preemption_cost: a.preemption_cost,
         starvation: a.starvation,
+        node_events: a.node_events.clone(),
+        checkpoint_interval: a.checkpoint_interval,
         ..ScenarioArgs::default()
     };
     let base = base_args.build()?;
@@ -729,11 +1166,34 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         placements: parse_list(&a.placement, "placement")?,
         loads: parse_numbers(&a.load, "load")?,
         seeds: seeds.iter().map(|&s| s as u64).collect(),
+        failures: a
+            .failures
+            .as_deref()
+            .map(|l| {
+                l.split(';')
+                    .map(str::trim)
+                    .map(|f| (f != "none").then(|| f.to_owned()))
+                    .collect()
+            })
+            .unwrap_or_default(),
     };
     let all = sweep.runs()?;
     for r in &all {
+        r.scenario.check().map_err(|bad| {
+            let flag = match bad.key {
+                "workload.load" => "--load",
+                "cluster" => "--cluster",
+                _ => "",
+            };
+            if flag.is_empty() {
+                SimError::Config(format!("run {} ({}): {bad}", r.index, r.label))
+            } else {
+                SimError::Config(format!("{flag}: {}", bad.message))
+            }
+        })?;
         r.scenario.cluster_spec()?;
         r.scenario.sim_config()?;
+        r.scenario.failure_spec()?;
     }
     let mine: Vec<_> = all
         .iter()
@@ -811,6 +1271,7 @@ fn trace_stats(a: TraceStatsArgs) -> Result<(), SimError> {
     let inputs: Vec<_> = a.files.iter().map(|p| (p.clone(), format)).collect();
     let opts = blox_workload::ReadOptions::default().with_skip_bad_lines(a.skip_bad_lines);
     let read = blox_workload::read_traces(&inputs, &opts)?;
+    crate::scenario::every_line_bad(&read)?;
     let stats = blox_workload::TraceStats::compute(&read.jobs, total);
     if a.json {
         println!(
@@ -905,15 +1366,14 @@ fn write_comparison(
     let mut svg = Vec::new();
     blox_metrics::plot_jct_cdf(&mut svg, "JCT CDF of the tracked jobs", &series)
         .map_err(|e| SimError::Config(format!("CDF plot: {e}")))?;
-    for (name, bytes) in [
-        ("compare.csv", csv),
-        ("compare.json", json),
-        ("jct_cdf.svg", svg),
-    ] {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).map_err(|e| SimError::io(&path, e))?;
-    }
-    Ok(())
+    crate::scenario::write_all_or_nothing(
+        dir,
+        &[
+            ("compare.csv", csv),
+            ("compare.json", json),
+            ("jct_cdf.svg", svg),
+        ],
+    )
 }
 
 fn workload_label(s: &Scenario) -> String {
@@ -943,6 +1403,10 @@ fn workload_label(s: &Scenario) -> String {
         }
         WorkloadConfig::DualLoad { load, jobs } => format!(
             "dual-load, {jobs} jobs at base {load} jobs/h, seed {}",
+            s.seed
+        ),
+        WorkloadConfig::SynergyDefault { load, class_split } => format!(
+            "synergy-default at {load} jobs/h, split {class_split}, seed {}",
             s.seed
         ),
         WorkloadConfig::Resample {

@@ -467,7 +467,9 @@ pub(crate) fn received_share(job: &Job, ctx: &Ctx<'_>) -> f64 {
     }
     let ran = match ctx.semantics {
         Semantics::Blox => job.attained_service,
-        Semantics::Exact => job.attained_service / f64::from(job.n_gpus().max(1)),
+        Semantics::Exact | Semantics::Synergy => {
+            job.attained_service / f64::from(job.n_gpus().max(1))
+        }
     };
     (ran / age).clamp(0.0, 1.0)
 }

@@ -17,7 +17,7 @@ pub struct Srtf {
 pub(crate) fn srtf_key(semantics: Semantics) -> fn(&Job) -> f64 {
     match semantics {
         Semantics::Blox => |j| j.spec.work_s - j.attained_service,
-        Semantics::Exact => |j| j.spec.work_s - j.executed,
+        Semantics::Exact | Semantics::Synergy => |j| j.spec.work_s - j.executed,
     }
 }
 

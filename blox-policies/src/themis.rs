@@ -63,7 +63,7 @@ pub fn finish_time_fairness(job: &Job, ctx: &Ctx<'_>, n_active: usize, total_gpu
 impl SchedulingPolicy for Themis {
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
         let n = ctx.jobs.len();
-        let g = ctx.cluster.total_gpus();
+        let g = ctx.cluster.available_gpus();
         self.buf.clear();
         self.buf.extend(ctx.jobs.iter().map(|j| {
             (

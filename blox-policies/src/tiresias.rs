@@ -218,7 +218,7 @@ impl Tiresias {
         let n = f64::from(job.n_gpus().max(1));
         let total = match semantics {
             Semantics::Blox => job.attained_service * n,
-            Semantics::Exact => job.attained_service,
+            Semantics::Exact | Semantics::Synergy => job.attained_service,
         };
         let st = &mut self.state[idx];
         if job.is_running() {

@@ -10,6 +10,8 @@
 //! | [`TimeModel`] | what differs between time semantics, as a type: [`Blox`] (Blox's simulator exactly), [`Exact`] (true finish times; decisions each round or also on events, [`Decide`]); see [`time`] |
 //! | [`Driver`] | the round protocol (admit → schedule → place → validate → apply), written once, used by the simulator and by `blox-cluster`'s server through a [`Host`] |
 //! | [`Workload`] | where jobs come from: [`BloxDefaultWorkload`] (Blox's generator on a bit-exact CPython `random`), [`JobList`] (e.g. from [`read_canonical_csv`]) |
+//! | [`time::Synergy`] | Synergy's time model (OSDI 2022), a third [`TimeModel`]: 300 s rounds, every job re-decided each round, whole iterations credited at allocation with the placement's host-resource speed-ups, completion at the round end; its generator is [`workload::SynergyWorkload`] |
+//! | [`TiresiasTime`] | the `tiresias` time model: the Tiresias authors' event loops job by job, through the engine with Tiresias' own schedules and placements ([`time::tiresias::run_tiresias_engine`]; self-contained: [`time::tiresias::run_tiresias`]) |
 //! | [`SimExecutor`] | the simulator's implementation of `blox-core`'s `Executor` (virtual clock), for real-mode loops and their tests |
 //!
 //! ## Compose and run a scheduler
@@ -43,5 +45,6 @@ pub use driver::{Applied, DecisionError, Driver, Host};
 pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 pub use error::{InputLocation, SimError};
 pub use executor::SimExecutor;
+pub use time::tiresias::TiresiasTime;
 pub use time::{Blox, Decide, Exact, Pollux, TimeModel};
 pub use workload::{read_canonical_csv, BloxDefaultWorkload, JobList, Workload};

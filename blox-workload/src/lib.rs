@@ -11,7 +11,10 @@
 //! jobs, the malformed lines skipped under [`ReadOptions::skip_bad_lines`], and the well-formed
 //! rows deliberately filtered, by reason. Without `skip_bad_lines`, the first malformed line is a
 //! [`WorkloadError`] displayed as `FILE:LINE: field `NAME`: message`. No reader panics on any
-//! input (a proptest over arbitrary bytes, and cargo-fuzz targets in `fuzz/`).
+//! input (a proptest over arbitrary bytes, and cargo-fuzz targets in `fuzz/`, which CI runs
+//! with `fuzz/run.sh` from the committed seeds in `fuzz/seeds/`). An arrival, duration or
+//! deadline above [`MAX_TRACE_SECONDS`] (10^9 s, about 31.7 years) is a malformed line: the
+//! engine could not replay it in bounded time and memory, and no real trace comes near it.
 //!
 //! | `--trace-format` | source | files | duration from | filtered rows |
 //! |---|---|---|---|---|
@@ -37,6 +40,7 @@
 //! | [`resample`] | a real trace's jobs drawn with replacement, Poisson arrivals at a [`LoadTarget`] (jobs/h or offered GPUs) | `workload.resample.*` |
 //! | [`DualLoad`] | the intended form of Blox's bursty "dual load" (BLOX-SEMANTICS §11.2) | `workload.dual.*` |
 //! | [`assign_models`] | Blox's model zoo ([`MODEL_ZOO`]: iteration times, CPU/memory sensitivity) onto jobs | `workload.zoo` (random mode) |
+//! | [`SYNERGY_ZOO`], [`synergy_demand`], [`OverallAssigner`] | Synergy's own 10-model zoo (OSDI '22; not Blox's older table), a job's ideal CPU/memory demand and speed-up capped at one [`ServerSize`], and its class-balancing model assignment for a [`ClassSplit`] | none (deterministic) |
 //!
 //! ## Statistics
 //!
@@ -78,6 +82,7 @@ mod error;
 mod gen;
 mod read;
 mod stats;
+mod synergy_zoo;
 mod zoo;
 
 pub use error::WorkloadError;
@@ -90,9 +95,13 @@ pub use read::{
     philly_blox_trace_jobs, pollux_reference_gpu_seconds, read_input, read_trace, read_traces,
     GavelThroughputs, PhillyMode, ReadOptions, TraceFormat, TraceRead, UnknownFormat,
     BLOX_PHILLY_MAX_S, BLOX_PHILLY_MIN_S, MAX_DECOMPRESSED_BYTES, MAX_KEPT_BAD_LINES,
-    POLLUX_REFERENCE_GPU_SECONDS,
+    MAX_TRACE_SECONDS, POLLUX_REFERENCE_GPU_SECONDS,
 };
 pub use stats::{percentile, DurationSummary, TraceStats};
+pub use synergy_zoo::{
+    synergy_demand, synergy_model, ClassSplit, OverallAssigner, ServerSize, SynergyDemand,
+    SynergyModel, SynergyTask, SYNERGY_ZOO,
+};
 pub use zoo::{
     assign_models, model, ModelProfile, ModelVariant, Task, ZooAssignment, CPU_LEVELS,
     FAIR_MEM_GB_PER_GPU, MODEL_ZOO,

@@ -67,9 +67,9 @@ fn main() -> Result<(), Box<dyn Error>> {
             trace_jobs: 12_000,
         },
         cluster: "32x4".into(),
-        admission,
-        policy,
-        placement,
+        admission: admission.into(),
+        policy: policy.into(),
+        placement: placement.into(),
         track: Some(format!("{}..{}", TRACK.0, TRACK.1)),
         ..Scenario::default()
     };

@@ -8,7 +8,8 @@
 //! ends. [`Blox`] (Blox's simulator, job by job) and [`Exact`] (true finish times) are the two
 //! stock models; a peer simulator's rules are a third implementation in a file of its own beside
 //! them, chosen once at the top (scenario, command line). [`Pollux`] is the Pollux artifact's
-//! interval loop over a job model passed in as a generic ([`blox_core::IntervalModel`]).
+//! interval loop over a job model passed in as a generic ([`blox_core::IntervalModel`]);
+//! [`Synergy`] (Synergy's simulator, OSDI 2022) is another.
 //!
 //! # The engine's loop, and when each hook is called
 //!
@@ -54,13 +55,16 @@
 mod blox;
 mod exact;
 mod pollux;
+pub mod synergy;
+pub mod tiresias;
 
 pub use blox::Blox;
 pub use exact::{Decide, Exact};
 pub use pollux::Pollux;
+pub use synergy::{Synergy, SYNERGY_ROUND};
 
 use crate::SimError;
-use blox_core::{Cluster, Event, Job, JobId, JobTable, MetricSink, Semantics, Time};
+use blox_core::{Cluster, Decisions, Event, Job, JobId, JobTable, MetricSink, Semantics, Time};
 
 /// A time model: the rules of time of one semantics. See the [module docs](self) for the loop,
 /// the order of the calls and what a model may do.
@@ -96,6 +100,19 @@ pub trait TimeModel {
         true
     }
 
+    /// The validated decisions of the decision at `t`, before any is applied (e.g. the
+    /// host-resource shares in [`Decisions::host`] that Synergy's model credits speed-ups by).
+    /// Default: nothing. (Added for [`Synergy`]; the stock models keep the default.)
+    fn decided(&mut self, _decisions: &Decisions, _t: Time) {}
+
+    /// Whether a stop the placement decides counts as a preemption (in the job's count, the
+    /// run's total and the round sample). Default: yes. Synergy's model says no: every lease
+    /// ends each round, so a job stopped and placed elsewhere is re-decided, not preempted.
+    /// (Added for [`Synergy`]; the stock models keep the default.)
+    fn counts_stops(&self) -> bool {
+        true
+    }
+
     /// Where the round sample is taken. Default: after the decisions are applied.
     fn sample_point(&self) -> SamplePoint {
         SamplePoint::AfterApply
@@ -104,6 +121,26 @@ pub trait TimeModel {
     /// A running job is about to be stopped at `t` (its GPUs are still held): credit it up to
     /// `t` if the model credits continuously.
     fn stopping(&mut self, job: &mut Job, t: Time);
+
+    /// A running job is interrupted by a node failure at `t`, after [`TimeModel::stopping`] (its
+    /// GPUs still held). It last (re)started at `start` with `executed_at_start` work done; its
+    /// last checkpoint is at `checkpoint` (`start ≤ checkpoint ≤ t`). Set `job.executed` back to
+    /// its progress at the checkpoint; attained service is kept. The default assumes progress
+    /// grew linearly over `start..t`; a model that knows better overrides it.
+    fn rollback(
+        &mut self,
+        job: &mut Job,
+        executed_at_start: f64,
+        start: Time,
+        checkpoint: Time,
+        t: Time,
+    ) {
+        if t > start {
+            let frac = (checkpoint - start).as_secs_f64() / (t - start).as_secs_f64();
+            let kept = (job.executed - executed_at_start) * frac;
+            job.executed = executed_at_start + kept.max(0.0);
+        }
+    }
 
     /// Job `id` has just started (or resumed, `resumed`) at `t` at progress rate `speed` (already
     /// validated positive and finite); it holds its GPUs and its `Started` event is out. The model
@@ -132,6 +169,13 @@ pub trait TimeModel {
     /// The run's end time when it ends because nothing is left to do, given the decision time
     /// `t` at which that was seen and the last completion time.
     fn drained_end(&self, t: Time, last_completion: Time) -> Time;
+
+    /// Whether a job asking for more GPUs than the cluster has is admitted (it then waits for
+    /// ever) instead of being rejected before the run as a configuration error. Default
+    /// `false`; Tiresias' simulator keeps such jobs waiting, so its model says `true`.
+    fn admits_oversized(&self) -> bool {
+        false
+    }
 
     /// [`crate::RunOutcome::rounds`] for a run that ended at `end` with round length `round`.
     fn rounds(&self, end: Time, round: Time) -> u64 {

@@ -3,8 +3,12 @@
 mod blox_rules;
 mod errors;
 mod exact;
+mod nodes;
 mod placement;
 mod policies;
+mod synergy;
+mod tiresias;
+mod tiresias_vectors;
 
 use blox_admission::{AcceptAll, AdmissionConfig};
 use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Semantics, Time};
