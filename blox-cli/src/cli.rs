@@ -64,10 +64,11 @@ struct ScenarioArgs {
     /// --class-split 20,70,10 --cluster 16x8 with 24 CPUs and 500 GB per node
     /// --placement synergy:mode=tune --track 4000..4999 --seed 42), `tiresias` (the Tiresias
     /// authors' simulator job by job, with its schedules and placements by their own names;
-    /// `run` only, on a trace) or `gavel` (Gavel's trace simulator job by job: `run` with a
+    /// `run` only, on a trace), `gavel` (Gavel's trace simulator job by job: `run` with a
     /// gavel --trace, --cluster of v100/p100/k80, --round, --seed and Gavel's --policy names)
-    /// [default: exact].
-    #[arg(long, value_name = "blox|exact|synergy|tiresias|gavel")]
+    /// or `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
+    /// policies pollux, optimus and tiresias; `run` only) [default: exact].
+    #[arg(long, value_name = "blox|exact|synergy|tiresias|gavel|pollux")]
     semantics: Option<SemanticsArg>,
     /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
     /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
@@ -201,6 +202,21 @@ struct ScenarioArgs {
 struct RunArgs {
     #[command(flatten)]
     scenario: ScenarioArgs,
+    /// Pollux semantics: the applications' trace folder [default: `traces/` beside the
+    /// workload's folder, as in the artifact].
+    #[arg(long, value_name = "DIR")]
+    pollux_traces: Option<PathBuf>,
+    /// Pollux semantics: fraction of goodput a distributed job loses on a node shared with
+    /// another distributed job [default: 0].
+    #[arg(long, value_name = "FRACTION")]
+    interference: Option<f64>,
+    /// Pollux semantics: let the Pollux policy put several distributed jobs on one node (the
+    /// artifact's `noavoid` runs).
+    #[arg(long)]
+    no_interference_avoidance: bool,
+    /// Pollux semantics: generations of the Pollux policy's genetic search [default: 100].
+    #[arg(long, value_name = "N")]
+    generations: Option<usize>,
     /// Scheduling policy: fifo, las, srtf, sjf, tiresias, optimus, gavel (Gavel-style max-min,
     /// alias gavel-style), themis (greedy finish-time fairness, alias ftf-greedy); parameters as
     /// `name:key=value,...`, e.g. `tiresias:queues=2,threshold=3600`. In blox semantics
@@ -508,6 +524,9 @@ impl ScenarioArgs {
         };
         match self.semantics {
             Some(SemanticsArg::Engine(v)) => s.semantics = v,
+            // The Pollux preset keeps the scenario's semantics for what it shares (labels);
+            // `run` dispatches to it before building the engine.
+            Some(SemanticsArg::Pollux) => {}
             Some(SemanticsArg::Tiresias) => {
                 return Err(SimError::Config(
                     "--semantics tiresias works with `blox-sim run` (one Tiresias run on a trace)"
@@ -833,6 +852,19 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     if let Some(out) = a.out {
         s.out = Some(out);
     }
+    let pollux = a.scenario.semantics == Some(SemanticsArg::Pollux);
+    if !pollux
+        && (a.pollux_traces.is_some()
+            || a.interference.is_some()
+            || a.no_interference_avoidance
+            || a.generations.is_some())
+    {
+        return Err(SimError::Config(
+            "--pollux-traces, --interference, --no-interference-avoidance and --generations \
+             apply to --semantics pollux only"
+                .into(),
+        ));
+    }
     use crate::progress::ProgressMode;
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mode = match (a.progress.as_str(), terminal) {
@@ -841,9 +873,18 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
         (_, false) => ProgressMode::Lines,
     };
     let started = Instant::now();
-    let report = s
-        .run_observed(reg, mode, true)
-        .map_err(|e| explain_stall(e, &s))?;
+    let report = if pollux {
+        let opts = crate::pollux::PolluxOptions {
+            traces: a.pollux_traces.clone(),
+            interference: a.interference.unwrap_or(0.0),
+            no_avoidance: a.no_interference_avoidance,
+            generations: a.generations,
+        };
+        crate::pollux::run(&s, &opts, reg)?
+    } else {
+        s.run_observed(reg, mode, true)
+            .map_err(|e| explain_stall(e, &s))?
+    };
     let elapsed = started.elapsed();
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;
@@ -852,9 +893,17 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
         // Synergy's own report of the tracked jobs' JCTs, in its form (hours).
         print!("\n{}", jct.synergy_lines());
     }
+    let label = if pollux {
+        format!(
+            "pollux {}/{}",
+            report.scenario.admission, report.scenario.policy
+        )
+    } else {
+        report.scenario.label()
+    };
     println!(
         "\n{} | {} GPUs ({}) | {} | end {} s after {} rounds ({} simulated) | {:.3} s wall",
-        report.scenario.label(),
+        label,
         report.scenario.cluster_spec()?.total_gpus(),
         report.scenario.cluster,
         workload_label(&report.scenario),
@@ -954,6 +1003,8 @@ enum SemanticsArg {
     Tiresias,
     /// Gavel's self-contained model.
     Gavel,
+    /// The Pollux artifact's preset (`blox_sim::Pollux` over `blox-pollux`).
+    Pollux,
 }
 
 impl std::str::FromStr for SemanticsArg {
@@ -962,10 +1013,11 @@ impl std::str::FromStr for SemanticsArg {
         match s.trim() {
             "tiresias" => Ok(SemanticsArg::Tiresias),
             "gavel" => Ok(SemanticsArg::Gavel),
+            "pollux" => Ok(SemanticsArg::Pollux),
             other => other
                 .parse::<Semantics>()
                 .map(SemanticsArg::Engine)
-                .map_err(|_| format!("unknown semantics `{other}` (known: blox, exact, synergy, tiresias, gavel)")),
+                .map_err(|_| format!("unknown semantics `{other}` (known: blox, exact, synergy, tiresias, gavel, pollux)")),
         }
     }
 }

@@ -16,6 +16,7 @@
 mod bench;
 mod cli;
 pub mod gavel;
+pub mod pollux;
 pub mod progress;
 pub mod registry;
 mod scenario;

@@ -67,6 +67,7 @@ mod event;
 mod executor;
 mod hetero;
 mod ids;
+mod interval;
 mod job;
 mod pyrandom;
 mod rng;
@@ -88,6 +89,7 @@ pub use executor::{
 };
 pub use hetero::{HeteroSpeed, ThroughputTable};
 pub use ids::{GpuId, GpuTypeId, JobId, NodeId};
+pub use interval::IntervalModel;
 pub use job::{GpuSet, Job, JobSpec, JobTable, QueuedJob, PRIORITY_NORMAL, PRIORITY_STARVED};
 pub use pyrandom::PyRandom;
 pub use rng::{Seed, StreamRng};

@@ -47,5 +47,5 @@ pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION}
 pub use error::{InputLocation, SimError};
 pub use executor::SimExecutor;
 pub use time::tiresias::TiresiasTime;
-pub use time::{Blox, Decide, Exact, TimeModel};
+pub use time::{Blox, Decide, Exact, Pollux, TimeModel};
 pub use workload::{read_canonical_csv, BloxDefaultWorkload, JobList, Workload};

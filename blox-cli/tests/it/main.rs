@@ -12,6 +12,7 @@ mod long_runs;
 mod nodes;
 mod oracle;
 mod outputs;
+mod pollux;
 mod synergy;
 mod tiresias_cli;
 mod traces;

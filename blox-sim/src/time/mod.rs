@@ -7,8 +7,9 @@
 //! frees its GPUs, what a start or a stop costs, where the round sample is taken and when the run
 //! ends. [`Blox`] (Blox's simulator, job by job) and [`Exact`] (true finish times) are the two
 //! stock models; a peer simulator's rules are a third implementation in a file of its own beside
-//! them, chosen once at the top (scenario, command line): [`Synergy`] (Synergy's simulator,
-//! OSDI 2022) is one.
+//! them, chosen once at the top (scenario, command line). [`Pollux`] is the Pollux artifact's
+//! interval loop over a job model passed in as a generic ([`blox_core::IntervalModel`]);
+//! [`Synergy`] (Synergy's simulator, OSDI 2022) is another.
 //!
 //! # The engine's loop, and when each hook is called
 //!
@@ -54,11 +55,13 @@
 mod blox;
 mod exact;
 pub mod gavel;
+mod pollux;
 pub mod synergy;
 pub mod tiresias;
 
 pub use blox::Blox;
 pub use exact::{Decide, Exact};
+pub use pollux::Pollux;
 pub use synergy::{Synergy, SYNERGY_ROUND};
 
 use crate::SimError;

@@ -1,0 +1,219 @@
+//! `--semantics pollux`: the Pollux artifact's baselines through the engine reproduce the
+//! published per-job JCTs; the Pollux policy runs deterministically; bad Pollux flags are clear
+//! errors.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn pollux_dir() -> Option<PathBuf> {
+    let base = match std::env::var_os("BLOX_TRACES") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
+    };
+    let p = base.join("pollux");
+    if p.is_dir() {
+        return Some(p);
+    }
+    assert!(
+        std::env::var_os("BLOX_TRACES").is_none(),
+        "BLOX_TRACES has no pollux/"
+    );
+    eprintln!("skipped: set BLOX_TRACES to the shared traces folder");
+    None
+}
+
+fn run(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_blox-sim"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr),
+    )
+}
+
+/// `(source_id, jct)` from a jobs.csv, sorted.
+fn jcts(path: &std::path::Path) -> Vec<(String, i64)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let (ci, cj) = (
+        header.iter().position(|h| *h == "source_id").unwrap(),
+        header.iter().position(|h| *h == "jct_s").unwrap(),
+    );
+    let mut v: Vec<(String, i64)> = lines
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[ci].to_string(), f[cj].parse::<f64>().unwrap() as i64)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn published(dir: &std::path::Path, run: &str, w: u32) -> Vec<(String, i64)> {
+    let text = std::fs::read_to_string(dir.join("results-jobload").join(run).join("summary.json"))
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut out: Vec<(String, i64)> = v["jcts"][format!("workload-{w}")]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_f64().unwrap() as i64))
+        .collect();
+    out.sort();
+    out
+}
+
+fn check(policy: &str, w: u32) {
+    let Some(dir) = pollux_dir() else { return };
+    let out = tempdir(&format!("pollux-{policy}-{w}"));
+    let wl = dir.join(format!("workloads/workload-{w}.csv"));
+    let (code, text) = run(&[
+        "run",
+        "--semantics",
+        "pollux",
+        "--trace",
+        wl.to_str().unwrap(),
+        "--trace-format",
+        "pollux",
+        "--cluster",
+        "16x4",
+        "--round",
+        "60",
+        "--policy",
+        policy,
+        "--seed",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains(&format!("pollux accept-all/{policy}")),
+        "{text}"
+    );
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("pollux.json")).unwrap()).unwrap();
+    assert_eq!(meta["semantics"], "pollux");
+    assert_eq!(meta["policy"], policy);
+    let got = jcts(&out.join("jobs.csv"));
+    let want = published(&dir, &format!("{policy}-1.0"), w);
+    assert_eq!(got.len(), 160);
+    let diff: Vec<_> = got.iter().zip(&want).filter(|(a, b)| a != b).collect();
+    assert!(
+        diff.is_empty(),
+        "{policy} workload-{w}: {} jobs differ: {:?}",
+        diff.len(),
+        &diff[..diff.len().min(5)]
+    );
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("blox-cli-it-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn tiresias_through_the_engine_reproduces_the_artifact_per_job() {
+    check("tiresias", 6);
+    check("tiresias", 3);
+}
+
+#[test]
+fn optimus_through_the_engine_reproduces_the_artifact_per_job() {
+    check("optimus", 6);
+    check("optimus", 2);
+}
+
+#[test]
+fn pollux_flags_need_pollux_semantics_and_a_pollux_trace() {
+    let (code, text) = run(&["run", "--interference", "0.25"]);
+    assert_ne!(code, 0);
+    assert!(text.contains("apply to --semantics pollux only"), "{text}");
+    let (code, text) = run(&["run", "--semantics", "pollux", "--policy", "tiresias"]);
+    assert_ne!(code, 0);
+    assert!(
+        text.contains("needs one --trace FILE with --trace-format pollux"),
+        "{text}"
+    );
+    let (code, text) = run(&["run", "--semantics", "polux"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("pollux"), "{text}");
+}
+
+/// The first `n` jobs of workload-6 in a temporary workload file.
+fn small_workload(dir: &std::path::Path, n: usize, name: &str) -> PathBuf {
+    let text = std::fs::read_to_string(dir.join("workloads/workload-6.csv")).unwrap();
+    let small: Vec<&str> = text.lines().take(n + 1).collect();
+    let d = tempdir(name);
+    let p = d.join("small.csv");
+    std::fs::write(&p, small.join("\n") + "\n").unwrap();
+    p
+}
+
+fn pollux_run(
+    dir: &std::path::Path,
+    wl: &std::path::Path,
+    policy: &str,
+    seed: &str,
+    out: &std::path::Path,
+) -> Vec<(String, i64)> {
+    let traces = dir.join("traces");
+    let (code, text) = run(&[
+        "run",
+        "--semantics",
+        "pollux",
+        "--trace",
+        wl.to_str().unwrap(),
+        "--trace-format",
+        "pollux",
+        "--pollux-traces",
+        traces.to_str().unwrap(),
+        "--cluster",
+        "16x4",
+        "--round",
+        "60",
+        "--policy",
+        policy,
+        "--seed",
+        seed,
+        "--generations",
+        "8",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{text}");
+    jcts(&out.join("jobs.csv"))
+}
+
+#[test]
+fn the_pollux_policy_is_deterministic_per_seed_and_completes_every_job() {
+    let Some(dir) = pollux_dir() else { return };
+    let wl = small_workload(&dir, 12, "small-pollux");
+    let a = tempdir("pollux-a");
+    let b = tempdir("pollux-b");
+    let ja = pollux_run(&dir, &wl, "pollux", "3", &a);
+    let jb = pollux_run(&dir, &wl, "pollux", "3", &b);
+    assert_eq!(ja.len(), 12);
+    assert!(ja.iter().all(|(_, j)| *j > 0));
+    assert_eq!(
+        std::fs::read(a.join("jobs.csv")).unwrap(),
+        std::fs::read(b.join("jobs.csv")).unwrap()
+    );
+    assert_eq!(ja, jb);
+}
+
+#[test]
+fn other_policies_run_on_the_pollux_job_model() {
+    let Some(dir) = pollux_dir() else { return };
+    let wl = small_workload(&dir, 12, "small-las");
+    let out = tempdir("pollux-las");
+    let j = pollux_run(&dir, &wl, "las", "1", &out);
+    assert_eq!(j.len(), 12);
+    // A job cannot finish before its first decision plus the 30 s restart.
+    assert!(j.iter().all(|(_, jct)| *jct > 30), "{j:?}");
+}

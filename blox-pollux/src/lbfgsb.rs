@@ -1,0 +1,197 @@
+//! A small bounded quasi-Newton minimiser (projected L-BFGS) for the agent's 7-parameter fit.
+//!
+//! It follows L-BFGS-B's outline and its default stopping rules (memory 10, relative reduction
+//! `factr · ε` with `factr = 1e7`, projected-gradient tolerance `1e-5`), with at most 200
+//! iterations per call (the fit calls it several times from warm points). Free variables are
+//! those not held at a bound by the gradient; the two-loop recursion gives a direction on them; a backtracking Armijo search runs along the projected path, so iterates
+//! stay feasible (scipy's `keep_feasible`). Variables with equal bounds are fixed. No crate on
+//! crates.io offers a maintained pure-Rust L-BFGS-B, hence this one.
+
+const M: usize = 10;
+const FTOL: f64 = 1e7 * f64::EPSILON;
+const PGTOL: f64 = 1e-5;
+const MAX_ITER: usize = 200;
+
+fn project(x: &mut [f64; 7], lo: &[f64; 7], hi: &[f64; 7]) {
+    for i in 0..7 {
+        x[i] = x[i].clamp(lo[i], hi[i]);
+    }
+}
+
+fn dot(a: &[f64; 7], b: &[f64; 7]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Minimise `f` (which writes its gradient into the second argument) from `x0` within
+/// `[lo, hi]`.
+pub(crate) fn minimize(
+    mut f: impl FnMut(&[f64; 7], &mut [f64; 7]) -> f64,
+    x0: [f64; 7],
+    lo: [f64; 7],
+    hi: [f64; 7],
+) -> [f64; 7] {
+    let mut x = x0;
+    project(&mut x, &lo, &hi);
+    let mut g = [0.0; 7];
+    let mut fx = f(&x, &mut g);
+    if !fx.is_finite() {
+        return x;
+    }
+    let mut hist: Vec<([f64; 7], [f64; 7], f64)> = Vec::with_capacity(M);
+    for iter in 0..MAX_ITER {
+        // Free variables: not fixed and not pushed against an active bound.
+        let mut free = [false; 7];
+        let mut pg_max: f64 = 0.0;
+        for i in 0..7 {
+            let at_lo = x[i] <= lo[i] && g[i] > 0.0;
+            let at_hi = x[i] >= hi[i] && g[i] < 0.0;
+            free[i] = lo[i] < hi[i] && !at_lo && !at_hi;
+            if free[i] {
+                pg_max = pg_max.max(g[i].abs());
+            }
+        }
+        if pg_max <= PGTOL {
+            break;
+        }
+        let mut q = [0.0; 7];
+        for i in 0..7 {
+            q[i] = if free[i] { g[i] } else { 0.0 };
+        }
+        let mut alpha = [0.0; M];
+        for (k, (s, y, rho)) in hist.iter().enumerate().rev() {
+            let mut sq = 0.0;
+            for i in 0..7 {
+                if free[i] {
+                    sq += s[i] * q[i];
+                }
+            }
+            alpha[k] = rho * sq;
+            for i in 0..7 {
+                if free[i] {
+                    q[i] -= alpha[k] * y[i];
+                }
+            }
+        }
+        if let Some((s, y, _)) = hist.last() {
+            let yy = dot(y, y);
+            if yy > 0.0 {
+                let gamma = dot(s, y) / yy;
+                for v in &mut q {
+                    *v *= gamma;
+                }
+            }
+        }
+        for (k, (s, y, rho)) in hist.iter().enumerate() {
+            let mut yq = 0.0;
+            for i in 0..7 {
+                if free[i] {
+                    yq += y[i] * q[i];
+                }
+            }
+            let beta = rho * yq;
+            for i in 0..7 {
+                if free[i] {
+                    q[i] += s[i] * (alpha[k] - beta);
+                }
+            }
+        }
+        let mut d = [0.0; 7];
+        for i in 0..7 {
+            d[i] = if free[i] { -q[i] } else { 0.0 };
+        }
+        let mut slope = dot(&d, &g);
+        if slope >= 0.0 || !slope.is_finite() {
+            hist.clear();
+            for i in 0..7 {
+                d[i] = if free[i] { -g[i] } else { 0.0 };
+            }
+            slope = dot(&d, &g);
+        }
+        // First step as L-BFGS-B: at most a unit step in the infinity norm.
+        let mut t = if iter == 0 || hist.is_empty() {
+            let dn = d.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            (1.0 / dn).min(1.0)
+        } else {
+            1.0
+        };
+        let mut accepted = None;
+        for _ in 0..60 {
+            let mut xn = x;
+            for i in 0..7 {
+                xn[i] += t * d[i];
+            }
+            project(&mut xn, &lo, &hi);
+            let mut gn = [0.0; 7];
+            let fnew = f(&xn, &mut gn);
+            let mut dec = 0.0;
+            for i in 0..7 {
+                dec += g[i] * (xn[i] - x[i]);
+            }
+            if fnew.is_finite() && fnew < fx && fnew <= fx + 1e-4 * dec.min(0.0) {
+                accepted = Some((xn, gn, fnew));
+                break;
+            }
+            t *= 0.5;
+        }
+        let Some((xn, gn, fnew)) = accepted else {
+            if hist.is_empty() {
+                break;
+            }
+            // The quasi-Newton model misled the search: restart from steepest descent.
+            hist.clear();
+            continue;
+        };
+        let mut s = [0.0; 7];
+        let mut y = [0.0; 7];
+        for i in 0..7 {
+            s[i] = xn[i] - x[i];
+            y[i] = gn[i] - g[i];
+        }
+        let sy = dot(&s, &y);
+        if sy > f64::EPSILON * dot(&y, &y) {
+            if hist.len() == M {
+                hist.remove(0);
+            }
+            hist.push((s, y, 1.0 / sy));
+        }
+        let rel = (fx - fnew) / fx.abs().max(fnew.abs()).max(1.0);
+        x = xn;
+        g = gn;
+        fx = fnew;
+        if rel <= FTOL {
+            if hist.is_empty() {
+                break;
+            }
+            // Stalled on a quasi-Newton step: confirm with a fresh steepest-descent step.
+            hist.clear();
+        }
+    }
+    x
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_a_bounded_minimum() {
+        // (x0 − 3)² + (x1 + 1)² + Σ others², with x0 ≤ 2 and x1 ≥ 0: optimum (2, 0, 0, ...).
+        let f = |x: &[f64; 7], g: &mut [f64; 7]| {
+            let mut v = (x[0] - 3.0).powi(2) + (x[1] + 1.0).powi(2);
+            g[0] = 2.0 * (x[0] - 3.0);
+            g[1] = 2.0 * (x[1] + 1.0);
+            for i in 2..7 {
+                v += (x[i] - 0.5 * i as f64).powi(2);
+                g[i] = 2.0 * (x[i] - 0.5 * i as f64);
+            }
+            v
+        };
+        let lo = [-10.0, 0.0, -10.0, -10.0, -10.0, -10.0, -10.0];
+        let hi = [2.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0];
+        let x = minimize(f, [0.0; 7], lo, hi);
+        assert!((x[0] - 2.0).abs() < 1e-6 && x[1].abs() < 1e-6);
+        for (i, xi) in x.iter().enumerate().skip(2) {
+            assert!((xi - 0.5 * i as f64).abs() < 1e-4);
+        }
+    }
+}
