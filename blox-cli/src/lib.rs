@@ -13,6 +13,7 @@
 
 mod bench;
 mod cli;
+pub mod preset;
 pub mod registry;
 mod scenario;
 pub mod sweep;
