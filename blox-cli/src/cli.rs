@@ -58,18 +58,33 @@ struct ScenarioArgs {
     /// Scenario file (TOML or JSON); flags given here override it.
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
-    /// Time semantics: `blox` (Blox's simulator exactly) or `exact` (true finish times) [default: exact].
-    #[arg(long, value_name = "blox|exact")]
+    /// Time semantics: `blox` (Blox's simulator exactly), `exact` (true finish times) or
+    /// `synergy` (Synergy's simulator: 300 s rounds, everything re-decided each round, whole
+    /// iterations credited at allocation; its defaults: --workload synergy-default --load 9
+    /// --class-split 20,70,10 --cluster 16x8 with 24 CPUs and 500 GB per node
+    /// --placement synergy:mode=tune --track 4000..4999 --seed 42) [default: exact].
+    #[arg(long, value_name = "blox|exact|synergy")]
     semantics: Option<Semantics>,
     /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
     /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
-    /// trace-free multi-GPU generator), poisson (configurable durations and GPU counts) or
-    /// dual-load (Blox's bursty workload, intended form) [default: blox-default].
-    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "blox-multigpu-trace", "blox-synthetic", "poisson", "dual-load"])]
+    /// trace-free multi-GPU generator), poisson (configurable durations and GPU counts),
+    /// dual-load (Blox's bursty workload, intended form) or synergy-default (Synergy's
+    /// generator, bit-exact from --seed) [default: blox-default; synergy-default under
+    /// --semantics synergy].
+    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "blox-multigpu-trace", "blox-synthetic", "poisson", "dual-load", "synergy-default"])]
     workload: Option<String>,
     /// The Philly `cluster_job_log` (JSON, gzip allowed) of --workload blox-multigpu-trace.
     #[arg(long, value_name = "FILE")]
     blox_trace: Option<PathBuf>,
+    /// Class split of synergy-default, IMAGE,LANGUAGE,SPEECH in percent [default: 20,70,10].
+    #[arg(long, value_name = "I,L,S")]
+    class_split: Option<String>,
+    /// CPU cores per node [default: 3 per GPU under --semantics synergy, else 16].
+    #[arg(long, value_name = "N")]
+    node_cpus: Option<u32>,
+    /// Host memory per node in GB [default: 62.5 per GPU under --semantics synergy, else 250].
+    #[arg(long, value_name = "GB")]
+    node_mem: Option<f64>,
     /// Number of jobs of the poisson and dual-load generators and of --resample [default: 10000].
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
@@ -176,6 +191,14 @@ struct CompareArgs {
     /// `tiresias:queues=2,threshold=3600,las`).
     #[arg(long, value_name = "P1,P2,...", default_value = "fifo,las,srtf")]
     policy: String,
+    /// Placements to compare as well (each policy runs with each), comma-separated, e.g.
+    /// `synergy:mode=fair,synergy:mode=tune` [default: --placement].
+    #[arg(long, value_name = "PL1,PL2,...")]
+    placements: Option<String>,
+    /// Class splits of synergy-default to compare as well, separated by `/`, e.g.
+    /// `20,70,10/33,33,33/50,0,50` (Synergy's Figure 9) [default: --class-split].
+    #[arg(long, value_name = "I,L,S/I,L,S/...")]
+    class_splits: Option<String>,
     /// Write compare.csv, compare.json and jct_cdf.svg into DIR, and each policy's outputs into
     /// DIR/POLICY/.
     #[arg(long, value_name = "DIR")]
@@ -328,6 +351,8 @@ pub fn main_with(registry: Registry) -> ExitCode {
             CompareArgs {
                 scenario: ScenarioArgs::default(),
                 policy: "fifo,las,srtf".into(),
+                placements: None,
+                class_splits: None,
                 out: None,
             },
             reg,
@@ -410,6 +435,38 @@ impl ScenarioArgs {
             s.workload = WorkloadConfig::BloxSynthetic {
                 load: self.load.unwrap_or(DEFAULT_LOAD),
             };
+        } else if self.workload.as_deref() == Some("synergy-default")
+            || (self.workload.is_none()
+                && self.scenario.is_none()
+                && s.semantics == Semantics::Synergy)
+            || self.class_split.is_some()
+        {
+            let (old_load, old_split) = match &s.workload {
+                WorkloadConfig::SynergyDefault { load, class_split } => {
+                    (*load, class_split.clone())
+                }
+                _ => (
+                    crate::SYNERGY_LOAD,
+                    blox_workload::ClassSplit::DEFAULT.label(),
+                ),
+            };
+            if self
+                .workload
+                .as_deref()
+                .is_some_and(|w| w != "synergy-default")
+            {
+                return Err(SimError::Config(
+                    "--class-split goes with --workload synergy-default".into(),
+                ));
+            }
+            let class_split = self.class_split.clone().unwrap_or(old_split);
+            class_split
+                .parse::<blox_workload::ClassSplit>()
+                .map_err(|e| SimError::Config(format!("--class-split: {e}")))?;
+            s.workload = WorkloadConfig::SynergyDefault {
+                load: self.load.unwrap_or(old_load),
+                class_split,
+            };
         } else if self.workload.as_deref() == Some("dual-load") {
             s.workload = WorkloadConfig::DualLoad {
                 load: self.load.unwrap_or(9.0),
@@ -433,8 +490,24 @@ impl ScenarioArgs {
                 trace_jobs: self.blox_trace_jobs.unwrap_or(old_n),
             };
         }
+        // Synergy's own defaults under its semantics, unless a scenario file or a flag says
+        // otherwise.
+        if s.semantics == Semantics::Synergy && self.scenario.is_none() {
+            s.cluster = crate::SYNERGY_CLUSTER.into();
+            s.seed = crate::SYNERGY_SEED;
+            s.placement = PlacementConfig::Synergy {
+                mode: blox_placement::SynergyMode::Tune,
+            }
+            .into();
+        }
         if let Some(v) = &self.cluster {
             s.cluster = v.clone();
+        }
+        if let Some(v) = self.node_cpus {
+            s.node_cpus = Some(v);
+        }
+        if let Some(v) = self.node_mem {
+            s.node_mem_gb = Some(v);
         }
         if let Some(v) = &self.throughputs {
             s.throughputs = Some(v.clone());
@@ -492,6 +565,10 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;
     print!("{}", blox_metrics::comparison_table(&[row]));
+    if let Some(jct) = report.synergy_jct() {
+        // Synergy's own report of the tracked jobs' JCTs, in its form (hours).
+        print!("\n{}", jct.synergy_lines());
+    }
     println!(
         "\n{} | {} GPUs ({}) | {} | end {} s after {} rounds ({} simulated) | {:.3} s wall",
         report.scenario.label(),
@@ -515,19 +592,57 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
 fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     let base = a.scenario.build()?;
     let policies: Vec<Named<PolicyConfig>> = parse_list(&Some(a.policy.clone()), "policy")?;
-    let scenarios: Vec<Scenario> = policies
-        .iter()
-        .map(|p| {
-            let mut s = base.clone();
-            s.policy = p.clone();
-            s.out = a
-                .out
-                .as_ref()
-                .map(|d| d.join(dir_name(&p.to_string())))
-                .or_else(|| base.out.as_ref().map(|d| d.join(dir_name(&p.to_string()))));
-            s
-        })
-        .collect();
+    let mut placements: Vec<Named<PlacementConfig>> = parse_list(&a.placements, "placements")?;
+    if placements.is_empty() {
+        placements.push(base.placement.clone());
+    }
+    let splits: Vec<Option<String>> = match &a.class_splits {
+        None => vec![None],
+        Some(list) => {
+            let WorkloadConfig::SynergyDefault { .. } = base.workload else {
+                return Err(SimError::Config(
+                    "--class-splits goes with --workload synergy-default".into(),
+                ));
+            };
+            list.split('/')
+                .map(|x| {
+                    x.trim()
+                        .parse::<blox_workload::ClassSplit>()
+                        .map(|c| Some(c.label()))
+                        .map_err(|e| SimError::Config(format!("--class-splits: {e}")))
+                })
+                .collect::<Result<_, _>>()?
+        }
+    };
+    let several_placements = placements.len() > 1;
+    let mut scenarios: Vec<Scenario> = Vec::new();
+    for split in &splits {
+        for placement in &placements {
+            for p in &policies {
+                let mut s = base.clone();
+                s.policy = p.clone();
+                s.placement = placement.clone();
+                if let (Some(split), WorkloadConfig::SynergyDefault { class_split, .. }) =
+                    (split, &mut s.workload)
+                {
+                    *class_split = split.clone();
+                }
+                let name = if s.semantics == Semantics::Synergy {
+                    s.run_name()
+                } else if several_placements {
+                    format!("{p}+{placement}")
+                } else {
+                    p.to_string()
+                };
+                s.out = a
+                    .out
+                    .as_ref()
+                    .or(base.out.as_ref())
+                    .map(|d| d.join(dir_name(&name)));
+                scenarios.push(s);
+            }
+        }
+    }
     let started = Instant::now();
     let results: Vec<Result<RunReport, SimError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenarios
@@ -876,6 +991,10 @@ fn workload_label(s: &Scenario) -> String {
         }
         WorkloadConfig::DualLoad { load, jobs } => format!(
             "dual-load, {jobs} jobs at base {load} jobs/h, seed {}",
+            s.seed
+        ),
+        WorkloadConfig::SynergyDefault { load, class_split } => format!(
+            "synergy-default at {load} jobs/h, split {class_split}, seed {}",
             s.seed
         ),
         WorkloadConfig::Resample {

@@ -23,6 +23,7 @@ pub use registry::{Named, Registry};
 pub use scenario::{
     parse_durations, parse_gpus, ModelChoice, RunReport, Scenario, ThroughputChoice,
     WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD,
+    SYNERGY_CLUSTER, SYNERGY_LOAD, SYNERGY_SEED, SYNERGY_TRACK,
 };
 
 /// The README's Rust examples, compiled and run as doctests.

@@ -246,12 +246,22 @@ impl<C: PartialEq> PartialEq<C> for Named<C> {
     }
 }
 
+/// Whether `name` is a stock component of the role. The name lists may show a value form
+/// (`load-based:FACTOR`), so only the part before `:` is compared.
+fn is_stock<C: StockConfig>(name: &str) -> bool {
+    C::names().iter().any(|n| n.split(':').next() == Some(name))
+}
+
 impl<C: StockConfig> FromStr for Named<C> {
     type Err = ConfigError;
     fn from_str(s: &str) -> Result<Self, ConfigError> {
         let spec = ComponentSpec::parse(s, "component")?;
-        if C::names().contains(&spec.name) {
+        if is_stock::<C>(spec.name) {
             return C::from_str(s).map(Named::Stock);
+        }
+        // Stock aliases (`place`, `topology-aware`) are not in the name lists.
+        if let Ok(c) = C::from_str(s) {
+            return Ok(Named::Stock(c));
         }
         Ok(Named::Registered(s.trim().to_string()))
     }
@@ -301,7 +311,7 @@ impl<'de, C: StockConfig> Deserialize<'de> for Named<C> {
                 "expected a table with a `kind` naming the component",
             ));
         };
-        if C::names().contains(&kind) {
+        if is_stock::<C>(kind) {
             return C::deserialize(v)
                 .map(Named::Stock)
                 .map_err(D::Error::custom);

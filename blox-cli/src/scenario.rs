@@ -12,13 +12,14 @@ use blox_metrics::{
     plot_timeline, write_fairness_csv, write_jct_cdf_csv, write_jobs_csv, write_timeline_csv,
     JobLog, RunMetrics, Summary, Timeline,
 };
-use blox_placement::{PlacementConfig, PlacementSpeed, Topology};
+use blox_placement::{PlacementConfig, PlacementSpeed, SynergyMode, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
+use blox_sim::time::{Blox, Exact, Synergy as SynergyTime, TimeModel};
 use blox_sim::workload::{
-    BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic, JobList, Workload,
+    BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic, JobList, SynergyWorkload, Workload,
 };
 use blox_sim::SimError;
-use blox_sim::{Blox, Exact, SimConfig, Simulator, TimeModel, TrackWindow, BLOX_STARVATION};
+use blox_sim::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 use blox_workload::{GavelThroughputs, ReadOptions, TraceFormat};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -96,6 +97,17 @@ pub enum WorkloadConfig {
         /// How many jobs.
         #[serde(default = "default_jobs")]
         jobs: usize,
+    },
+    /// Synergy's default generator (OSDI 2022), bit-exact from the seed: Poisson arrivals at
+    /// `load` jobs/hour, Gavel-style durations, 1 GPU, models of Synergy's zoo assigned to hold
+    /// the class split (`blox_sim::workload::SynergyWorkload`).
+    SynergyDefault {
+        /// Jobs per hour (Synergy's default run: 9).
+        #[serde(default = "default_synergy_load")]
+        load: f64,
+        /// Class split `IMAGE,LANGUAGE,SPEECH` in percent (default `20,70,10`).
+        #[serde(default = "default_class_split")]
+        class_split: String,
     },
     /// A real trace resampled at a target load: `jobs` jobs drawn with replacement, with fresh
     /// Poisson arrivals at `load` jobs/hour.
@@ -238,6 +250,22 @@ pub struct WorkloadReport {
 fn default_load() -> f64 {
     DEFAULT_LOAD
 }
+fn default_synergy_load() -> f64 {
+    SYNERGY_LOAD
+}
+fn default_class_split() -> String {
+    blox_workload::ClassSplit::DEFAULT.label()
+}
+
+/// Synergy's default load, jobs per hour (`runner.py`: `np.arange(9.0, 10, 1)`).
+pub const SYNERGY_LOAD: f64 = 9.0;
+/// Synergy's seed (`runner.py --seed`).
+pub const SYNERGY_SEED: u64 = 42;
+/// Synergy's default cluster (`configs/default_cluster.ini`): 16 servers of 8 GPUs, with 3 CPUs
+/// and 62.5 GB per GPU (24 CPUs, 500 GB per server) under `synergy` semantics.
+pub const SYNERGY_CLUSTER: &str = "16x8";
+/// Synergy's measured jobs (`series_id_filter = (4000, 5000)`), inclusive.
+pub const SYNERGY_TRACK: &str = "4000..4999";
 fn default_trace_jobs() -> usize {
     BLOX_TRACE_JOBS
 }
@@ -305,6 +333,14 @@ pub struct Scenario {
     pub reference_gpu_type: String,
     /// Output folder (`jobs.csv`, `summary.json`, `timeline.csv`, …).
     pub out: Option<PathBuf>,
+    /// CPU cores per node. Default: 3 per GPU under `synergy` semantics (Synergy's 24 on an
+    /// 8-GPU server), else 16 per node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_cpus: Option<u32>,
+    /// Host memory per node in GB. Default: 62.5 GB per GPU under `synergy` semantics
+    /// (Synergy's 500 GB on an 8-GPU server), else 250 GB per node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_mem_gb: Option<f64>,
 }
 
 /// Which throughput model a scenario uses.
@@ -353,6 +389,8 @@ impl Default for Scenario {
             throughputs: None,
             reference_gpu_type: blox_policies::DEFAULT_REFERENCE_TYPE.to_owned(),
             out: None,
+            node_cpus: None,
+            node_mem_gb: None,
         }
     }
 }
@@ -390,6 +428,10 @@ struct SummaryFile<'a> {
     run: &'a blox_sim::RunOutcome,
     workload: &'a WorkloadReport,
     config: &'a Scenario,
+    /// Under `synergy` semantics: the tracked jobs' mean, p99 and p99.9 JCT in hours, as
+    /// Synergy prints them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    synergy_jct: Option<blox_metrics::SynergyJct>,
 }
 
 impl Scenario {
@@ -435,16 +477,41 @@ impl Scenario {
                 WorkloadConfig::BloxDefault { .. }
                 | WorkloadConfig::BloxMultigpuTrace { .. }
                 | WorkloadConfig::BloxSynthetic { .. } => Ok(Some(TrackWindow::new(3000, 4000)?)),
+                WorkloadConfig::SynergyDefault { .. } => Ok(Some(SYNERGY_TRACK.parse()?)),
                 _ => Ok(None),
             },
         }
     }
 
-    /// The cluster.
+    /// The cluster, with each node's CPUs and memory: `node_cpus`/`node_mem_gb` when given,
+    /// else Synergy's 3 CPUs and 62.5 GB per GPU under `synergy` semantics, else the node
+    /// defaults.
     pub fn cluster_spec(&self) -> Result<ClusterSpec, SimError> {
-        self.cluster
+        let mut spec = self
+            .cluster
             .parse::<ClusterSpec>()
-            .map_err(|e| SimError::Config(e.0))
+            .map_err(|e| SimError::Config(e.0))?;
+        let synergy = self.semantics == Semantics::Synergy;
+        if let Some(m) = self.node_mem_gb {
+            if !(m.is_finite() && m >= 0.0) {
+                return Err(SimError::Config(format!(
+                    "node memory `{m}` must be a number of GB ≥ 0"
+                )));
+            }
+        }
+        for n in &mut spec.nodes {
+            if let Some(c) = self.node_cpus {
+                n.cpus = c;
+            } else if synergy {
+                n.cpus = 3 * n.gpus;
+            }
+            if let Some(m) = self.node_mem_gb {
+                n.mem_gb = m;
+            } else if synergy {
+                n.mem_gb = 62.5 * f64::from(n.gpus);
+            }
+        }
+        Ok(spec)
     }
 
     /// The engine configuration, with the time model the scenario names.
@@ -460,9 +527,10 @@ impl Scenario {
                 self.preemption_cost_s
             ))
         })?;
-        if self.semantics == Semantics::Blox && cost != Time::ZERO {
+        if self.semantics != Semantics::Exact && cost != Time::ZERO {
             return Err(SimError::Config(
-                "a preemption cost applies to `exact` semantics only (Blox's preemptions are free)"
+                "a preemption cost applies to `exact` semantics only (Blox's and Synergy's \
+                 preemptions are free)"
                     .into(),
             ));
         }
@@ -470,6 +538,7 @@ impl Scenario {
         let model = match self.semantics {
             Semantics::Blox => ModelChoice::Blox(Blox::new()),
             Semantics::Exact => ModelChoice::Exact(Exact::new().with_preemption_cost(cost)),
+            Semantics::Synergy => ModelChoice::Synergy(SynergyTime::new()),
         };
         Ok(SimConfig::new(model)
             .with_round(Time::from_secs(self.round_s))
@@ -552,6 +621,25 @@ impl Scenario {
                     WorkloadReport::default(),
                 )
             }
+            WorkloadConfig::SynergyDefault { load, class_split } => {
+                let split: blox_workload::ClassSplit = class_split
+                    .parse()
+                    .map_err(|e: String| SimError::Config(format!("--class-split: {e}")))?;
+                let cluster = self.cluster_spec()?;
+                let node = cluster
+                    .nodes
+                    .first()
+                    .ok_or_else(|| SimError::Config("the cluster has no nodes".into()))?;
+                let server = blox_workload::ServerSize {
+                    gpus: node.gpus,
+                    cpus: f64::from(node.cpus),
+                    mem_gb: node.mem_gb,
+                };
+                (
+                    Box::new(SynergyWorkload::new(*load, split, server, self.seed)?),
+                    WorkloadReport::default(),
+                )
+            }
             WorkloadConfig::DualLoad { load, jobs } => {
                 let cfg = blox_workload::DualLoadConfig::new(*load);
                 let gen = blox_workload::DualLoad::new(cfg, blox_core::Seed(self.seed))?;
@@ -585,7 +673,8 @@ impl Scenario {
         match self.workload {
             WorkloadConfig::BloxDefault { load, .. }
             | WorkloadConfig::BloxMultigpuTrace { load, .. }
-            | WorkloadConfig::BloxSynthetic { load } => Some(load),
+            | WorkloadConfig::BloxSynthetic { load }
+            | WorkloadConfig::SynergyDefault { load, .. } => Some(load),
             _ => None,
         }
     }
@@ -668,7 +757,9 @@ impl Scenario {
         );
         let model = match self.throughput_model {
             Some(t) => t,
-            None if self.semantics == Semantics::Blox => ThroughputChoice::Constant,
+            // Blox's constant speed; Synergy's placement penalty is 1 and its speed-ups come
+            // from the host-resource shares, so its throughput model is constant 1 too.
+            None if self.semantics != Semantics::Exact => ThroughputChoice::Constant,
             // Optimus allocates by its own scaling model; the jobs then run at that speed.
             None if elastic_policy => ThroughputChoice::Policy,
             None => ThroughputChoice::Placement,
@@ -700,6 +791,26 @@ impl Scenario {
         })
     }
 
+    /// The run's name in tables and plots: the policy, or under `synergy` semantics Synergy's
+    /// own scheduler string and split, e.g. `FIFO+tune (20,70,10)`.
+    pub fn run_name(&self) -> String {
+        if self.semantics != Semantics::Synergy {
+            return self.policy.to_string();
+        }
+        let mech = match &self.placement {
+            Named::Stock(PlacementConfig::Synergy { mode }) => match mode {
+                SynergyMode::Greedy => String::new(),
+                m => format!("+{m}"),
+            },
+            ref other => format!("/{other}"),
+        };
+        let split = match &self.workload {
+            WorkloadConfig::SynergyDefault { class_split, .. } => format!(" ({class_split})"),
+            _ => String::new(),
+        };
+        format!("{}{mech}{split}", self.policy.to_string().to_uppercase())
+    }
+
     /// A one-line description, e.g. `exact accept-all/las/scattered`.
     pub fn label(&self) -> String {
         format!(
@@ -719,9 +830,14 @@ impl Scenario {
     pub fn run_with(&self, registry: &Registry) -> Result<RunReport, SimError> {
         let env = self.policy_env()?;
         let topology = self.topology_model()?;
+        let policy = if self.semantics == Semantics::Synergy {
+            self.synergy_policy(&env, registry)?
+        } else {
+            preset::build_policy(self.semantics, registry, &self.policy, &env)?
+        };
         let scheduler = Pipeline::new(
             registry.build_admission(&self.admission)?,
-            preset::build_policy(self.semantics, registry, &self.policy, &env)?,
+            policy,
             preset::build_placement(
                 self.semantics,
                 registry,
@@ -752,6 +868,14 @@ impl Scenario {
                 sink,
                 &mut workload,
             )?,
+            ModelChoice::Synergy(m) => simulate(
+                cfg.with_model(m),
+                cluster,
+                scheduler,
+                throughput,
+                sink,
+                &mut workload,
+            )?,
         };
         let mut report = self.report(outcome, log, timeline)?;
         report.workload = workload_report;
@@ -759,6 +883,30 @@ impl Scenario {
             report.write(dir)?;
         }
         Ok(report)
+    }
+
+    /// The scheduling policy under `synergy` semantics: `fifo`, `srtf`, `las` and `ftf` are
+    /// Synergy's own ([`blox_policies::SynergyFifo`] …), told the mechanism (SRTF and FTF
+    /// divide by the speed-up unless it is GPU-proportional; LAS re-sorts by GPU count under
+    /// Tune); any other policy is built as usual.
+    fn synergy_policy(
+        &self,
+        env: &PolicyEnv,
+        registry: &Registry,
+    ) -> Result<blox_core::BoxScheduling, SimError> {
+        let mode = match self.placement.stock() {
+            Some(PlacementConfig::Synergy { mode }) => Some(*mode),
+            _ => None,
+        };
+        let fair = mode.map_or(true, |m| m == SynergyMode::Fair);
+        let tune = mode == Some(SynergyMode::Tune);
+        Ok(match self.policy.stock() {
+            Some(PolicyConfig::Fifo) => Box::new(blox_policies::SynergyFifo::default()),
+            Some(PolicyConfig::Srtf) => Box::new(blox_policies::SynergySrtf::new(fair)),
+            Some(PolicyConfig::Las) => Box::new(blox_policies::SynergyLas::new(tune)),
+            Some(PolicyConfig::Ftf) => Box::new(blox_policies::SynergyFtf::new(fair)),
+            _ => registry.build_policy(&self.policy, env)?,
+        })
     }
 
     /// Turn a finished run's records into a report (write it with [`RunReport::write`]).
@@ -770,7 +918,7 @@ impl Scenario {
     ) -> Result<RunReport, SimError> {
         let window = self.track_window()?.map(|w| w.ids());
         let total = self.cluster_spec()?.total_gpus();
-        let metrics = RunMetrics::compute(self.policy.to_string(), &log, &timeline, window, total);
+        let metrics = RunMetrics::compute(self.run_name(), &log, &timeline, window, total);
         Ok(RunReport {
             scenario: self.clone(),
             outcome,
@@ -792,6 +940,8 @@ pub enum ModelChoice {
     Blox(Blox),
     /// True finish times.
     Exact(Exact),
+    /// Synergy's simulator.
+    Synergy(SynergyTime),
 }
 
 /// Run one simulation under time model `Tm` and return its outcome and sink.
@@ -816,6 +966,14 @@ where
 }
 
 impl RunReport {
+    /// Under `synergy` semantics, the tracked jobs' JCT statistics the way Synergy's simulator
+    /// prints them (mean, 99th and 99.9th percentile in hours, pandas quantiles); `None` for
+    /// other semantics.
+    pub fn synergy_jct(&self) -> Option<blox_metrics::SynergyJct> {
+        (self.scenario.semantics == Semantics::Synergy)
+            .then(|| blox_metrics::SynergyJct::of(&self.log.jcts_s(self.window())))
+    }
+
     fn window(&self) -> Option<(JobId, JobId)> {
         self.scenario.track_window().ok().flatten().map(|w| w.ids())
     }
@@ -848,6 +1006,7 @@ impl RunReport {
             run: &self.outcome,
             workload: &self.workload,
             config: &self.scenario,
+            synergy_jct: self.synergy_jct(),
         };
         let mut buf = serde_json::to_vec_pretty(&file).expect("serialising to memory");
         buf.push(b'\n');

@@ -24,6 +24,10 @@ pub enum Semantics {
     /// once; attained service in GPU-seconds; preemption costs what the run says.
     #[default]
     Exact,
+    /// Synergy's simulator (OSDI 2022): 300 s rounds, every job re-decided each round, progress
+    /// credited in whole iterations at allocation, completion at the round end, attained service
+    /// in GPU-seconds. Runs in `blox_sim::time::synergy`; components treat it as `Exact`.
+    Synergy,
 }
 
 impl Semantics {
@@ -32,6 +36,7 @@ impl Semantics {
         match self {
             Semantics::Blox => "blox",
             Semantics::Exact => "exact",
+            Semantics::Synergy => "synergy",
         }
     }
 }
@@ -48,8 +53,9 @@ impl FromStr for Semantics {
         match s {
             "blox" => Ok(Semantics::Blox),
             "exact" => Ok(Semantics::Exact),
+            "synergy" => Ok(Semantics::Synergy),
             _ => Err(format!(
-                "unknown semantics `{s}` (expected `blox` or `exact`)"
+                "unknown semantics `{s}` (expected `blox`, `exact` or `synergy`)"
             )),
         }
     }

@@ -93,24 +93,57 @@ impl Schedule {
     }
 }
 
+/// The CPUs and host memory a placement gave a started job, and the speed-up that share gives
+/// it (Synergy's allocation mechanisms decide all three together).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct HostShare {
+    /// The job.
+    pub job: JobId,
+    /// CPU cores given, over all its nodes.
+    pub cpus: f64,
+    /// Host memory given in GB, over all its nodes.
+    pub mem_gb: f64,
+    /// Progress rate relative to the GPU-proportional share (1.0 at that share).
+    pub speedup: f64,
+}
+
+impl HostShare {
+    /// A share of `cpus` cores and `mem_gb` GB that makes `job` run `speedup` times as fast as
+    /// at the GPU-proportional share.
+    pub fn new(job: JobId, cpus: f64, mem_gb: f64, speedup: f64) -> Self {
+        HostShare {
+            job,
+            cpus,
+            mem_gb,
+            speedup,
+        }
+    }
+}
+
 /// A placement's output: jobs to stop, then jobs to start on given GPUs.
 ///
 /// The engine applies every stop before any start. A job may be in both lists (Blox relaunches a
 /// victim in the same round when the GPUs allow it).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
 pub struct Decisions {
     /// Running jobs to stop (preempt), in the order chosen.
     pub stop: Vec<JobId>,
     /// Jobs to start, each with the exact GPUs it gets.
     pub start: Vec<(JobId, GpuSet)>,
+    /// Host-resource shares of started jobs, for placements that share out CPUs and memory
+    /// (at most one per started job; a started job without one gets no host-resource speed-up).
+    /// Validation does not read it; time models that credit host-resource speed-ups do.
+    pub host: Vec<HostShare>,
 }
 
 impl Decisions {
-    /// Empty both lists.
+    /// Empty every list.
     pub fn clear(&mut self) {
         self.stop.clear();
         self.start.clear();
+        self.host.clear();
     }
 
     /// Add a start.

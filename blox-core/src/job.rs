@@ -51,6 +51,20 @@ pub struct JobSpec {
     /// Pollux). Rigid jobs (the default) always get exactly `n_gpus`.
     #[serde(default)]
     pub elastic: bool,
+    /// Total iterations, for workloads that count progress in whole iterations (Synergy's
+    /// simulator credits `floor(round / iteration time)` iterations per round). `None`: progress
+    /// is continuous, in [`JobSpec::work_s`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<u64>,
+    /// Seconds per iteration at the GPU-proportional CPU and memory share, when the workload
+    /// counts iterations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iter_time_s: Option<f64>,
+    /// How much faster the job runs when it gets its whole [`JobSpec::cpus`] and
+    /// [`JobSpec::mem_gb`] demand than at the GPU-proportional share (Synergy's "speed-up at
+    /// ideal"); `None` means 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ideal_speedup: Option<f64>,
 }
 
 impl JobSpec {
@@ -69,6 +83,9 @@ impl JobSpec {
             cpus: None,
             mem_gb: None,
             elastic: false,
+            iterations: None,
+            iter_time_s: None,
+            ideal_speedup: None,
         }
     }
 }
@@ -115,6 +132,12 @@ pub struct Job {
     pub last_start: Option<Time>,
     /// How often it has been preempted so far.
     pub preemptions: u32,
+    /// Whole iterations done, for jobs whose spec counts iterations ([`JobSpec::iterations`]).
+    pub iterations_done: u64,
+    /// The speed-up its latest host-resource allocation gave it (see
+    /// [`crate::HostShare::speedup`]); 1 until a placement that shares out CPUs and memory has
+    /// decided on it.
+    pub speedup: f64,
 }
 
 impl Job {
@@ -133,6 +156,8 @@ impl Job {
             first_start: None,
             last_start: None,
             preemptions: 0,
+            iterations_done: 0,
+            speedup: 1.0,
         }
     }
 

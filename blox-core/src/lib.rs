@@ -85,7 +85,7 @@ pub use combinators::{
     ThroughputModelExt,
 };
 pub use context::{Ctx, Semantics};
-pub use decision::{Admissions, Allocation, Decisions, Schedule, ValidationScratch};
+pub use decision::{Admissions, Allocation, Decisions, HostShare, Schedule, ValidationScratch};
 pub use event::{Event, RoundSample};
 pub use executor::{
     BoxExecutor, ExecError, ExecEvent, Executor, ExitStatus, Inventory, Launch, NodeInfo, NodeSlice,

@@ -79,7 +79,8 @@ pub use log::{JobLog, JobRecord, Timeline};
 pub use plot::{plot_jct_cdf, plot_jct_vs_load, plot_timeline, PlotError};
 pub use series::{busy_gpus, utilisation, TimelineStats};
 pub use stats::{
-    cdf_points, jain_index, mean, nearest_rank, write_jct_cdf_csv, Distribution, JCT_CDF_CSV_HEADER,
+    cdf_points, jain_index, mean, nearest_rank, pandas_quantile, py_repr, write_jct_cdf_csv,
+    Distribution, SynergyJct, JCT_CDF_CSV_HEADER,
 };
 pub use summary::Summary;
 pub use write::{write_jobs_csv, write_timeline_csv, JOBS_CSV_HEADER, TIMELINE_CSV_HEADER};

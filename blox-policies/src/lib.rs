@@ -16,6 +16,7 @@
 //! | [`Optimus`] | marginal gain: GPUs one at a time to the largest fall in remaining time ([`Amdahl`] model); returns GPU counts | O(n log n + G log n) | Peng et al., EuroSys '18 |
 //! | [`Gavel`] | max-min fair time fractions ([`water_fill`], or the LP [`max_min_lp`]), order by allocation ÷ share received (desc.); on several GPU types, the heterogeneity-aware LP over a [`blox_core::ThroughputTable`] and a GPU type per job | O(n log n); LP: one solve per change of the active set (≈ 0.12 ms at 1,000 jobs on one GPU type, after the symmetry reduction) | Narayanan et al., OSDI '20 |
 //! | [`Themis`] | finish-time fairness ρ = shared ÷ isolated finish time, worst first | O(n log n) | Mahajan et al., NSDI '20 |
+//! | [`SynergyFifo`], [`SynergySrtf`], [`SynergyLas`], [`SynergyFtf`] | Synergy's keys: arrival; remaining iterations × iteration time (÷ last speed-up unless GPU-proportional); attained service × GPUs over the pre-admitted set (re-sorted by GPUs under Tune); Themis-style finish-time fairness; one persistent, stably sorted list (ties keep last round's order) | O(n log n) | Synergy (OSDI '22) `schedulers/*_synergy_new.py` |
 //! | [`BloxOptimus`] | as [`BloxSrtf`], with Blox's per-load speed-up table | O(n log n) | Blox `optimus.py` @ artifact `0ab0cff` |
 //!
 //! Each type's docs state its key, its tie rule and its simplifications of the paper.
@@ -56,6 +57,7 @@ mod optimus;
 mod sjf;
 mod speedup;
 mod srtf;
+mod synergy;
 #[cfg(test)]
 mod testing;
 mod themis;
@@ -72,5 +74,8 @@ pub use optimus::Optimus;
 pub use sjf::Sjf;
 pub use speedup::{Amdahl, Speedup};
 pub use srtf::{BloxSrtf, Srtf};
+pub use synergy::{
+    SynergyFifo, SynergyFtf, SynergyLas, SynergyOrder, SynergySrtf, SYNERGY_STARVATION_S,
+};
 pub use themis::{finish_time_fairness, Themis};
 pub use tiresias::{Tiresias, TIRESIAS_THRESHOLD};

@@ -677,9 +677,15 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
     }
 
     fn decided(&mut self, d: &Decisions, now: Time) -> Result<(), SimError> {
+        self.model.decided(d, now);
         if self.model.sample_point() == SamplePoint::AfterPlacement {
             let running = self.core.running_jobs - d.stop.len();
-            let s = self.sample(now, running as u32, d.stop.len() as u32);
+            let stops = if self.model.counts_stops() {
+                d.stop.len() as u32
+            } else {
+                0
+            };
+            let s = self.sample(now, running as u32, stops);
             self.sink.on_event(&Event::Round(s));
         }
         Ok(())
@@ -694,14 +700,15 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
         let job = self.core.table.get_mut(id).expect("validated");
         self.model.stopping(job, now);
         let gpus = std::mem::take(&mut job.gpus);
-        job.preemptions += 1;
+        let counted = self.model.counts_stops();
+        job.preemptions += u32::from(counted);
         self.core.running_jobs -= 1;
         self.core.cluster.release(&gpus);
-        self.core.outcome.preemptions += 1;
+        self.core.outcome.preemptions += u64::from(counted);
         self.sink.on_event(&Event::Preempted {
             time: now,
             job: id,
-            counted: true,
+            counted,
         });
         Ok(())
     }
@@ -754,6 +761,11 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
             self.core.table.iter().filter(|j| j.is_running()).count()
         );
         let running = self.core.running_jobs as u32;
+        let counted = if self.model.counts_stops() {
+            counted
+        } else {
+            0
+        };
         let after = self.sample(now, running, counted as u32);
         if self.model.sample_point() == SamplePoint::AfterApply {
             self.sink.on_event(&Event::Round(after));

@@ -10,6 +10,7 @@
 //! | [`TimeModel`] | what differs between time semantics, as a type: [`Blox`] (Blox's simulator exactly), [`Exact`] (true finish times; decisions each round or also on events, [`Decide`]); see [`time`] |
 //! | [`Driver`] | the round protocol (admit → schedule → place → validate → apply), written once, used by the simulator and by `blox-cluster`'s server through a [`Host`] |
 //! | [`Workload`] | where jobs come from: [`BloxDefaultWorkload`] (Blox's generator on a bit-exact CPython `random`), [`JobList`] (e.g. from [`read_canonical_csv`]) |
+//! | [`time::Synergy`] | Synergy's time model (OSDI 2022), a third [`TimeModel`]: 300 s rounds, every job re-decided each round, whole iterations credited at allocation with the placement's host-resource speed-ups, completion at the round end; its generator is [`workload::SynergyWorkload`] |
 //!
 //! ## Compose and run a scheduler
 //!

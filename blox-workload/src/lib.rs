@@ -37,6 +37,7 @@
 //! | [`resample`] | a real trace's jobs drawn with replacement, Poisson arrivals at a [`LoadTarget`] (jobs/h or offered GPUs) | `workload.resample.*` |
 //! | [`DualLoad`] | the intended form of Blox's bursty "dual load" (BLOX-SEMANTICS §11.2) | `workload.dual.*` |
 //! | [`assign_models`] | Blox's model zoo ([`MODEL_ZOO`]: iteration times, CPU/memory sensitivity) onto jobs | `workload.zoo` (random mode) |
+//! | [`SYNERGY_ZOO`], [`synergy_demand`], [`OverallAssigner`] | Synergy's own 10-model zoo (OSDI '22; not Blox's older table), a job's ideal CPU/memory demand and speed-up capped at one [`ServerSize`], and its class-balancing model assignment for a [`ClassSplit`] | none (deterministic) |
 //!
 //! ## Statistics
 //!
@@ -78,6 +79,7 @@ mod error;
 mod gen;
 mod read;
 mod stats;
+mod synergy_zoo;
 mod zoo;
 
 pub use error::WorkloadError;
@@ -93,6 +95,10 @@ pub use read::{
     POLLUX_REFERENCE_GPU_SECONDS,
 };
 pub use stats::{percentile, DurationSummary, TraceStats};
+pub use synergy_zoo::{
+    synergy_demand, synergy_model, ClassSplit, OverallAssigner, ServerSize, SynergyDemand,
+    SynergyModel, SynergyTask, SYNERGY_ZOO,
+};
 pub use zoo::{
     assign_models, model, ModelProfile, ModelVariant, Task, ZooAssignment, CPU_LEVELS,
     FAIR_MEM_GB_PER_GPU, MODEL_ZOO,

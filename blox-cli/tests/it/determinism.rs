@@ -3,7 +3,7 @@
 use super::*;
 use blox_cli::Scenario;
 use blox_policies::Las;
-use blox_sim::BloxDefaultWorkload;
+use blox_sim::{Blox, BloxDefaultWorkload, Exact, TimeModel};
 
 fn scenario(semantics: Semantics, policy: PolicyConfig) -> Scenario {
     Scenario {

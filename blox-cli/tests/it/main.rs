@@ -6,6 +6,7 @@ mod errors;
 mod golden;
 mod hetero;
 mod oracle;
+mod synergy;
 mod traces;
 
 #[allow(unused_imports)]

@@ -7,7 +7,8 @@
 //! frees its GPUs, what a start or a stop costs, where the round sample is taken and when the run
 //! ends. [`Blox`] (Blox's simulator, job by job) and [`Exact`] (true finish times) are the two
 //! stock models; a peer simulator's rules are a third implementation in a file of its own beside
-//! them, chosen once at the top (scenario, command line).
+//! them, chosen once at the top (scenario, command line): [`Synergy`] (Synergy's simulator,
+//! OSDI 2022) is one.
 //!
 //! # The engine's loop, and when each hook is called
 //!
@@ -53,12 +54,14 @@
 
 mod blox;
 mod exact;
+pub mod synergy;
 
 pub use blox::Blox;
 pub use exact::{Decide, Exact};
+pub use synergy::{Synergy, SYNERGY_ROUND};
 
 use crate::SimError;
-use blox_core::{Cluster, Event, Job, JobId, JobTable, MetricSink, Time};
+use blox_core::{Cluster, Decisions, Event, Job, JobId, JobTable, MetricSink, Time};
 
 /// A time model: the rules of time of one semantics. See the [module docs](self) for the loop,
 /// the order of the calls and what a model may do.
@@ -85,6 +88,19 @@ pub trait TimeModel {
     /// Whether a stop and a start of the same job on the same GPUs in one decision are no change
     /// (skipped and not counted as a preemption). Blox counts them; `exact` does not.
     fn elide_relaunch(&self) -> bool {
+        true
+    }
+
+    /// The validated decisions of the decision at `t`, before any is applied (e.g. the
+    /// host-resource shares in [`Decisions::host`] that Synergy's model credits speed-ups by).
+    /// Default: nothing. (Added for [`Synergy`]; the stock models keep the default.)
+    fn decided(&mut self, _decisions: &Decisions, _t: Time) {}
+
+    /// Whether a stop the placement decides counts as a preemption (in the job's count, the
+    /// run's total and the round sample). Default: yes. Synergy's model says no: every lease
+    /// ends each round, so a job stopped and placed elsewhere is re-decided, not preempted.
+    /// (Added for [`Synergy`]; the stock models keep the default.)
+    fn counts_stops(&self) -> bool {
         true
     }
 

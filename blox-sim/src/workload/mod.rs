@@ -8,6 +8,7 @@ mod blox_default;
 mod blox_multigpu;
 mod canonical;
 mod pyrandom;
+mod synergy;
 
 pub use blox_default::{
     blox_durations, blox_durations_seeded, BloxDefault, BloxDualLoad, BloxDualLoadSmallLarge,
@@ -16,6 +17,7 @@ pub use blox_default::{
 pub use blox_multigpu::{BloxMultiGpuTrace, BloxSynthetic};
 pub use canonical::{parse_canonical_csv, read_canonical_csv};
 pub use pyrandom::PyRandom;
+pub use synergy::{SynergyGenerator, SynergyJob, SynergyWorkload};
 
 use crate::SimError;
 use blox_core::{JobSpec, Time};

@@ -5,6 +5,7 @@ mod errors;
 mod exact;
 mod placement;
 mod policies;
+mod synergy;
 
 use blox_admission::{AcceptAll, AdmissionConfig};
 use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Semantics, Time};
