@@ -86,7 +86,7 @@ struct ScenarioArgs {
     #[arg(long, value_name = "GB")]
     node_mem: Option<f64>,
     /// Number of jobs of the poisson and dual-load generators and of --resample [default: 10000].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = job_count)]
     jobs: Option<usize>,
     /// Durations of the poisson generator: philly-like, constant:S, uniform:LO..HI,
     /// log-uniform:LO..HI, exponential:MEAN [default: philly-like].
@@ -97,13 +97,13 @@ struct ScenarioArgs {
     #[arg(long, value_name = "DIST")]
     gpus: Option<String>,
     /// Resample the --trace at this many jobs per hour (--jobs jobs, fresh Poisson arrivals).
-    #[arg(long, value_name = "JOBS_PER_HOUR", requires = "trace")]
+    #[arg(long, value_name = "JOBS_PER_HOUR", requires = "trace", allow_negative_numbers = true, value_parser = rate)]
     resample: Option<f64>,
     /// Arrival rate of the synthetic workload, jobs per hour [default: 8].
-    #[arg(long, value_name = "JOBS_PER_HOUR")]
+    #[arg(long, value_name = "JOBS_PER_HOUR", allow_negative_numbers = true, value_parser = rate)]
     load: Option<f64>,
     /// Blox's N: durations of the default workload repeat after this many jobs [default: 12000].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = job_count)]
     blox_trace_jobs: Option<usize>,
     /// Read jobs from this file instead of generating them; repeat it to merge several files
     /// (e.g. the ten ITP clusters) by arrival. Gzipped files are read transparently.
@@ -131,7 +131,7 @@ struct ScenarioArgs {
     #[arg(long, value_name = "TYPE")]
     reference_gpu_type: Option<String>,
     /// Round length in seconds [default: 300].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = round_secs)]
     round: Option<u64>,
     /// Admission policy: `accept-all`, `load-based:FACTOR` or
     /// `queue-cap:limit=N[,mode=hold|reject]` [default: accept-all].
@@ -156,15 +156,35 @@ struct ScenarioArgs {
     #[arg(long, value_name = "FIRST..LAST")]
     track: Option<String>,
     /// Seed; for blox-default it is CPython's random.seed (1 reproduces Blox) [default: 1].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = seed)]
     seed: Option<u64>,
     /// Exact semantics: seconds a resumed job spends restoring after a preemption [default: 0].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = seconds)]
     preemption_cost: Option<f64>,
     /// Seconds of waiting before a job is promoted to the starved class; 0 disables
     /// [default: 3600000, Blox's].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = whole_secs)]
     starvation: Option<u64>,
+    /// Node events replayed during the run: CSV rows `time_s,node,event[,gpus,type]`, event
+    /// join, leave (drain: jobs stopped, progress kept), fail (jobs lose the work since their
+    /// last checkpoint) or recover; `gpus[,type]` for a join of a new node (the next id).
+    #[arg(long, value_name = "FILE")]
+    node_events: Option<PathBuf>,
+    /// Seeded random failures of every node (or GPU): `mtbf=HOURS,mttr=HOURS[,scope=node|gpu]`.
+    #[arg(long, value_name = "SPEC")]
+    failures: Option<String>,
+    /// Autoscaling by queue and utilisation:
+    /// `min_nodes=N,max_nodes=M[,low=FRACTION,cooldown=ROUNDS,node=GPUS[:TYPE]]`.
+    #[arg(long, value_name = "SPEC")]
+    autoscale: Option<String>,
+    /// Seconds between a running job's checkpoints: what a failure loses; 0 = nothing
+    /// [default: none, a failure loses everything since the job's last (re)start].
+    #[arg(long, value_name = "SECONDS")]
+    checkpoint_interval: Option<f64>,
+    /// End the run with an error once simulated time passes this many seconds (e.g. 86400 for
+    /// one simulated day) [default: no limit].
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = limit_secs)]
+    max_sim_time: Option<f64>,
 }
 
 #[derive(Args)]
@@ -181,6 +201,10 @@ struct RunArgs {
     /// into this folder.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Progress on standard error (simulated time, tracked jobs done): auto (when it is a
+    /// terminal), always, never [default: auto].
+    #[arg(long, value_name = "WHEN", value_parser = ["auto", "always", "never"], default_value = "auto")]
+    progress: String,
 }
 
 #[derive(Args)]
@@ -214,10 +238,10 @@ struct SweepArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     semantics: Vec<Semantics>,
     /// Loads in jobs/hour: a list and/or inclusive integer ranges, e.g. `1..9` or `2,4.5,8`.
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_negative_numbers = true)]
     load: Option<String>,
     /// Blox's N for the generated workload [default: 12000].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = job_count)]
     blox_trace_jobs: Option<usize>,
     /// Read jobs from this file (repeatable) instead of generating them.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["load", "blox_trace_jobs"])]
@@ -236,7 +260,7 @@ struct SweepArgs {
     #[arg(long, value_name = "FILE")]
     throughputs: Option<PathBuf>,
     /// Round length in seconds [default: 300].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = round_secs)]
     round: Option<u64>,
     /// Admission policies to try, e.g. `accept-all,load-based:1.2`.
     #[arg(long, value_name = "LIST")]
@@ -257,14 +281,24 @@ struct SweepArgs {
     #[arg(long, value_name = "FIRST..LAST")]
     track: Option<String>,
     /// Seeds: a list and/or inclusive ranges, e.g. `1..5`.
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", allow_negative_numbers = true)]
     seed: Option<String>,
     /// Exact semantics: preemption cost in seconds.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = seconds)]
     preemption_cost: Option<f64>,
     /// Starvation threshold in seconds; 0 disables.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = whole_secs)]
     starvation: Option<u64>,
+    /// Node events for every run (see `run --help`).
+    #[arg(long, value_name = "FILE")]
+    node_events: Option<PathBuf>,
+    /// Random failures to try, separated by `;`, `none` for none, e.g.
+    /// `none;mtbf=200,mttr=1;mtbf=50,mttr=1` (writes jct_vs_failure_rate.svg).
+    #[arg(long, value_name = "LIST")]
+    failures: Option<String>,
+    /// Seconds between checkpoints, for every run (see `run --help`).
+    #[arg(long, value_name = "SECONDS")]
+    checkpoint_interval: Option<f64>,
     /// Output folder: runs/LABEL/ per run, results.csv and results.json.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -272,7 +306,7 @@ struct SweepArgs {
     #[arg(long, value_name = "K/N")]
     shard: Option<crate::sweep::Shard>,
     /// Worker threads [default: all cores].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = threads)]
     threads: Option<usize>,
 }
 
@@ -311,7 +345,7 @@ struct MergeArgs {
 #[derive(Args)]
 struct BenchArgs {
     /// How many times to run the README configuration.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, allow_negative_numbers = true, value_parser = repeat)]
     repeat: u32,
     /// Only the README configuration (skip the sweep, trace and scale figures).
     #[arg(long)]
@@ -319,6 +353,75 @@ struct BenchArgs {
     /// Folder of the shared traces, for the ITP figure [default: $BLOX_TRACES, else ../shared/traces].
     #[arg(long, value_name = "DIR")]
     traces: Option<PathBuf>,
+}
+
+// Value parsers of the numeric flags: clap names the flag and the value, these say what is
+// wrong with it (a negative number included, which clap would otherwise take for a flag).
+
+fn whole(v: &str, what: &str, min: u64, max: u64) -> Result<u64, String> {
+    let t = v.trim();
+    let n = t.parse::<u64>().ok().or_else(|| {
+        t.parse::<f64>()
+            .ok()
+            .filter(|x| x.fract() == 0.0 && *x >= 0.0 && *x <= u64::MAX as f64)
+            .map(|x| x as u64)
+    });
+    match n {
+        Some(n) if (min..=max).contains(&n) => Ok(n),
+        _ if t.starts_with('-') => Err(format!("must be {what} (it is negative)")),
+        _ => Err(format!("must be {what}")),
+    }
+}
+
+fn real(v: &str, what: &str, ok: impl Fn(f64) -> bool) -> Result<f64, String> {
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && ok(x) => Ok(x),
+        Ok(x) if x < 0.0 => Err(format!("must be {what} (it is negative)")),
+        _ => Err(format!("must be {what}")),
+    }
+}
+
+fn job_count(v: &str) -> Result<usize, String> {
+    let max = crate::MAX_GENERATED_JOBS as u64;
+    whole(v, &format!("a whole number of jobs in 1..={max}"), 1, max).map(|n| n as usize)
+}
+
+fn rate(v: &str) -> Result<f64, String> {
+    real(v, "a number of jobs per hour > 0", |x| x > 0.0)
+}
+
+fn round_secs(v: &str) -> Result<u64, String> {
+    whole(v, "a whole number of seconds ≥ 1", 1, u64::MAX / 1000)
+}
+
+fn whole_secs(v: &str) -> Result<u64, String> {
+    whole(v, "a whole number of seconds ≥ 0", 0, u64::MAX / 1000)
+}
+
+fn seconds(v: &str) -> Result<f64, String> {
+    let max = blox_workload::MAX_TRACE_SECONDS;
+    real(v, &format!("a number of seconds in 0..={max:e}"), |x| {
+        (0.0..=max).contains(&x)
+    })
+}
+
+fn limit_secs(v: &str) -> Result<f64, String> {
+    let max = blox_workload::MAX_TRACE_SECONDS;
+    real(v, &format!("a number of seconds in (0, {max:e}]"), |x| {
+        x > 0.0 && x <= max
+    })
+}
+
+fn seed(v: &str) -> Result<u64, String> {
+    whole(v, "a whole number ≥ 0", 0, u64::MAX)
+}
+
+fn threads(v: &str) -> Result<usize, String> {
+    whole(v, "a whole number of threads ≥ 1", 1, 4096).map(|n| n as usize)
+}
+
+fn repeat(v: &str) -> Result<u32, String> {
+    whole(v, "a whole number ≥ 1", 1, u64::from(u32::MAX)).map(|n| n as u32)
 }
 
 /// Run the `blox-sim` command line with the arguments of this process and the stock
@@ -542,12 +645,78 @@ impl ScenarioArgs {
         if let Some(v) = self.starvation {
             s.starvation_s = v;
         }
-        // Validate everything up front so that errors come before any work.
+        if let Some(v) = &self.node_events {
+            s.node_events = Some(v.clone());
+        }
+        if let Some(v) = &self.failures {
+            s.failures = Some(v.clone());
+        }
+        if let Some(v) = &self.autoscale {
+            s.autoscale = Some(v.clone());
+        }
+        if let Some(v) = self.checkpoint_interval {
+            s.checkpoint_interval_s = Some(v);
+        }
+        if let Some(v) = self.max_sim_time {
+            s.max_sim_time_s = Some(v);
+        }
+        // Validate everything up front so that errors come before any work: a bad value is
+        // blamed on the flag that set it, else on the scenario file's key.
+        s.check()
+            .map_err(|bad| match (self.flag_of(bad.key), &self.scenario) {
+                (Some(flag), _) => SimError::Config(format!("{flag}: {}", bad.message)),
+                (None, Some(file)) => SimError::input(file, None, Some(bad.key), bad.message),
+                (None, None) => SimError::Config(format!("{bad}")),
+            })?;
         s.cluster_spec()?;
         s.sim_config()?;
         s.topology_model()?;
         s.policy_env()?;
+        s.cluster_events()?;
         Ok(s)
+    }
+}
+
+impl ScenarioArgs {
+    /// The flag that set the scenario key `key` on this command line, if one did.
+    fn flag_of(&self, key: &str) -> Option<&'static str> {
+        let given = match key {
+            "cluster" => self.cluster.is_some(),
+            "round_s" => self.round.is_some(),
+            "preemption_cost_s" => self.preemption_cost.is_some() || self.semantics.is_some(),
+            "track" => self.track.is_some(),
+            "workload.load" => self.load.is_some() || self.resample.is_some(),
+            "workload.jobs" => self.jobs.is_some(),
+            "workload.trace_jobs" => self.blox_trace_jobs.is_some(),
+            "workload.durations" => self.durations.is_some(),
+            "workload.gpus" => self.gpus.is_some() || self.cluster.is_some(),
+            "workload.format" => self.trace_format.is_some(),
+            "workload.paths" => !self.trace.is_empty(),
+            "topology" => self.topology.is_some() || self.cluster.is_some(),
+            "max_sim_time_s" => self.max_sim_time.is_some(),
+            _ => false,
+        };
+        // With no scenario file every value came from a flag or a default.
+        if !given && self.scenario.is_some() {
+            return None;
+        }
+        Some(match key {
+            "cluster" => "--cluster",
+            "round_s" => "--round",
+            "preemption_cost_s" => "--preemption-cost",
+            "track" => "--track",
+            "workload.load" if self.resample.is_some() => "--resample",
+            "workload.load" => "--load",
+            "workload.jobs" => "--jobs",
+            "workload.trace_jobs" => "--blox-trace-jobs",
+            "workload.durations" => "--durations",
+            "workload.gpus" => "--gpus",
+            "workload.format" => "--trace-format",
+            "workload.paths" => "--trace",
+            "topology" => "--topology",
+            "max_sim_time_s" => "--max-sim-time",
+            _ => return None,
+        })
     }
 }
 
@@ -559,8 +728,17 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     if let Some(out) = a.out {
         s.out = Some(out);
     }
+    use crate::progress::ProgressMode;
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mode = match (a.progress.as_str(), terminal) {
+        ("never", _) | ("auto", false) => ProgressMode::Off,
+        (_, true) => ProgressMode::Terminal,
+        (_, false) => ProgressMode::Lines,
+    };
     let started = Instant::now();
-    let report = s.run_with(reg)?;
+    let report = s
+        .run_observed(reg, mode, true)
+        .map_err(|e| explain_stall(e, &s))?;
     let elapsed = started.elapsed();
     let mut row = report.metrics.row();
     row.preemptions = report.outcome.preemptions;
@@ -647,14 +825,21 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     let results: Vec<Result<RunReport, SimError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenarios
             .iter()
-            .map(|s| scope.spawn(move || s.run_with(reg)))
+            .enumerate()
+            .map(|(i, s)| {
+                // One overload warning for the comparison (every policy sees the same jobs).
+                scope.spawn(move || s.run_observed(reg, crate::progress::ProgressMode::Off, i == 0))
+            })
             .collect();
         handles
             .into_iter()
             .map(|h| h.join().expect("a simulation thread panicked"))
             .collect()
     });
-    let reports = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let reports = results
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| explain_stall(e, &base))?;
     let rows: Vec<blox_metrics::ComparisonRow> = reports
         .iter()
         .map(|r| {
@@ -683,6 +868,25 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
         );
     }
     Ok(())
+}
+
+/// A stall in `blox` semantics with Blox's scattered placement is Blox's own behaviour: say so,
+/// and how to run the workload anyway.
+fn explain_stall(e: SimError, s: &Scenario) -> SimError {
+    let blox_scattered = s.semantics == Semantics::Blox
+        && matches!(s.placement.stock(), Some(PlacementConfig::Scattered));
+    match e {
+        SimError::Stalled(m) if blox_scattered && m.contains("placement can never start") => {
+            SimError::Stalled(format!(
+            "{m}\n  note: Blox itself stalls here. Its scattered fit takes up to the job's GPU count \
+             from each node in turn and succeeds only when the total is exactly the count, so a \
+             job such as 12 GPUs on idle 8-GPU nodes (8, then 16) is never placed; and its strict \
+             order lets that job block every job behind it. `--semantics exact` (true fits) or \
+             `--placement first-fit` runs this workload"
+            ))
+        }
+        other => other,
+    }
 }
 
 /// Split a comma list of component specs, keeping `key=value` parameters with their component:
@@ -716,6 +920,9 @@ where
     })
 }
 
+/// The most values one `A..B` range of a sweep may expand to.
+const MAX_RANGE_VALUES: u64 = 10_000;
+
 /// `1..9,12,0.5` → 1, 2, …, 9, 12, 0.5.
 fn parse_numbers(s: &Option<String>, what: &str) -> Result<Vec<f64>, SimError> {
     let Some(s) = s else { return Ok(Vec::new()) };
@@ -730,8 +937,18 @@ fn parse_numbers(s: &Option<String>, what: &str) -> Result<Vec<f64>, SimError> {
         if let Some((a, b)) = item.split_once("..") {
             let a: i64 = a.trim().parse().map_err(|_| bad(item))?;
             let b: i64 = b.trim().parse().map_err(|_| bad(item))?;
-            if a > b || b - a > 1_000_000 {
-                return Err(bad(item));
+            if a > b {
+                return Err(SimError::Config(format!(
+                    "--{what}: the range `{item}` is reversed (its first value is after its last; \
+                     write {b}..{a})"
+                )));
+            }
+            let n = (b as i128 - a as i128 + 1) as u128;
+            if n > MAX_RANGE_VALUES as u128 {
+                return Err(SimError::Config(format!(
+                    "--{what}: the range `{item}` holds {n} values, more than the {MAX_RANGE_VALUES} \
+                     a sweep range may hold"
+                )));
             }
             out.extend((a..=b).map(|x| x as f64));
         } else {
@@ -761,6 +978,8 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         track: a.track.clone(),
         preemption_cost: a.preemption_cost,
         starvation: a.starvation,
+        node_events: a.node_events.clone(),
+        checkpoint_interval: a.checkpoint_interval,
         ..ScenarioArgs::default()
     };
     let base = base_args.build()?;
@@ -777,11 +996,34 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         placements: parse_list(&a.placement, "placement")?,
         loads: parse_numbers(&a.load, "load")?,
         seeds: seeds.iter().map(|&s| s as u64).collect(),
+        failures: a
+            .failures
+            .as_deref()
+            .map(|l| {
+                l.split(';')
+                    .map(str::trim)
+                    .map(|f| (f != "none").then(|| f.to_owned()))
+                    .collect()
+            })
+            .unwrap_or_default(),
     };
     let all = sweep.runs()?;
     for r in &all {
+        r.scenario.check().map_err(|bad| {
+            let flag = match bad.key {
+                "workload.load" => "--load",
+                "cluster" => "--cluster",
+                _ => "",
+            };
+            if flag.is_empty() {
+                SimError::Config(format!("run {} ({}): {bad}", r.index, r.label))
+            } else {
+                SimError::Config(format!("{flag}: {}", bad.message))
+            }
+        })?;
         r.scenario.cluster_spec()?;
         r.scenario.sim_config()?;
+        r.scenario.failure_spec()?;
     }
     let mine: Vec<_> = all
         .iter()
@@ -859,6 +1101,7 @@ fn trace_stats(a: TraceStatsArgs) -> Result<(), SimError> {
     let inputs: Vec<_> = a.files.iter().map(|p| (p.clone(), format)).collect();
     let opts = blox_workload::ReadOptions::default().with_skip_bad_lines(a.skip_bad_lines);
     let read = blox_workload::read_traces(&inputs, &opts)?;
+    crate::scenario::every_line_bad(&read)?;
     let stats = blox_workload::TraceStats::compute(&read.jobs, total);
     if a.json {
         println!(
@@ -953,15 +1196,14 @@ fn write_comparison(
     let mut svg = Vec::new();
     blox_metrics::plot_jct_cdf(&mut svg, "JCT CDF of the tracked jobs", &series)
         .map_err(|e| SimError::Config(format!("CDF plot: {e}")))?;
-    for (name, bytes) in [
-        ("compare.csv", csv),
-        ("compare.json", json),
-        ("jct_cdf.svg", svg),
-    ] {
-        let path = dir.join(name);
-        std::fs::write(&path, bytes).map_err(|e| SimError::io(&path, e))?;
-    }
-    Ok(())
+    crate::scenario::write_all_or_nothing(
+        dir,
+        &[
+            ("compare.csv", csv),
+            ("compare.json", json),
+            ("jct_cdf.svg", svg),
+        ],
+    )
 }
 
 fn workload_label(s: &Scenario) -> String {

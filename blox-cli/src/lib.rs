@@ -9,11 +9,13 @@
 //! | [`Scenario`] | a whole run as data, run through the boxed path, writing `jobs.csv`, `summary.json`, `timeline.csv` |
 //! | [`sweep`] | the cross product of settings, run in parallel, resumable, shardable, merged into one table |
 //! | [`Registry`] | your own components by name, usable everywhere a stock name is |
+//! | [`progress`] | progress on standard error, `--max-sim-time`, the overload warning, all from outside the engine |
 //! | [`main`], [`main_with`] | the whole `blox-sim` program, with or without your components |
 
 mod bench;
 mod cli;
 pub mod preset;
+pub mod progress;
 pub mod registry;
 mod scenario;
 pub mod sweep;
@@ -21,9 +23,10 @@ pub mod sweep;
 pub use cli::{main, main_with};
 pub use registry::{Named, Registry};
 pub use scenario::{
-    parse_durations, parse_gpus, ModelChoice, RunReport, Scenario, ThroughputChoice,
-    WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD,
-    SYNERGY_CLUSTER, SYNERGY_LOAD, SYNERGY_SEED, SYNERGY_TRACK,
+    parse_durations, parse_gpus, write_all_or_nothing, BadSetting, ModelChoice, RunReport,
+    Scenario, ThroughputChoice, WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS,
+    DEFAULT_GENERATED_JOBS, DEFAULT_LOAD, MAX_GENERATED_JOBS, SYNERGY_CLUSTER, SYNERGY_LOAD,
+    SYNERGY_SEED, SYNERGY_TRACK,
 };
 
 /// The README's Rust examples, compiled and run as doctests.

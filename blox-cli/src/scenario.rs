@@ -9,8 +9,12 @@ use blox_core::{
     ThroughputTable, Time,
 };
 use blox_metrics::{
-    plot_timeline, write_fairness_csv, write_jct_cdf_csv, write_jobs_csv, write_timeline_csv,
-    JobLog, RunMetrics, Summary, Timeline,
+    plot_timeline, write_fairness_csv, write_jct_cdf_csv, write_jobs_csv_with,
+    write_timeline_csv_with, ClusterLog, ClusterStats, JobLog, RunMetrics, Summary, Timeline,
+};
+use blox_nodes::{
+    AutoscaleSpec, BoxEvents, Checkpointing, EventSources, FailureSpec, NodeEventFile,
+    RandomFailures,
 };
 use blox_placement::{PlacementConfig, PlacementSpeed, SynergyMode, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
@@ -245,6 +249,11 @@ pub struct WorkloadReport {
     pub bad_line_errors: Vec<String>,
     /// Well-formed rows the reader left out, by documented reason.
     pub filtered: std::collections::BTreeMap<String, u64>,
+    /// The jobs' offered load over the cluster's capacity (GPU-seconds per second of their
+    /// arrival span over the GPUs), when it can be told: above 1 the cluster is overloaded. For
+    /// a generator it is estimated from its first 2,000 jobs. Not written to `summary.json`.
+    #[serde(skip)]
+    pub offered_load_fraction: Option<f64>,
 }
 
 fn default_load() -> f64 {
@@ -331,6 +340,21 @@ pub struct Scenario {
     pub throughputs: Option<PathBuf>,
     /// The GPU type jobs' work is measured on (Gavel traces are converted to seconds on it).
     pub reference_gpu_type: String,
+    /// Node events replayed during the run: a CSV file `time_s,node,event[,gpus,type]` (see
+    /// `blox_nodes::NodeEventFile`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_events: Option<PathBuf>,
+    /// Seeded random failures, `mtbf=HOURS,mttr=HOURS[,scope=node|gpu]` (drawn from the seed's
+    /// `cluster-failures` stream).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<String>,
+    /// Autoscaling, `min_nodes=N,max_nodes=M[,low=FRACTION,cooldown=ROUNDS,node=GPUS[:TYPE]]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub autoscale: Option<String>,
+    /// Seconds between a running job's checkpoints; absent: only when stopped gracefully (a
+    /// failure loses everything since the last (re)start); `0`: a failure loses nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint_interval_s: Option<f64>,
     /// Output folder (`jobs.csv`, `summary.json`, `timeline.csv`, …).
     pub out: Option<PathBuf>,
     /// CPU cores per node. Default: 3 per GPU under `synergy` semantics (Synergy's 24 on an
@@ -341,6 +365,10 @@ pub struct Scenario {
     /// (Synergy's 500 GB on an 8-GPU server), else 250 GB per node.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_mem_gb: Option<f64>,
+    /// End the run with an error once simulated time passes this many seconds (`None`: no
+    /// limit). Left out of `summary.json` when unset.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_sim_time_s: Option<f64>,
 }
 
 /// Which throughput model a scenario uses.
@@ -388,9 +416,14 @@ impl Default for Scenario {
             throughput_model: None,
             throughputs: None,
             reference_gpu_type: blox_policies::DEFAULT_REFERENCE_TYPE.to_owned(),
+            node_events: None,
+            failures: None,
+            autoscale: None,
+            checkpoint_interval_s: None,
             out: None,
             node_cpus: None,
             node_mem_gb: None,
+            max_sim_time_s: None,
         }
     }
 }
@@ -412,6 +445,9 @@ pub struct RunReport {
     pub summary: Summary,
     /// Statistics, cluster series and fairness (the summary is `metrics.statistics`).
     pub metrics: RunMetrics,
+    /// What cluster management did, for a run with node events, failures or autoscaling
+    /// (`None` otherwise: the outputs then have no cluster-management columns or fields).
+    pub cluster_events: Option<ClusterStats>,
 }
 
 /// `summary.json`'s shape.
@@ -424,8 +460,8 @@ struct SummaryFile<'a> {
     makespan_s: f64,
     end_time_s: f64,
     statistics: &'a Summary,
-    cluster: &'a blox_metrics::TimelineStats,
-    run: &'a blox_sim::RunOutcome,
+    cluster: Extended<'a, blox_metrics::TimelineStats, ClusterFields>,
+    run: Extended<'a, blox_sim::RunOutcome, RunFields>,
     workload: &'a WorkloadReport,
     config: &'a Scenario,
     /// Under `synergy` semantics: the tracked jobs' mean, p99 and p99.9 JCT in hours, as
@@ -434,18 +470,157 @@ struct SummaryFile<'a> {
     synergy_jct: Option<blox_metrics::SynergyJct>,
 }
 
+/// An object with optional extra fields after its own (none: serialised exactly as the object
+/// alone).
+#[derive(Serialize)]
+struct Extended<'a, A: Serialize, B: Serialize> {
+    #[serde(flatten)]
+    base: &'a A,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    extra: Option<B>,
+}
+
+/// `summary.json`'s `cluster` fields of a run with cluster management.
+#[derive(Serialize)]
+struct ClusterFields {
+    node_events: u64,
+    gpu_hours_available: f64,
+}
+
+/// `summary.json`'s `run` fields of a run with cluster management.
+#[derive(Serialize)]
+struct RunFields {
+    lost_gpu_s: f64,
+    failures_hit: u64,
+}
+
+fn node_error(e: blox_nodes::NodeError) -> SimError {
+    match e {
+        blox_nodes::NodeError::Input {
+            file: Some(file),
+            line,
+            field,
+            message,
+            ..
+        } => SimError::input(file, line, field.as_deref(), message),
+        other => SimError::Config(other.to_string()),
+    }
+}
+
 impl Scenario {
-    /// Read a scenario from a `.toml` or `.json` file.
+    /// Whether the run changes its cluster (node events, random failures or autoscaling).
+    pub fn manages_cluster(&self) -> bool {
+        self.node_events.is_some() || self.failures.is_some() || self.autoscale.is_some()
+    }
+
+    /// The checkpointing rule (`checkpoint_interval_s`).
+    pub fn checkpointing(&self) -> Result<Checkpointing, SimError> {
+        Checkpointing::from_secs(self.checkpoint_interval_s).map_err(node_error)
+    }
+
+    /// The random failures, if any.
+    pub fn failure_spec(&self) -> Result<Option<FailureSpec>, SimError> {
+        self.failures
+            .as_deref()
+            .map(|f| f.parse::<FailureSpec>().map_err(node_error))
+            .transpose()
+    }
+
+    /// The sources of cluster events, merged in the order node-event file, random failures,
+    /// autoscaler; `None` without any. A node-event file is read and checked against the
+    /// cluster here, so that a bad row is reported before the run.
+    pub fn cluster_events(&self) -> Result<Option<BoxEvents>, SimError> {
+        if !self.manages_cluster() {
+            return Ok(None);
+        }
+        let cluster = self.cluster_spec()?;
+        let mut sources = EventSources::new();
+        if let Some(path) = &self.node_events {
+            let file = NodeEventFile::load(path).map_err(node_error)?;
+            file.check(&cluster).map_err(node_error)?;
+            sources.push(Box::new(file));
+        }
+        if let Some(spec) = self.failure_spec()? {
+            sources.push(Box::new(RandomFailures::new(
+                spec,
+                &cluster,
+                blox_core::Seed(self.seed),
+            )));
+        }
+        if let Some(a) = &self.autoscale {
+            let spec: AutoscaleSpec = a.parse().map_err(node_error)?;
+            sources.push(Box::new(spec.build(&cluster).map_err(node_error)?));
+        }
+        Ok(Some(Box::new(sources)))
+    }
+
+    /// Read a scenario from a `.toml` or `.json` file (any other extension is refused, not
+    /// guessed). Relative file paths in it (trace files, the throughput table, a topology file,
+    /// node events)
+    /// are taken from the scenario's own folder, and every setting is checked
+    /// ([`Scenario::check`]): an error names the file, the line and the key.
     pub fn from_file(path: &Path) -> Result<Scenario, SimError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
-        let is_json = path
+        let ext = path
             .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        let is_json = match ext.as_deref() {
+            Some("json") => true,
+            Some("toml") => false,
+            other => {
+                let what = other.map_or_else(|| "no extension".to_string(), |e| format!("`.{e}`"));
+                return Err(SimError::input(
+                    path,
+                    None,
+                    None,
+                    format!(
+                        "unsupported scenario format ({what}): a scenario is a `.toml` or a `.json` file"
+                    ),
+                ));
+            }
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| SimError::io(path, e))?;
+        let mut s = Self::parse_text(path, &text, is_json)?;
+        s.resolve_paths(path.parent().unwrap_or(Path::new("")));
+        s.check().map_err(|bad| {
+            SimError::input(path, key_line(&text, bad.key), Some(bad.key), bad.message)
+        })?;
+        Ok(s)
+    }
+
+    /// Relative paths of the scenario taken from `base` (its file's folder).
+    fn resolve_paths(&mut self, base: &Path) {
+        let fix = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        match &mut self.workload {
+            WorkloadConfig::Trace { paths, .. } | WorkloadConfig::Resample { paths, .. } => {
+                paths.iter_mut().for_each(fix)
+            }
+            WorkloadConfig::BloxMultigpuTrace { path, .. } => fix(path),
+            _ => {}
+        }
+        if let Some(p) = &mut self.throughputs {
+            fix(p);
+        }
+        if let Some(p) = &mut self.node_events {
+            fix(p);
+        }
+        if let Some(t) = &mut self.topology {
+            let p = Path::new(t.as_str());
+            if p.is_relative() && t.to_ascii_lowercase().ends_with(".json") {
+                *t = base.join(p).display().to_string();
+            }
+        }
+    }
+
+    fn parse_text(path: &Path, text: &str, is_json: bool) -> Result<Scenario, SimError> {
         if is_json {
-            serde_json::from_str(&text)
+            serde_json::from_str(text)
                 .map_err(|e| SimError::input(path, Some(e.line() as u64), None, e.to_string()))
         } else {
-            toml::from_str(&text).map_err(|e| {
+            toml::from_str(text).map_err(|e| {
                 let msg = e.message().to_string();
                 // An unknown key is blamed on the whole table; point at the key's own line.
                 let key = msg
@@ -466,6 +641,97 @@ impl Scenario {
                 SimError::input(path, line, key.as_deref(), msg)
             })
         }
+    }
+
+    /// Check every setting, so that a bad value is reported before any work, by its key as in
+    /// a scenario file (`workload.load`, `round_s`, …).
+    pub fn check(&self) -> Result<(), BadSetting> {
+        let bad = |key: &'static str, message: String| Err(BadSetting { key, message });
+        let cluster = match self.cluster_spec() {
+            Ok(c) => c,
+            Err(e) => return bad("cluster", e.to_string()),
+        };
+        if self.round_s == 0 {
+            return bad("round_s", "must be a whole number of seconds ≥ 1".into());
+        }
+        let cost = self.preemption_cost_s;
+        if !(cost.is_finite() && (0.0..=MAX_SECONDS).contains(&cost)) {
+            return bad(
+                "preemption_cost_s",
+                format!("`{cost}` is not a number of seconds in 0..={MAX_SECONDS:e}"),
+            );
+        }
+        if self.semantics == Semantics::Blox && cost != 0.0 {
+            return bad(
+                "preemption_cost_s",
+                "applies to `exact` semantics only (Blox's preemptions are free)".into(),
+            );
+        }
+        if let Err(e) = self.track_window() {
+            return bad("track", e.to_string());
+        }
+        if let Some(m) = self.max_sim_time_s {
+            if !(m.is_finite() && m > 0.0 && m <= MAX_SECONDS) {
+                return bad(
+                    "max_sim_time_s",
+                    format!("`{m}` is not a number of seconds in (0, {MAX_SECONDS:e}]"),
+                );
+            }
+        }
+        if let Some(load) = self.load() {
+            if !(load.is_finite() && load > 0.0) {
+                return bad(
+                    "workload.load",
+                    format!("`{load}` is not a number of jobs per hour > 0"),
+                );
+            }
+        }
+        let jobs = match &self.workload {
+            WorkloadConfig::Poisson { jobs, .. }
+            | WorkloadConfig::DualLoad { jobs, .. }
+            | WorkloadConfig::Resample { jobs, .. } => Some(*jobs),
+            _ => None,
+        };
+        if let Some(n) = jobs.filter(|n| !(1..=MAX_GENERATED_JOBS).contains(n)) {
+            return bad(
+                "workload.jobs",
+                format!("`{n}` is not a number of jobs in 1..={MAX_GENERATED_JOBS}"),
+            );
+        }
+        match &self.workload {
+            WorkloadConfig::BloxDefault { trace_jobs, .. }
+                if !(1..=MAX_GENERATED_JOBS).contains(trace_jobs) =>
+            {
+                return bad(
+                    "workload.trace_jobs",
+                    format!("`{trace_jobs}` is not a number of jobs in 1..={MAX_GENERATED_JOBS}"),
+                );
+            }
+            WorkloadConfig::Poisson {
+                durations, gpus, ..
+            } => {
+                if let Err(e) = parse_durations(durations) {
+                    return bad("workload.durations", e.to_string());
+                }
+                if let Err(e) = parse_gpus(gpus, cluster.total_gpus()) {
+                    return bad("workload.gpus", e.to_string());
+                }
+            }
+            WorkloadConfig::Trace { paths, format, .. }
+            | WorkloadConfig::Resample { paths, format, .. } => {
+                if let Err(e) = format.parse::<TraceFormat>() {
+                    return bad("workload.format", e.to_string());
+                }
+                if paths.is_empty() {
+                    return bad("workload.paths", "needs at least one trace file".into());
+                }
+            }
+            _ => {}
+        }
+        if let Err(e) = self.topology_model() {
+            return bad("topology", e.to_string());
+        }
+        Ok(())
     }
 
     /// The tracked window: the given one, else `3000..4000` for the Blox generator (Blox's
@@ -543,7 +809,8 @@ impl Scenario {
         Ok(SimConfig::new(model)
             .with_round(Time::from_secs(self.round_s))
             .with_track(self.track_window()?)
-            .with_starvation(starvation))
+            .with_starvation(starvation)
+            .with_checkpointing(self.checkpointing()?))
     }
 
     /// Build the workload.
@@ -551,8 +818,41 @@ impl Scenario {
         Ok(self.load_workload()?.0)
     }
 
-    /// Build the workload and report what reading it found (skipped and filtered rows).
+    /// Build the workload and report what reading it found (skipped and filtered rows) and
+    /// its offered load.
     pub fn load_workload(&self) -> Result<(Box<dyn Workload + Send>, WorkloadReport), SimError> {
+        let (w, mut report, jobs) = self.build_workload()?;
+        let total = self.cluster_spec()?.total_gpus();
+        report.offered_load_fraction = match jobs {
+            Some(jobs) => crate::progress::offered_fraction(&jobs, total),
+            // Its GPU counts come from a Philly log: not read a second time for an estimate.
+            None if matches!(self.workload, WorkloadConfig::BloxMultigpuTrace { .. }) => None,
+            None => {
+                // A generator: estimate from the first jobs of a fresh copy of it.
+                let (mut fresh, _, _) = self.build_workload()?;
+                let first = crate::progress::sample(&mut fresh, 2_000)?;
+                crate::progress::offered_fraction(&first, total)
+            }
+        };
+        Ok((w, report))
+    }
+
+    /// The workload, what reading it found, and its whole job list when it has one.
+    #[allow(clippy::type_complexity)]
+    fn build_workload(
+        &self,
+    ) -> Result<
+        (
+            Box<dyn Workload + Send>,
+            WorkloadReport,
+            Option<Vec<blox_core::JobSpec>>,
+        ),
+        SimError,
+    > {
+        let list = |jobs: Vec<blox_core::JobSpec>, report: WorkloadReport| {
+            let w: Box<dyn Workload + Send> = Box::new(JobList::new(jobs.clone()));
+            (w, report, Some(jobs))
+        };
         Ok(match &self.workload {
             WorkloadConfig::BloxDefault { load, trace_jobs } => (
                 Box::new(BloxDefaultWorkload::with_seed(
@@ -561,6 +861,7 @@ impl Scenario {
                     self.seed,
                 )?),
                 WorkloadReport::default(),
+                None,
             ),
             WorkloadConfig::BloxMultigpuTrace { load, path } => {
                 let gpus = blox_workload::philly_blox_gpu_counts(path)?;
@@ -571,11 +872,13 @@ impl Scenario {
                 (
                     Box::new(BloxMultiGpuTrace::new(*load, gpus, self.seed)?),
                     report,
+                    None,
                 )
             }
             WorkloadConfig::BloxSynthetic { load } => (
                 Box::new(BloxSynthetic::with_seed(*load, self.seed)?),
                 WorkloadReport::default(),
+                None,
             ),
             WorkloadConfig::Trace {
                 paths,
@@ -594,6 +897,7 @@ impl Scenario {
                     paths.iter().map(|p| (p.clone(), format)).collect();
                 let opts = self.read_options().with_skip_bad_lines(*skip_bad_lines);
                 let read = blox_workload::read_traces(&inputs, &opts)?;
+                every_line_bad(&read)?;
                 let report = WorkloadReport {
                     jobs_read: Some(read.jobs.len() as u64),
                     bad_lines: read.bad_line_count,
@@ -603,8 +907,9 @@ impl Scenario {
                         .iter()
                         .map(|(k, v)| (k.to_string(), *v))
                         .collect(),
+                    offered_load_fraction: None,
                 };
-                (Box::new(JobList::new(read.jobs)), report)
+                list(read.jobs, report)
             }
             WorkloadConfig::Poisson {
                 load,
@@ -616,10 +921,7 @@ impl Scenario {
                 cfg.duration = parse_durations(durations)?;
                 cfg.gpus = parse_gpus(gpus, self.cluster_spec()?.total_gpus())?;
                 let gen = blox_workload::PoissonGenerator::new(cfg, blox_core::Seed(self.seed))?;
-                (
-                    Box::new(JobList::new(gen.take(*jobs).collect())),
-                    WorkloadReport::default(),
-                )
+                list(gen.take(*jobs).collect(), WorkloadReport::default())
             }
             WorkloadConfig::SynergyDefault { load, class_split } => {
                 let split: blox_workload::ClassSplit = class_split
@@ -638,15 +940,13 @@ impl Scenario {
                 (
                     Box::new(SynergyWorkload::new(*load, split, server, self.seed)?),
                     WorkloadReport::default(),
+                    None,
                 )
             }
             WorkloadConfig::DualLoad { load, jobs } => {
                 let cfg = blox_workload::DualLoadConfig::new(*load);
                 let gen = blox_workload::DualLoad::new(cfg, blox_core::Seed(self.seed))?;
-                (
-                    Box::new(JobList::new(gen.take(*jobs).collect())),
-                    WorkloadReport::default(),
-                )
+                list(gen.take(*jobs).collect(), WorkloadReport::default())
             }
             WorkloadConfig::Resample {
                 paths,
@@ -663,18 +963,50 @@ impl Scenario {
                 let target = blox_workload::LoadTarget::JobsPerHour(*load);
                 let jobs =
                     blox_workload::resample(&read.jobs, target, *jobs, blox_core::Seed(self.seed))?;
-                (Box::new(JobList::new(jobs)), WorkloadReport::default())
+                list(jobs, WorkloadReport::default())
             }
         })
     }
 
-    /// The load of the synthetic workload, if any.
+    /// The load (jobs per hour) of a generated or resampled workload, if any: what `sweep
+    /// --load` varies.
     pub fn load(&self) -> Option<f64> {
         match self.workload {
             WorkloadConfig::BloxDefault { load, .. }
             | WorkloadConfig::BloxMultigpuTrace { load, .. }
             | WorkloadConfig::BloxSynthetic { load }
+            | WorkloadConfig::Poisson { load, .. }
+            | WorkloadConfig::DualLoad { load, .. }
+            | WorkloadConfig::Resample { load, .. }
             | WorkloadConfig::SynergyDefault { load, .. } => Some(load),
+            WorkloadConfig::Trace { .. } => None,
+        }
+    }
+
+    /// Set the load of a workload that has one (see [`Scenario::load`]); `false` for a trace.
+    pub fn set_load(&mut self, value: f64) -> bool {
+        match &mut self.workload {
+            WorkloadConfig::BloxDefault { load, .. }
+            | WorkloadConfig::BloxMultigpuTrace { load, .. }
+            | WorkloadConfig::BloxSynthetic { load }
+            | WorkloadConfig::Poisson { load, .. }
+            | WorkloadConfig::DualLoad { load, .. }
+            | WorkloadConfig::Resample { load, .. }
+            | WorkloadConfig::SynergyDefault { load, .. } => {
+                *load = value;
+                true
+            }
+            WorkloadConfig::Trace { .. } => false,
+        }
+    }
+
+    /// The load of one of Blox's own generators: what Blox's Optimus keys its speed-up table
+    /// by (other workloads' loads mean something else to it).
+    fn blox_load(&self) -> Option<f64> {
+        match self.workload {
+            WorkloadConfig::BloxDefault { load, .. }
+            | WorkloadConfig::BloxMultigpuTrace { load, .. }
+            | WorkloadConfig::BloxSynthetic { load } => Some(load),
             _ => None,
         }
     }
@@ -714,7 +1046,7 @@ impl Scenario {
 
     /// What the scenario's policy is built with.
     pub fn policy_env(&self) -> Result<PolicyEnv, SimError> {
-        let env = PolicyEnv::new(self.load());
+        let env = PolicyEnv::new(self.blox_load());
         Ok(match self.throughput_table()? {
             Some(t) => env.with_throughputs(t, self.reference_gpu_type.clone()),
             None => env,
@@ -828,6 +1160,19 @@ impl Scenario {
     /// Run the scenario, building components the stock configurations do not know through
     /// `registry`, and write the output files if `out` is set.
     pub fn run_with(&self, registry: &Registry) -> Result<RunReport, SimError> {
+        self.run_observed(registry, crate::progress::ProgressMode::Off, false)
+    }
+
+    /// [`Scenario::run_with`], reporting progress on standard error in `progress` mode and, if
+    /// `warn`, printing the overload warning there when the jobs offer more work than the
+    /// cluster can do. `max_sim_time_s` is enforced in every mode.
+    pub fn run_observed(
+        &self,
+        registry: &Registry,
+        progress: crate::progress::ProgressMode,
+        warn: bool,
+    ) -> Result<RunReport, SimError> {
+        use crate::progress::{overload_warning, Progress, ProgressState, TimeLimit};
         let env = self.policy_env()?;
         let topology = self.topology_model()?;
         let policy = if self.semantics == Semantics::Synergy {
@@ -848,16 +1193,55 @@ impl Scenario {
         let cfg = self.sim_config()?;
         let cluster = self.cluster_spec()?;
         let throughput = self.throughput_with(topology, env)?;
-        let (mut workload, workload_report) = self.load_workload()?;
-        let sink = (JobLog::default(), Timeline::default());
+        let total_gpus = cluster.total_gpus();
+        let (workload, workload_report) = self.load_workload()?;
+        if warn {
+            if let Some(w) = workload_report
+                .offered_load_fraction
+                .and_then(|f| overload_warning(f, total_gpus))
+            {
+                eprintln!("{w}");
+            }
+        }
+        let window = self.track_window()?;
+        let tracked_total =
+            window
+                .map(|w| w.len())
+                .or(workload_report.jobs_read)
+                .or(match &self.workload {
+                    WorkloadConfig::Poisson { jobs, .. }
+                    | WorkloadConfig::DualLoad { jobs, .. } => Some(*jobs as u64),
+                    _ => None,
+                });
+        let state = std::sync::Arc::new(ProgressState::default());
+        let limit = match self.max_sim_time_s {
+            Some(s) => Time::from_secs_f64_ceil(s).unwrap_or(Time(u64::MAX)),
+            None => Time(u64::MAX),
+        };
+        let mut workload = TimeLimit::new(workload, limit, state.clone(), tracked_total);
+        let events = self.cluster_events()?;
+        let managed = events.is_some();
+        let sink = Progress::new(
+            (
+                JobLog::default(),
+                Timeline::default(),
+                ClusterLog::new(total_gpus),
+            ),
+            state,
+            window.map(|w| w.ids()),
+            tracked_total,
+            progress,
+            self.label(),
+        );
         // The one place a semantics name becomes a time model type.
-        let (outcome, (log, timeline)) = match cfg.model.clone() {
+        let (outcome, sink) = match cfg.model.clone() {
             ModelChoice::Blox(m) => simulate(
                 cfg.with_model(m),
                 cluster,
                 scheduler,
                 throughput,
                 sink,
+                events,
                 &mut workload,
             )?,
             ModelChoice::Exact(m) => simulate(
@@ -866,6 +1250,7 @@ impl Scenario {
                 scheduler,
                 throughput,
                 sink,
+                events,
                 &mut workload,
             )?,
             ModelChoice::Synergy(m) => simulate(
@@ -874,11 +1259,14 @@ impl Scenario {
                 scheduler,
                 throughput,
                 sink,
+                events,
                 &mut workload,
             )?,
         };
+        let (log, timeline, cluster_log) = sink.into_inner();
         let mut report = self.report(outcome, log, timeline)?;
         report.workload = workload_report;
+        report.cluster_events = managed.then(|| cluster_log.stats());
         if let Some(dir) = &self.out {
             report.write(dir)?;
         }
@@ -927,6 +1315,7 @@ impl Scenario {
             summary: metrics.statistics.clone(),
             metrics,
             workload: WorkloadReport::default(),
+            cluster_events: None,
         })
     }
 }
@@ -951,6 +1340,7 @@ fn simulate<S, T, M, Tm, W>(
     scheduler: S,
     throughput: T,
     sink: M,
+    events: Option<BoxEvents>,
     workload: &mut W,
 ) -> Result<(blox_sim::RunOutcome, M), SimError>
 where
@@ -961,6 +1351,9 @@ where
     W: Workload + ?Sized,
 {
     let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
+    if let Some(e) = events {
+        sim = sim.with_cluster_events(e);
+    }
     let outcome = sim.run(workload)?;
     Ok((outcome, sim.into_sink()))
 }
@@ -981,14 +1374,26 @@ impl RunReport {
     /// The `jobs.csv` text.
     pub fn jobs_csv(&self) -> Vec<u8> {
         let mut buf = Vec::new();
-        write_jobs_csv(&mut buf, &self.log, self.window()).expect("writing to memory");
+        write_jobs_csv_with(
+            &mut buf,
+            &self.log,
+            self.window(),
+            self.cluster_events.is_some(),
+        )
+        .expect("writing to memory");
         buf
     }
 
     /// The `timeline.csv` text.
     pub fn timeline_csv(&self) -> Vec<u8> {
         let mut buf = Vec::new();
-        write_timeline_csv(&mut buf, &self.timeline).expect("writing to memory");
+        let total = self.scenario.cluster_spec().map_or(0, |c| c.total_gpus());
+        write_timeline_csv_with(
+            &mut buf,
+            &self.timeline,
+            self.cluster_events.is_some().then_some(total),
+        )
+        .expect("writing to memory");
         buf
     }
 
@@ -1002,8 +1407,20 @@ impl RunReport {
             makespan_s: self.summary.makespan_s,
             end_time_s: self.outcome.end_time.as_secs_f64(),
             statistics: &self.summary,
-            cluster: &self.metrics.cluster,
-            run: &self.outcome,
+            cluster: Extended {
+                base: &self.metrics.cluster,
+                extra: self.cluster_events.map(|c| ClusterFields {
+                    node_events: c.node_events,
+                    gpu_hours_available: c.gpu_hours_available,
+                }),
+            },
+            run: Extended {
+                base: &self.outcome,
+                extra: self.cluster_events.map(|c| RunFields {
+                    lost_gpu_s: c.lost_gpu_s,
+                    failures_hit: c.failures_hit,
+                }),
+            },
             workload: &self.workload,
             config: &self.scenario,
             synergy_jct: self.synergy_jct(),
@@ -1014,8 +1431,9 @@ impl RunReport {
     }
 
     /// Write the run's files into `dir` (created if missing): `jobs.csv`, `summary.json`,
-    /// `timeline.csv`, `fairness.csv`, `jct_cdf.csv` and `timeline.svg`. Each file is written to a
-    /// temporary name and renamed, so an existing output is never left half-written.
+    /// `timeline.csv`, `fairness.csv`, `jct_cdf.csv` and `timeline.svg`, as one unit (see
+    /// [`write_all_or_nothing`]): after a failure (a full disk, a folder in a file's place) the
+    /// previous run's files are all still there, unchanged, and no temporary file is left.
     pub fn write(&self, dir: &Path) -> Result<(), SimError> {
         std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
         let mut fairness = Vec::new();
@@ -1027,26 +1445,146 @@ impl RunReport {
         let title = format!("{}: utilisation and queue", self.scenario.label());
         plot_timeline(&mut svg, &title, self.timeline.samples(), total)
             .map_err(|e| SimError::Config(format!("timeline plot: {e}")))?;
-        for (name, bytes) in [
-            ("jobs.csv", self.jobs_csv()),
-            ("timeline.csv", self.timeline_csv()),
-            ("fairness.csv", fairness),
-            ("jct_cdf.csv", cdf),
-            ("timeline.svg", svg),
-            ("summary.json", self.summary_json()),
-        ] {
-            write_atomically(dir, name, &bytes)?;
-        }
-        Ok(())
+        write_all_or_nothing(
+            dir,
+            &[
+                ("jobs.csv", self.jobs_csv()),
+                ("timeline.csv", self.timeline_csv()),
+                ("fairness.csv", fairness),
+                ("jct_cdf.csv", cdf),
+                ("timeline.svg", svg),
+                ("summary.json", self.summary_json()),
+            ],
+        )
     }
 }
 
-/// Write `bytes` to `dir/name` through a temporary file and a rename.
+/// Write several files into `dir` as one unit: either every one of them is replaced, or none is
+/// and the folder holds exactly what it held before, with no temporary file left behind (see
+/// [`blox_metrics::write_all_or_nothing`]).
+pub fn write_all_or_nothing(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<(), SimError> {
+    blox_metrics::write_all_or_nothing(dir, files).map_err(|e| SimError::io(e.path, e.source))
+}
+
+/// Write `bytes` to `dir/name` through a temporary file and a rename; on failure the old file
+/// is untouched and the temporary file is removed.
 pub(crate) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), SimError> {
     let path = dir.join(name);
     let tmp = dir.join(format!(".{name}.tmp"));
-    let mut f = std::fs::File::create(&tmp).map_err(|e| SimError::io(&tmp, e))?;
-    f.write_all(bytes).map_err(|e| SimError::io(&tmp, e))?;
-    f.sync_all().map_err(|e| SimError::io(&tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| SimError::io(&path, e))
+    let result = std::fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
+        .map_err(|e| SimError::io(&path, e))
+        .and_then(|()| std::fs::rename(&tmp, &path).map_err(|e| SimError::io(&path, e)));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// A scenario setting that is not valid: its key as in a scenario file, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BadSetting {
+    /// The key, e.g. `workload.load` or `round_s`.
+    pub key: &'static str,
+    /// What is wrong with its value.
+    pub message: String,
+}
+
+impl std::fmt::Display for BadSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}`: {}", self.key, self.message)
+    }
+}
+
+/// The most jobs a generator may be asked for (a larger count would only exhaust memory).
+pub const MAX_GENERATED_JOBS: usize = 10_000_000;
+
+/// The largest number of seconds a setting such as the preemption cost may hold (the same bound
+/// as a trace's times, `blox_workload::MAX_TRACE_SECONDS`).
+const MAX_SECONDS: f64 = blox_workload::MAX_TRACE_SECONDS;
+
+/// The 1-based line of a scenario file that sets `key` (its last part, e.g. `load` of
+/// `workload.load`, looked for after the line that names its table), if one does.
+fn key_line(text: &str, key: &str) -> Option<u64> {
+    let (table, last) = match key.rsplit_once('.') {
+        Some((t, l)) => (Some(t), l),
+        None => (None, key),
+    };
+    let sets = |line: &str, name: &str| {
+        let mut rest = line;
+        while let Some(i) = rest.find(name) {
+            let before = rest[..i].chars().next_back();
+            let after = rest[i + name.len()..].trim_start_matches(['"', ' ', '\t']);
+            let boundary = !before.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            if boundary && (after.starts_with('=') || after.starts_with(':')) {
+                return true;
+            }
+            rest = &rest[i + name.len()..];
+        }
+        false
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let start = table
+        .and_then(|t| lines.iter().position(|l| l.contains(t)))
+        .unwrap_or(0);
+    lines[start..]
+        .iter()
+        .position(|l| sets(l, last))
+        .map(|i| (start + i) as u64 + 1)
+}
+
+/// A trace whose every job line was malformed (and skipped) is an error, not an empty run.
+pub(crate) fn every_line_bad(read: &blox_workload::TraceRead) -> Result<(), SimError> {
+    if read.jobs.is_empty() && read.bad_line_count > 0 {
+        let first = read
+            .bad_lines
+            .first()
+            .map_or_else(String::new, |e| format!("; the first: {e}"));
+        return Err(SimError::Config(format!(
+            "every job line of the trace is malformed ({} skipped with --skip-bad-lines), so \
+             there is nothing to run{first}",
+            read.bad_line_count
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_object_without_extra_fields_serialises_as_itself() {
+        let stats = blox_metrics::TimelineStats::compute(
+            &[blox_core::RoundSample::new(
+                Time::from_secs(3),
+                1,
+                2,
+                0,
+                3,
+                4,
+                1,
+            )],
+            8,
+        );
+        let plain = serde_json::to_vec_pretty(&stats).unwrap();
+        let ext = Extended::<_, ClusterFields> {
+            base: &stats,
+            extra: None,
+        };
+        assert_eq!(serde_json::to_vec_pretty(&ext).unwrap(), plain);
+        let with = Extended {
+            base: &stats,
+            extra: Some(ClusterFields {
+                node_events: 2,
+                gpu_hours_available: 1.5,
+            }),
+        };
+        let text = String::from_utf8(serde_json::to_vec_pretty(&with).unwrap()).unwrap();
+        assert!(
+            text.ends_with("\"node_events\": 2,\n  \"gpu_hours_available\": 1.5\n}"),
+            "{text}"
+        );
+    }
 }

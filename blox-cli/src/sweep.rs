@@ -12,7 +12,7 @@
 
 use crate::registry::{Named, Registry};
 use crate::scenario::write_atomically;
-use crate::{Scenario, WorkloadConfig};
+use crate::Scenario;
 use blox_admission::AdmissionConfig;
 use blox_core::Semantics;
 use blox_placement::PlacementConfig;
@@ -41,6 +41,9 @@ pub struct Sweep {
     pub loads: Vec<f64>,
     /// Seeds to try.
     pub seeds: Vec<u64>,
+    /// Random failures to try (`None`: no failures), crossed between load and seed; labels
+    /// then end their settings with `-failMTBF-MTTR` or `-nofail`.
+    pub failures: Vec<Option<String>>,
 }
 
 /// One run of a sweep.
@@ -91,6 +94,9 @@ pub struct SweepRow {
     pub makespan_s: f64,
     /// End of the run, s.
     pub end_time_s: f64,
+    /// Random failures per node (or GPU) per hour, `1/mtbf`, of a run with failures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_rate: Option<f64>,
 }
 
 /// Header of `results.csv`.
@@ -123,7 +129,10 @@ impl Sweep {
         let base_load = b.load();
         if !self.loads.is_empty() && base_load.is_none() {
             return Err(SimError::Config(
-                "--load applies to the generated workload, not to a trace".into(),
+                "--load applies to a generated or resampled workload (blox-default, \
+                 blox-multigpu-trace, blox-synthetic, poisson, dual-load, --resample), not to a \
+                 trace replayed as it is"
+                    .into(),
             ));
         }
         let mut runs = Vec::new();
@@ -133,31 +142,35 @@ impl Sweep {
                     for pol in or_base(&self.policies, b.policy.clone()) {
                         for pla in or_base(&self.placements, b.placement.clone()) {
                             for load in or_base(&self.loads, base_load.unwrap_or(0.0)) {
-                                for seed in or_base(&self.seeds, b.seed) {
-                                    let mut s = b.clone();
-                                    s.semantics = sem;
-                                    s.cluster = cluster.clone();
-                                    s.admission = adm.clone();
-                                    s.policy = pol.clone();
-                                    s.placement = pla.clone();
-                                    s.seed = seed;
-                                    if let WorkloadConfig::BloxDefault { load: l, .. }
-                                    | WorkloadConfig::BloxMultigpuTrace { load: l, .. }
-                                    | WorkloadConfig::BloxSynthetic { load: l } = &mut s.workload
-                                    {
-                                        *l = load;
-                                    }
-                                    let load_part =
-                                        s.load().map_or_else(String::new, |l| format!("-load{l}"));
-                                    let label = safe(&format!(
-                                        "{sem}-{cluster}-{adm}-{pol}-{pla}{load_part}-seed{seed}"
+                                for fail in or_base(&self.failures, b.failures.clone()) {
+                                    for seed in or_base(&self.seeds, b.seed) {
+                                        let mut s = b.clone();
+                                        s.semantics = sem;
+                                        s.cluster = cluster.clone();
+                                        s.admission = adm.clone();
+                                        s.policy = pol.clone();
+                                        s.placement = pla.clone();
+                                        s.seed = seed;
+                                        s.set_load(load);
+                                        s.failures = fail.clone();
+                                        let load_part = s
+                                            .load()
+                                            .map_or_else(String::new, |l| format!("-load{l}"));
+                                        let fail_part = if self.failures.is_empty() {
+                                            String::new()
+                                        } else {
+                                            failure_label(fail.as_deref())
+                                        };
+                                        let label = safe(&format!(
+                                        "{sem}-{cluster}-{adm}-{pol}-{pla}{load_part}{fail_part}-seed{seed}"
                                     ));
-                                    s.out = None;
-                                    runs.push(SweepRun {
-                                        index: runs.len(),
-                                        label,
-                                        scenario: s,
-                                    });
+                                        s.out = None;
+                                        runs.push(SweepRun {
+                                            index: runs.len(),
+                                            label,
+                                            scenario: s,
+                                        });
+                                    }
                                 }
                             }
                         }
@@ -166,6 +179,23 @@ impl Sweep {
             }
         }
         Ok(runs)
+    }
+}
+
+/// `-failMTBF-MTTR[-gpu]` for a failure spec, `-nofail` for none (a spec that does not parse
+/// keeps its text; the run reports the error).
+fn failure_label(spec: Option<&str>) -> String {
+    match spec.map(str::parse::<blox_nodes::FailureSpec>) {
+        None => "-nofail".into(),
+        Some(Ok(f)) => {
+            let scope = if f.scope == blox_nodes::FailureScope::Gpu {
+                "-gpu"
+            } else {
+                ""
+            };
+            format!("-fail{}-{}{scope}", f.mtbf_h, f.mttr_h)
+        }
+        Some(Err(_)) => format!("-fail{}", spec.unwrap_or_default()),
     }
 }
 
@@ -258,6 +288,7 @@ fn row(run: &SweepRun, summary: &serde_json::Value) -> SweepRow {
         preemptions_total: summary["preemptions_total"].as_u64().unwrap_or(0),
         makespan_s: f("makespan_s"),
         end_time_s: f("end_time_s"),
+        failure_rate: s.failure_spec().ok().flatten().map(|f| f.rate_per_hour()),
     }
 }
 
@@ -298,7 +329,12 @@ fn csv_cell(s: &str) -> String {
 }
 
 fn write_results(out: &Path, rows: &[SweepRow]) -> Result<(), SimError> {
+    // Sweeps over failures get one more column; others keep the frozen format.
+    let with_failures = rows.iter().any(|r| r.failure_rate.is_some());
     let mut csv = String::from(RESULTS_CSV_HEADER);
+    if with_failures {
+        csv.push_str(",failure_rate");
+    }
     csv.push('\n');
     for r in rows {
         csv.push_str(&format!(
@@ -321,6 +357,14 @@ fn write_results(out: &Path, rows: &[SweepRow]) -> Result<(), SimError> {
             r.makespan_s,
             r.end_time_s
         ));
+        if with_failures {
+            csv.pop();
+            csv.push_str(&format!(
+                ",{}\n",
+                r.failure_rate
+                    .map_or_else(String::new, |x| format!("{x:?}"))
+            ));
+        }
     }
     let mut json = serde_json::to_vec_pretty(rows).expect("serialising to memory");
     json.push(b'\n');
@@ -364,7 +408,56 @@ fn write_results(out: &Path, rows: &[SweepRow]) -> Result<(), SimError> {
             .map_err(|e| SimError::Config(format!("JCT-vs-load plot: {e}")))?;
         write_atomically(out, "jct_vs_load.svg", &svg)?;
     }
+    if with_failures {
+        plot_against_failure_rate(out, rows)?;
+    }
     Ok(())
+}
+
+/// `jct_vs_failure_rate.svg`: average JCT against failures per node-hour (0 for runs without
+/// failures), one series per setting other than failures and seed (seeds averaged).
+fn plot_against_failure_rate(out: &Path, rows: &[SweepRow]) -> Result<(), SimError> {
+    let mut series: BTreeMap<String, BTreeMap<u64, (f64, u32)>> = BTreeMap::new();
+    for r in rows {
+        let load = r.load.map_or_else(String::new, |l| format!(" load {l}"));
+        let label = format!(
+            "{} {}/{}/{} {}{load}",
+            r.semantics, r.admission, r.policy, r.placement, r.cluster
+        );
+        let e = series
+            .entry(label)
+            .or_default()
+            .entry(r.failure_rate.unwrap_or(0.0).to_bits())
+            .or_insert((0.0, 0));
+        e.0 += r.avg_jct_s;
+        e.1 += 1;
+    }
+    if !series.values().any(|s| s.len() > 1) {
+        return Ok(());
+    }
+    let data: Vec<(String, Vec<(f64, f64)>)> = series
+        .into_iter()
+        .map(|(label, pts)| {
+            let v = pts
+                .into_iter()
+                .map(|(x, (sum, n))| (f64::from_bits(x), sum / f64::from(n)))
+                .collect();
+            (label, v)
+        })
+        .collect();
+    let refs: Vec<(&str, &[(f64, f64)])> = data
+        .iter()
+        .map(|(l, v)| (l.as_str(), v.as_slice()))
+        .collect();
+    let mut svg = Vec::new();
+    blox_metrics::plot_jct_vs(
+        &mut svg,
+        "Average JCT against failure rate",
+        "failures per node-hour (1/MTBF)",
+        &refs,
+    )
+    .map_err(|e| SimError::Config(format!("JCT-vs-failure-rate plot: {e}")))?;
+    write_atomically(out, "jct_vs_failure_rate.svg", &svg)
 }
 
 #[cfg(test)]

@@ -4,16 +4,21 @@
 //! | method and path | does |
 //! |---|---|
 //! | `POST /v1/jobs` | submit (body: [`Submission`] as JSON) → `201 {"id": N}` |
-//! | `GET /v1/jobs` | every job → `{"jobs": [...]}` |
+//! | `GET /v1/jobs?limit=N&after=ID` | one page of jobs in id order → `{"jobs": [...], "next_after": ID or null}` (`limit` 1..=1000, default 100; `after` the last id of the previous page, default 0) |
 //! | `GET /v1/jobs/N` | one job |
 //! | `DELETE /v1/jobs/N` | cancel → `202` |
-//! | `GET /v1/nodes` | nodes, GPUs and which job holds each |
+//! | `GET /v1/nodes` | nodes, GPUs and which job holds each (reads only the jobs that hold GPUs); `admin` is `drain` or `remove` for a node taken out of service |
+//! | `POST /v1/nodes/NAME/drain` \| `remove` \| `add` | take a node out of placement (its jobs are stopped with the grace period, or at once) or put it back; applied at the next round |
+//!
+//! The scheme of `Authorization: Bearer TOKEN` is matched without regard to case (RFC 9110
+//! §11.1). The API listens on loopback unless the server is started with `--allow-remote`
+//! (see [`check_listen`]): the token is its only protection and it speaks plain HTTP.
 //!
 //! Errors are `{"error": "...", "field": "..."}` (the field only for a bad submission) with 400
 //! (bad request), 401 (missing or wrong token), 404, 405, 409 (job already ended) or 413 (body
 //! over 1 MiB).
 
-use crate::model::{JobState, Submission};
+use crate::model::Submission;
 use crate::store::{unix_ms, JobRow, Store};
 use crate::ClusterError;
 use blox_core::Inventory;
@@ -24,6 +29,82 @@ use std::sync::Arc;
 use tiny_http::{Header, Method, Request, Response, Server};
 
 const MAX_BODY: u64 = 1 << 20;
+/// Jobs per page of `GET /v1/jobs` when the request does not say.
+const PAGE_DEFAULT: u32 = 100;
+/// The largest page a request may ask for.
+const PAGE_MAX: u32 = 1000;
+
+/// Check the `--listen` address: one that is not loopback (e.g. `0.0.0.0`, a LAN address) is
+/// refused unless `allow_remote` is set, because the bearer token is then the only thing that
+/// protects the jobs and it crosses the network in clear text. Returns a warning to print when a
+/// non-loopback address is allowed.
+pub fn check_listen(listen: &str, allow_remote: bool) -> Result<Option<String>, ClusterError> {
+    use std::net::ToSocketAddrs;
+    let addrs: Vec<std::net::SocketAddr> = listen
+        .to_socket_addrs()
+        .map_err(|e| ClusterError::Config(format!("--listen `{listen}`: {e}")))?
+        .collect();
+    if addrs.is_empty() {
+        return Err(ClusterError::Config(format!(
+            "--listen `{listen}`: the name resolves to no address"
+        )));
+    }
+    if addrs.iter().all(|a| a.ip().is_loopback()) {
+        return Ok(None);
+    }
+    if !allow_remote {
+        return Err(ClusterError::Config(format!(
+            "--listen `{listen}` is not a loopback address: other machines could reach the API; \
+             pass --allow-remote to accept that (the bearer token is then the only protection, \
+             sent in clear text over plain HTTP)"
+        )));
+    }
+    Ok(Some(format!(
+        "--listen `{listen}` is reachable from other machines: the bearer token is the only \
+         protection, sent in clear text over plain HTTP"
+    )))
+}
+
+/// The token of an `Authorization` header value: the scheme `Bearer` in any case, one or more
+/// spaces, then the token.
+fn bearer(value: &str) -> Option<&str> {
+    let (scheme, rest) = value.trim().split_once([' ', '\t'])?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| rest.trim())
+        .filter(|t| !t.is_empty())
+}
+
+/// `limit` and `after` of a `GET /v1/jobs` query string, or the message of a 400.
+fn page_query(query: &str) -> Result<(u32, i64), String> {
+    let mut limit = PAGE_DEFAULT;
+    let mut after = 0i64;
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        match k {
+            "limit" => {
+                limit = v
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=PAGE_MAX).contains(n))
+                    .ok_or_else(|| {
+                        format!("query parameter `limit`: `{v}` is not a whole number in 1..={PAGE_MAX}")
+                    })?;
+            }
+            "after" => {
+                after = v.parse::<i64>().ok().filter(|n| *n >= 0).ok_or_else(|| {
+                    format!("query parameter `after`: `{v}` is not a job id (a whole number ≥ 0)")
+                })?;
+            }
+            _ => {
+                return Err(format!(
+                    "unknown query parameter `{k}` (GET /v1/jobs takes `limit` and `after`)"
+                ))
+            }
+        }
+    }
+    Ok((limit, after))
+}
 
 /// What the API thread needs.
 pub struct Api {
@@ -115,14 +196,15 @@ impl Api {
                 )
             }
             Some(a) => {
-                let given = a.strip_prefix("Bearer ").unwrap_or("").trim();
+                let given = bearer(&a).unwrap_or("");
                 if !same(given.as_bytes(), self.token.as_bytes()) {
                     return error(req, 401, "wrong bearer token");
                 }
             }
         }
         let url = req.url().to_string();
-        let path = url.split('?').next().unwrap_or("").trim_end_matches('/');
+        let (path, query) = url.split_once('?').unwrap_or((&url, ""));
+        let path = path.trim_end_matches('/');
         let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
         let method = req.method().clone();
         let result = match (method, parts.as_slice()) {
@@ -153,10 +235,20 @@ impl Api {
                     }
                 }
             }
-            (Method::Get, ["v1", "jobs"]) => store.jobs().map(|rows| {
-                let jobs: Vec<Value> = rows.iter().map(|r| job_json(r, &self.inventory)).collect();
-                (200, json!({ "jobs": jobs }))
-            }),
+            (Method::Get, ["v1", "jobs"]) => {
+                let (limit, after) = match page_query(query) {
+                    Ok(p) => p,
+                    Err(msg) => return error(req, 400, &msg),
+                };
+                store.jobs_page(after, limit + 1).map(|mut rows| {
+                    let more = rows.len() > limit as usize;
+                    rows.truncate(limit as usize);
+                    let next = more.then(|| rows.last().map(|r| r.id)).flatten();
+                    let jobs: Vec<Value> =
+                        rows.iter().map(|r| job_json(r, &self.inventory)).collect();
+                    (200, json!({ "jobs": jobs, "next_after": next }))
+                })
+            }
             (m, ["v1", "jobs", id]) => {
                 let Ok(id) = id.parse::<i64>() else {
                     return error(req, 400, &format!("job id `{id}` is not a number"));
@@ -177,8 +269,33 @@ impl Api {
                     _ => Ok((405, json!({ "error": "use GET or DELETE on /v1/jobs/ID" }))),
                 }
             }
-            (Method::Get, ["v1", "nodes"]) => {
-                store.jobs().map(|rows| (200, self.nodes_json(&rows)))
+            (Method::Get, ["v1", "nodes"]) => store
+                .gpu_holders()
+                .and_then(|rows| Ok((200, self.nodes_json(&rows, &store.node_admin()?)))),
+            (Method::Post, ["v1", "nodes", name, action]) => {
+                if !self.inventory.nodes.iter().any(|n| n.name == *name) {
+                    return error(req, 404, &format!("no node `{name}`"));
+                }
+                let state = match *action {
+                    "drain" => Some("drain"),
+                    "remove" => Some("remove"),
+                    "add" => None,
+                    other => {
+                        return error(
+                            req,
+                            400,
+                            &format!(
+                                "unknown node action `{other}` (expected drain, remove or add)"
+                            ),
+                        )
+                    }
+                };
+                store.set_node_admin(name, state).map(|()| {
+                    (
+                        202,
+                        json!({"node": name, "admin": state.unwrap_or("in service")}),
+                    )
+                })
             }
             (_, ["v1", "jobs"]) | (_, ["v1", "nodes"]) => Ok((
                 405,
@@ -192,7 +309,11 @@ impl Api {
         }
     }
 
-    fn nodes_json(&self, rows: &[JobRow]) -> Value {
+    fn nodes_json(
+        &self,
+        rows: &[JobRow],
+        admin: &std::collections::BTreeMap<String, String>,
+    ) -> Value {
         // Who holds each GPU: the live launch (also while stopping), else the placement.
         let mut holder: std::collections::BTreeMap<u32, Value> = Default::default();
         for r in rows.iter().filter(|r| !r.state.is_terminal()) {
@@ -220,10 +341,50 @@ impl Api {
                     })
                     .collect();
                 first += n.gpu_indices.len() as u32;
-                json!({"name": n.name, "address": n.address, "cpus": n.cpus, "mem_gb": n.mem_gb, "gpus": gpus})
+                json!({"name": n.name, "address": n.address, "cpus": n.cpus, "mem_gb": n.mem_gb, "admin": admin.get(&n.name), "gpus": gpus})
             })
             .collect();
-        let _ = JobState::Running;
         json!({ "nodes": nodes })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive() {
+        for h in ["Bearer abc", "bearer abc", "BEARER  abc ", "BeArEr\tabc"] {
+            assert_eq!(bearer(h), Some("abc"), "{h}");
+        }
+        for h in ["Basic abc", "Bearer", "Bearer ", "Bearerabc", "abc"] {
+            assert_eq!(bearer(h), None, "{h}");
+        }
+    }
+
+    #[test]
+    fn pages_are_bounded_and_bad_queries_named() {
+        assert_eq!(page_query(""), Ok((PAGE_DEFAULT, 0)));
+        assert_eq!(page_query("limit=5&after=12"), Ok((5, 12)));
+        for (q, name) in [
+            ("limit=0", "`limit`"),
+            ("limit=1001", "`limit`"),
+            ("limit=x", "`limit`"),
+            ("after=-1", "`after`"),
+            ("colour=red", "`colour`"),
+        ] {
+            assert!(page_query(q).unwrap_err().contains(name), "{q}");
+        }
+    }
+
+    #[test]
+    fn only_loopback_listens_without_allow_remote() {
+        assert_eq!(check_listen("127.0.0.1:0", false).unwrap(), None);
+        assert_eq!(check_listen("[::1]:0", false).unwrap(), None);
+        let e = check_listen("0.0.0.0:0", false).unwrap_err().to_string();
+        assert!(e.contains("--allow-remote") && e.contains("0.0.0.0"), "{e}");
+        let w = check_listen("0.0.0.0:0", true).unwrap().unwrap();
+        assert!(w.contains("only protection"), "{w}");
+        assert!(check_listen("not an address", false).is_err());
     }
 }

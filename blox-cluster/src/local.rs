@@ -2,9 +2,16 @@
 //! per rank), all in one process group of their own, over a configured list of real or fake GPU
 //! indices grouped into fake nodes.
 //!
-//! Each rank runs `sh -c WRAPPER` with the job's command in `BLOX_COMMAND`. The wrapper traps the
-//! preemption signal only to outlive the command, so that it can record the command's exit code
-//! in an exit file; that file is how a restarted server learns how an adopted launch ended.
+//! Each rank runs `sh -c WRAPPER` with the job's command in `BLOX_COMMAND`. The wrapper runs the
+//! command in a shell of its own (so `exit`, `exec` or a syntax error in the command end only that
+//! shell) and traps the preemption signal only to outlive the command, so that it can record the
+//! command's exit code in an exit file; that file is how a restarted server learns how an adopted
+//! launch ended, so a finished job is never launched again.
+//!
+//! A launch is one job: when one rank fails (a non-zero exit, a signal, or vanished) while the
+//! others still run, and the launch is not being preempted, the whole process group is killed and
+//! the launch is reported as ended with the failed rank's status, so the job fails as a unit
+//! instead of holding every GPU while the remaining ranks wait on a dead peer.
 
 use crate::metrics_tail::MetricsTail;
 use crate::nodes::job_env;
@@ -21,8 +28,13 @@ use std::time::{Duration, Instant};
 
 /// The shell wrapper each rank runs. A trap (not an ignore, which the command would inherit)
 /// keeps the shell alive until the command has exited, then the exit code is written atomically.
+/// The command runs in a child shell, never in the wrapper's own: an `exit` (or `exec`) in it
+/// would otherwise end the wrapper before the exit file is written. The child shell traps the
+/// same signals, so that it too waits for the command (which gets the signal from the process
+/// group and may take its time to checkpoint) instead of dying first and leaving it orphaned.
 const WRAPPER: &str = r#"trap 'blox_term=1' TERM INT USR1 USR2 HUP
-eval "$BLOX_COMMAND"
+/bin/sh -c 'trap "blox_term=1" TERM INT USR1 USR2 HUP
+eval "$BLOX_COMMAND"' blox-job
 rc=$?
 printf '%s\n' "$rc" > "$BLOX_EXIT_FILE.tmp" && mv "$BLOX_EXIT_FILE.tmp" "$BLOX_EXIT_FILE"
 exit $rc"#;
@@ -286,8 +298,19 @@ impl Executor for LocalExecutor {
         for (&job, r) in &mut self.running {
             r.tail.poll(job, out);
             let mut all_done = true;
+            let mut one_failed = false;
             for rank in &mut r.ranks {
-                all_done &= Self::check_rank(rank).is_some();
+                match Self::check_rank(rank) {
+                    Some(s) => one_failed |= !s.success(),
+                    None => all_done = false,
+                }
+            }
+            if !all_done && one_failed && r.preempt.is_none() {
+                // A dead rank ends the launch: the others would wait on it forever (or train
+                // on alone). Kill the group now; the next poll reports the failed rank's status.
+                let _ = killpg(Pid::from_raw(r.pgid), Signal::SIGKILL);
+                r.killed = true;
+                continue;
             }
             if all_done {
                 let statuses: Vec<ExitStatus> = r.ranks.iter().filter_map(|k| k.done).collect();

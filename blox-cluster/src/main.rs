@@ -45,10 +45,17 @@ enum Cmd {
         /// Submission id.
         id: i64,
     },
-    /// Show nodes, GPUs and which job holds each.
+    /// Show nodes, GPUs and which job holds each; or `nodes drain|remove|add NODE` to take a
+    /// node out of placement (drain: its jobs stop with the grace period; remove: at once; both
+    /// are requeued) or put it back.
     Nodes {
         #[command(flatten)]
         conn: Conn,
+        /// `drain`, `remove` or `add`.
+        #[arg(value_parser = ["drain", "remove", "add"], requires = "node")]
+        action: Option<String>,
+        /// The node's name (as `nodes` lists it).
+        node: Option<String>,
     },
 }
 
@@ -69,6 +76,10 @@ struct ServeArgs {
     /// STATE/server.addr).
     #[arg(long, default_value = "127.0.0.1:7878", value_name = "ADDR")]
     listen: String,
+    /// Allow a `--listen` address that is not loopback. The bearer token is then the only
+    /// protection, and it crosses the network in clear text (plain HTTP).
+    #[arg(long)]
+    allow_remote: bool,
     /// Backend.
     #[arg(long, value_enum, default_value = "local")]
     backend: Backend,
@@ -180,8 +191,29 @@ fn secs(what: &str, s: f64) -> Result<Duration, ClusterError> {
         .map_err(|_| ClusterError::Config(format!("{what} `{s}`: not a number of seconds ≥ 0")))
 }
 
+/// Make the state folder private: everything the server creates from here on (database, token,
+/// job folders, logs, outputs) is readable by its owner only (files 0600, folders 0700), and the
+/// state folder itself is set to 0700 if it was looser.
+fn private_state(state: &std::path::Path) -> Result<(), ClusterError> {
+    use std::os::unix::fs::PermissionsExt;
+    nix::sys::stat::umask(nix::sys::stat::Mode::from_bits_truncate(0o077));
+    std::fs::create_dir_all(state).map_err(|e| ClusterError::io(state, e))?;
+    let mode = std::fs::metadata(state)
+        .map_err(|e| ClusterError::io(state, e))?
+        .permissions()
+        .mode();
+    if mode & 0o077 != 0 {
+        std::fs::set_permissions(state, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| ClusterError::io(state, e))?;
+    }
+    Ok(())
+}
+
 fn serve(a: ServeArgs) -> Result<(), ClusterError> {
-    std::fs::create_dir_all(&a.state).map_err(|e| ClusterError::io(&a.state, e))?;
+    if let Some(warning) = blox_cluster::check_listen(&a.listen, a.allow_remote)? {
+        eprintln!("blox-cluster: warning: {warning}");
+    }
+    private_state(&a.state)?;
     let token_path = a
         .token_file
         .clone()
@@ -360,17 +392,43 @@ fn run(cli: Cli) -> Result<(), ClusterError> {
             print(&call(&s.conn, "POST", "/v1/jobs", Some(&body.to_string()))?);
             Ok(())
         }
-        Cmd::Status { conn, id } => {
-            let path = id.map_or_else(|| "/v1/jobs".to_string(), |i| format!("/v1/jobs/{i}"));
-            print(&call(&conn, "GET", &path, None)?);
+        Cmd::Status { conn, id: Some(i) } => {
+            print(&call(&conn, "GET", &format!("/v1/jobs/{i}"), None)?);
+            Ok(())
+        }
+        Cmd::Status { conn, id: None } => {
+            // Every job, one page at a time.
+            let mut jobs = Vec::new();
+            let mut after = 0i64;
+            loop {
+                let page = call(
+                    &conn,
+                    "GET",
+                    &format!("/v1/jobs?limit=1000&after={after}"),
+                    None,
+                )?;
+                if let Some(a) = page["jobs"].as_array() {
+                    jobs.extend(a.iter().cloned());
+                }
+                match page["next_after"].as_i64() {
+                    Some(n) => after = n,
+                    None => break,
+                }
+            }
+            print(&json!({ "jobs": jobs }));
             Ok(())
         }
         Cmd::Cancel { conn, id } => {
             print(&call(&conn, "DELETE", &format!("/v1/jobs/{id}"), None)?);
             Ok(())
         }
-        Cmd::Nodes { conn } => {
-            print(&call(&conn, "GET", "/v1/nodes", None)?);
+        Cmd::Nodes { conn, action, node } => {
+            match (action, node) {
+                (Some(a), Some(n)) => {
+                    print(&call(&conn, "POST", &format!("/v1/nodes/{n}/{a}"), None)?)
+                }
+                _ => print(&call(&conn, "GET", "/v1/nodes", None)?),
+            }
             Ok(())
         }
     }

@@ -29,11 +29,10 @@ use blox_core::{
     Cluster, Ctx, Event, ExecEvent, Executor, ExitStatus, GpuId, GpuSet, Job, JobId, JobTable,
     Launch, MetricSink, QueuedJob, RoundSample, Scheduler, Time, PRIORITY_STARVED,
 };
-use blox_metrics::{write_jobs_csv, write_timeline_csv, JobLog, RunMetrics, Timeline};
+use blox_metrics::{write_jobs_csv_with, write_timeline_csv_with, JobLog, RunMetrics, Timeline};
 use blox_sim::{DecisionError, Driver, Host};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -133,6 +132,10 @@ struct Server<E> {
     counters: RunCounters,
     exec_events: Vec<ExecEvent>,
     ever_submitted: bool,
+    /// Nodes out of service now, and how they left.
+    down: BTreeMap<blox_core::NodeId, blox_core::NodeChange>,
+    /// Node events and failures of this server process (for the outputs).
+    cluster_log: blox_metrics::ClusterLog,
 }
 
 fn gpus_u32(g: &[GpuId]) -> Vec<u32> {
@@ -323,6 +326,8 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
                 counters,
                 exec_events: Vec::new(),
                 ever_submitted,
+                down: BTreeMap::new(),
+                cluster_log: blox_metrics::ClusterLog::new(inventory.total_gpus()),
             },
         })
     }
@@ -394,6 +399,7 @@ impl<E: Executor> Server<E> {
 
     fn emit(&mut self, e: &Event<'_>) {
         self.sinks.on_event(e);
+        self.cluster_log.on_event(e);
         if let Some(s) = StoredEvent::capture(e) {
             self.events.push(s);
         }
@@ -676,6 +682,8 @@ impl<E: Executor> Server<E> {
     fn arrivals(&mut self, t: Time) -> Result<(), ClusterError> {
         self.counters.rounds += 1;
         self.touched.clear();
+        // Cluster management before admission, as in simulation.
+        self.update_nodes(t)?;
         // Arrivals.
         for row in self.store.new_submissions()? {
             self.ever_submitted = true;
@@ -766,16 +774,18 @@ impl<E: Executor> Server<E> {
         Ok(())
     }
 
-    /// Write `jobs.csv`, `timeline.csv` and `summary.json` (each through a temporary file).
+    /// Write `jobs.csv`, `timeline.csv` and `summary.json`, as one unit.
     fn write_outputs(&self, policy: &str) -> Result<(), ClusterError> {
         let dir = &self.cfg.out;
         std::fs::create_dir_all(dir).map_err(|e| ClusterError::io(dir, e))?;
         let (log, timeline) = &self.sinks;
         let mut jobs = Vec::new();
-        write_jobs_csv(&mut jobs, log, None).map_err(|e| ClusterError::io(dir, e))?;
-        let mut tl = Vec::new();
-        write_timeline_csv(&mut tl, timeline).map_err(|e| ClusterError::io(dir, e))?;
+        let managed = self.managed();
         let total = self.cluster.total_gpus();
+        write_jobs_csv_with(&mut jobs, log, None, managed).map_err(|e| ClusterError::io(dir, e))?;
+        let mut tl = Vec::new();
+        write_timeline_csv_with(&mut tl, timeline, managed.then_some(total))
+            .map_err(|e| ClusterError::io(dir, e))?;
         let m = RunMetrics::compute(policy.to_string(), log, timeline, None, total);
         let s = &m.statistics;
         let summary = serde_json::json!({
@@ -790,17 +800,29 @@ impl<E: Executor> Server<E> {
             "run": self.counters,
             "config": self.cfg.label,
         });
+        let mut summary = summary;
+        if managed {
+            let mut log = self.cluster_log.clone();
+            log.on_event(&Event::End { time: self.now });
+            let c = log.stats();
+            summary["cluster"]["node_events"] = c.node_events.into();
+            summary["cluster"]["gpu_hours_available"] = c.gpu_hours_available.into();
+            summary["run"]["lost_gpu_s"] = c.lost_gpu_s.into();
+            summary["run"]["failures_hit"] = c.failures_hit.into();
+        }
         let mut sj =
             serde_json::to_vec_pretty(&summary).map_err(|e| ClusterError::State(e.to_string()))?;
         sj.push(b'\n');
-        for (name, bytes) in [
-            ("jobs.csv", jobs),
-            ("timeline.csv", tl),
-            ("summary.json", sj),
-        ] {
-            write_atomically(dir, name, &bytes)?;
-        }
-        Ok(())
+        // All three replaced together or none (a full disk leaves the previous files).
+        blox_metrics::write_all_or_nothing(
+            dir,
+            &[
+                ("jobs.csv", jobs),
+                ("timeline.csv", tl),
+                ("summary.json", sj),
+            ],
+        )
+        .map_err(|e| ClusterError::io(&e.path, e.source))
     }
 }
 
@@ -948,19 +970,17 @@ impl<E: Executor> Host for Server<E> {
             self.table.gpu_demand(),
             counted as u32,
         );
+        let sample = if self.managed() {
+            sample.with_available_gpus(self.cluster.available_gpus())
+        } else {
+            sample
+        };
         self.emit(&Event::Round(sample));
         Ok(())
     }
 }
 
-/// Write `bytes` to `dir/name` through a temporary file and a rename.
-pub(crate) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), ClusterError> {
-    let path = dir.join(name);
-    let tmp = dir.join(format!(".{name}.tmp"));
-    let mut f = std::fs::File::create(&tmp).map_err(|e| ClusterError::io(&tmp, e))?;
-    f.write_all(bytes).map_err(|e| ClusterError::io(&tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| ClusterError::io(&path, e))
-}
+mod nodes;
 
 /// A flag set by SIGTERM and SIGINT, for a clean stop of `serve`.
 pub fn stop_flag() -> Result<Arc<AtomicBool>, ClusterError> {

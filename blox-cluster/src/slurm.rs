@@ -17,13 +17,20 @@
 //! - **Preemption**: `scancel --signal=SIG JOB` (the job's steps, i.e. the training processes,
 //!   not the batch shell) once the launch said it started (or after 10 s), then `scancel JOB`
 //!   after the grace period. A launch still pending in Slurm is cancelled at once.
+//! - **One job, one outcome**: `srun --kill-on-bad-exit=1`, so a rank that fails ends the whole
+//!   step (its other ranks are stopped) and the launch fails as a unit.
 //! - **State**: `squeue -h -o '%i|%T'` at most every 0.5 s; a launch that left the queue is
-//!   looked up with `scontrol -o show job` (`JobState`, `ExitCode`). A launch that ended with
-//!   `NODE_FAIL`, was cancelled by someone else, or is unknown to Slurm is reported as
+//!   looked up with `scontrol -o show job` (`JobState`, `ExitCode`). The batch script also
+//!   records `srun`'s exit code in `attemptN.exit` in the job's folder, so a launch that ended
+//!   while the server was down and that Slurm has since forgotten (`MinJobAge`) is still
+//!   reported with its real status, never run again. A launch that ended with `NODE_FAIL`, was
+//!   cancelled by someone else, or is unknown to Slurm and left no exit file is reported as
 //!   [`ExitStatus::Lost`], which the server requeues.
 
 use crate::metrics_tail::MetricsTail;
-use blox_core::{ExecError, ExecEvent, Executor, ExitStatus, Inventory, JobId, Launch, NodeInfo};
+use blox_core::{
+    ExecError, ExecEvent, Executor, ExitStatus, Inventory, JobId, Launch, NodeId, NodeInfo,
+};
 use nix::sys::signal::Signal;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -163,6 +170,7 @@ pub fn ended_status(line: &str, killed: bool) -> Option<ExitStatus> {
 struct Running {
     attempt: u32,
     slurm_id: u64,
+    exit_file: PathBuf,
     tail: MetricsTail,
     launched: Instant,
     /// Slurm said the job runs (its steps can take a signal).
@@ -204,6 +212,13 @@ fn run(cmd: &str, args: &[String]) -> Result<String, ExecError> {
 
 fn sv(args: &[&str]) -> Vec<String> {
     args.iter().map(|s| s.to_string()).collect()
+}
+
+/// The status recorded in an exit file by the batch script, if it wrote one.
+fn recorded_exit(path: &Path) -> Option<ExitStatus> {
+    let code: i32 = fs::read_to_string(path).ok()?.trim().parse().ok()?;
+    // The batch shell reports a signalled `srun` as 128 + the signal, like any shell.
+    Some(ExitStatus::Code(code))
 }
 
 /// Single-quote a value for a shell script.
@@ -371,7 +386,13 @@ exec /bin/bash -c "$BLOX_COMMAND""#
         } else {
             String::new()
         };
-        let _ = writeln!(script, "srun{het} /bin/bash -c {}\nexit $?", quote(&task));
+        let exit = quote(&Self::exit_file(dir, l.attempt).display().to_string());
+        let _ = writeln!(
+            script,
+            "srun{het} --kill-on-bad-exit=1 /bin/bash -c {}\nrc=$?\n\
+             printf '%s\\n' \"$rc\" > {exit}.tmp && mv {exit}.tmp {exit}\nexit $rc",
+            quote(&task)
+        );
         Ok((script, args))
     }
 
@@ -392,7 +413,21 @@ exec /bin/bash -c "$BLOX_COMMAND""#
     }
 
     /// How a job that left the queue ended (`Lost` if Slurm no longer knows it).
-    fn final_status(slurm_id: u64, killed: bool) -> ExitStatus {
+    /// The file in which the batch script records how `srun` ended.
+    fn exit_file(dir: &Path, attempt: u32) -> PathBuf {
+        dir.join(format!("attempt{attempt}.exit"))
+    }
+
+    /// How a job that left the queue ended (`Lost` if Slurm no longer knows it and it left no
+    /// exit file).
+    fn final_status(slurm_id: u64, killed: bool, exit_file: &Path) -> ExitStatus {
+        Self::slurm_status(slurm_id, killed)
+            .or_else(|| recorded_exit(exit_file))
+            .unwrap_or(ExitStatus::Lost)
+    }
+
+    /// What Slurm says of an ended job, when it still knows it.
+    fn slurm_status(slurm_id: u64, killed: bool) -> Option<ExitStatus> {
         match run(
             "scontrol",
             &[
@@ -406,9 +441,8 @@ exec /bin/bash -c "$BLOX_COMMAND""#
                 .lines()
                 .find(|l| field(l, "JobId") == Some(&slurm_id.to_string()))
                 .or_else(|| text.lines().next())
-                .and_then(|l| ended_status(l, killed))
-                .unwrap_or(ExitStatus::Lost),
-            Err(_) => ExitStatus::Lost,
+                .and_then(|l| ended_status(l, killed)),
+            Err(_) => None,
         }
     }
 
@@ -421,9 +455,62 @@ exec /bin/bash -c "$BLOX_COMMAND""#
     }
 }
 
+/// Whether a `sinfo -o %t` state takes work: idle, mixed, allocated or completing, and
+/// answering (no `*` suffix). Down, drained or draining, failing, in maintenance, booting,
+/// powered off, unknown or not responding nodes do not.
+pub(crate) fn slurm_state_available(state: &str) -> bool {
+    let s = state.trim();
+    if s.ends_with('*') {
+        return false;
+    }
+    let base = s.trim_end_matches(['~', '#', '!', '%', '$', '@', '^', '-']);
+    matches!(
+        base,
+        "idle"
+            | "mix"
+            | "mixed"
+            | "alloc"
+            | "allocated"
+            | "comp"
+            | "completing"
+            | "plnd"
+            | "planned"
+    )
+}
+
 impl Executor for SlurmExecutor {
     fn inventory(&self) -> &Inventory {
         &self.inventory
+    }
+
+    /// Nodes `sinfo` reports down, drained (or draining), failing or not answering.
+    fn unavailable_nodes(&mut self, out: &mut Vec<NodeId>) -> Result<(), ExecError> {
+        let mut args = sv(&["-h", "-N", "-o", "%N|%t"]);
+        if let Some(p) = &self.cfg.partition {
+            args.extend(sv(&["-p", p]));
+        }
+        let text = run("sinfo", &args)?;
+        let mut down: Vec<NodeId> = Vec::new();
+        for line in text.lines() {
+            let Some((name, state)) = line.split_once('|') else {
+                continue;
+            };
+            if slurm_state_available(state) {
+                continue;
+            }
+            if let Some(k) = self
+                .inventory
+                .nodes
+                .iter()
+                .position(|n| n.name == name.trim())
+            {
+                down.push(NodeId(k as u32));
+            }
+        }
+        down.sort_unstable();
+        down.dedup();
+        out.extend(down);
+        Ok(())
     }
 
     fn launch(&mut self, l: &Launch<'_>) -> Result<String, ExecError> {
@@ -438,6 +525,8 @@ impl Executor for SlurmExecutor {
             .and_then(|s| s.local_addr())
             .map(|a| a.port())
             .map_err(|e| err(job, "rendezvous port", e))?;
+        let exit_file = Self::exit_file(&dir, l.attempt);
+        let _ = fs::remove_file(&exit_file);
         let (script, mut args) = self.submission(l, &dir, port)?;
         let path = dir.join(format!("attempt{}.sbatch", l.attempt));
         fs::write(&path, script).map_err(|e| err(job, "batch script", e))?;
@@ -453,6 +542,7 @@ impl Executor for SlurmExecutor {
             Running {
                 attempt: l.attempt,
                 slurm_id,
+                exit_file,
                 tail: MetricsTail::from_end(metrics, l.attempt),
                 launched: Instant::now(),
                 running: false,
@@ -498,7 +588,7 @@ impl Executor for SlurmExecutor {
             };
             match q.get(&r.slurm_id) {
                 None => {
-                    let status = Self::final_status(r.slurm_id, r.killed);
+                    let status = Self::final_status(r.slurm_id, r.killed, &r.exit_file);
                     out.push(ExecEvent::Exited {
                         job,
                         attempt: r.attempt,
@@ -556,15 +646,17 @@ impl Executor for SlurmExecutor {
                     && field(line, "JobName") == Some(&format!("blox-{}", l.job))
             })
         });
-        if !known {
+        let dir = crate::job_dir(&self.cfg.jobs_dir, l.job);
+        let exit_file = Self::exit_file(&dir, l.attempt);
+        if !known && !exit_file.exists() {
             return Ok(false);
         }
-        let dir = crate::job_dir(&self.cfg.jobs_dir, l.job);
         self.running.insert(
             l.job,
             Running {
                 attempt: l.attempt,
                 slurm_id,
+                exit_file,
                 tail: MetricsTail::new(dir.join("metrics.jsonl"), 0, l.attempt),
                 launched: Instant::now(),
                 running: false,
@@ -590,6 +682,19 @@ mod tests {
 NodeName=n2 CPUTot=16 Gres=gpu:a100:4(S:0-1) NodeAddr=10.0.0.2 RealMemory=8192 State=MIXED
 NodeName=login CPUTot=4 Gres=(null) NodeAddr=10.0.0.9 RealMemory=1024 State=IDLE
 ";
+
+    #[test]
+    fn node_states_that_take_work() {
+        for ok in ["idle", "mix", "alloc", "comp", "idle~", "mix-", "allocated"] {
+            assert!(slurm_state_available(ok), "{ok}");
+        }
+        for no in [
+            "down", "down*", "drain", "drng", "drained", "fail", "maint", "idle*", "unk*", "boot",
+            "inval",
+        ] {
+            assert!(!slurm_state_available(no), "{no}");
+        }
+    }
 
     #[test]
     fn parses_typed_and_untyped_nodes() {
@@ -634,6 +739,62 @@ NodeName=login CPUTot=4 Gres=(null) NodeAddr=10.0.0.9 RealMemory=1024 State=IDLE
             Some(ExitStatus::Lost)
         );
         assert_eq!(ended_status(&l("RUNNING", "0:0"), false), None);
+    }
+
+    /// The batch script records `srun`'s code in the exit file (so a restart after Slurm forgot
+    /// the job still knows it ended) and asks Slurm to end every rank when one fails. Run with a
+    /// fake `srun` that checks its flag and exits 3.
+    #[test]
+    fn the_batch_script_records_the_exit_and_ends_all_ranks_on_a_bad_exit() {
+        let nodes = parse_nodes_text(NODES);
+        let exec = SlurmExecutor {
+            typed: nodes.iter().map(|n| n.typed).collect(),
+            inventory: Inventory {
+                nodes: nodes.into_iter().map(|n| n.info).collect(),
+            },
+            cfg: SlurmConfig {
+                jobs_dir: PathBuf::from("/nonexistent"),
+                signal: Signal::SIGTERM,
+                partition: None,
+            },
+            running: BTreeMap::new(),
+            last_queue: None,
+        };
+        let tmp = std::env::temp_dir().join(format!("blox-slurm-script-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
+        fs::create_dir_all(tmp.join("bin")).unwrap();
+        let spec = blox_core::JobSpec::new(blox_core::Time::ZERO, 2, 10.0);
+        let gpus = [blox_core::GpuId(0), blox_core::GpuId(1)];
+        let l = Launch::new(JobId(9), 2, &spec, "exit 0", &gpus, false);
+        let (script, _) = exec.submission(&l, &tmp, 1234).unwrap();
+        let fake = tmp.join("bin/srun");
+        fs::write(
+            &fake,
+            "#!/bin/sh\ncase \" $* \" in *' --kill-on-bad-exit=1 '*) exit 3;; esac\nexit 99\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+        let path = format!(
+            "{}:{}",
+            tmp.join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let st = Command::new("bash")
+            .arg("-c")
+            .arg(&script)
+            .env("PATH", path)
+            .status()
+            .unwrap();
+        assert_eq!(st.code(), Some(3), "the script exits with srun's code");
+        let exit = SlurmExecutor::exit_file(&tmp, 2);
+        assert_eq!(recorded_exit(&exit), Some(ExitStatus::Code(3)));
+        assert!(
+            !tmp.join("attempt2.exit.tmp").exists(),
+            "no temporary file left"
+        );
+        assert_eq!(recorded_exit(&tmp.join("attempt5.exit")), None);
+        let _ = fs::remove_dir_all(&tmp);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use crate::ClusterError;
 use blox_core::{Event, GpuId, JobId, JobSpec, RoundSample, Time};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -205,6 +206,12 @@ fn db_err(path: &Path) -> impl Fn(rusqlite::Error) -> ClusterError + '_ {
     move |e| ClusterError::State(format!("{}: {e}", path.display()))
 }
 
+/// Whether a job in `state` with record `run` holds GPUs (what `GET /v1/nodes` shows).
+fn holds_gpus(state: JobState, run: &RunRecord) -> bool {
+    !state.is_terminal()
+        && (run.live.as_ref().is_some_and(|l| !l.gpus.is_empty()) || !run.gpus.is_empty())
+}
+
 /// Milliseconds since the Unix epoch.
 pub fn unix_ms() -> u64 {
     SystemTime::now()
@@ -233,10 +240,39 @@ impl Store {
              CREATE TABLE IF NOT EXISTS events (n INTEGER PRIMARY KEY AUTOINCREMENT, ev TEXT NOT NULL);",
         )
         .map_err(&err)?;
-        Ok(Store {
+        let store = Store {
             conn,
             path: path.to_path_buf(),
-        })
+        };
+        store.add_holds_column()?;
+        Ok(store)
+    }
+
+    /// The `holds` column (1 while a job holds GPUs: a live launch or a placement) and its
+    /// index, so that `GET /v1/nodes` reads only those rows, never every job ever submitted.
+    /// A database written before the column existed is filled in once here.
+    fn add_holds_column(&self) -> Result<(), ClusterError> {
+        let has: bool = self
+            .conn
+            .prepare("SELECT 1 FROM pragma_table_info('jobs') WHERE name = 'holds'")
+            .and_then(|mut st| st.exists([]))
+            .map_err(self.err())?;
+        if !has {
+            self.conn
+                .execute_batch("ALTER TABLE jobs ADD COLUMN holds INTEGER NOT NULL DEFAULT 0")
+                .map_err(self.err())?;
+            for row in self.jobs()? {
+                self.conn
+                    .execute(
+                        "UPDATE jobs SET holds = ?2 WHERE id = ?1",
+                        params![row.id, holds_gpus(row.state, &row.run)],
+                    )
+                    .map_err(self.err())?;
+            }
+        }
+        self.conn
+            .execute_batch("CREATE INDEX IF NOT EXISTS jobs_holds ON jobs (holds) WHERE holds = 1")
+            .map_err(self.err())
     }
 
     fn err(&self) -> impl Fn(rusqlite::Error) -> ClusterError + '_ {
@@ -249,6 +285,28 @@ impl Store {
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
             .optional()
             .map_err(self.err())
+    }
+
+    /// Nodes an administrator took out of service (`blox-cluster nodes drain|remove NODE`), by
+    /// name: `drain` (jobs stopped with the grace period) or `remove` (stopped at once). Kept
+    /// in the `meta` table under `node_admin`, so that it survives a restart.
+    pub fn node_admin(&self) -> Result<BTreeMap<String, String>, ClusterError> {
+        Ok(match self.meta("node_admin")? {
+            Some(text) => serde_json::from_str(&text)
+                .map_err(|e| ClusterError::State(format!("meta `node_admin`: {e}")))?,
+            None => BTreeMap::new(),
+        })
+    }
+
+    /// Take node `name` out of service (`drain` or `remove`), or put it back (`None`).
+    pub fn set_node_admin(&self, name: &str, state: Option<&str>) -> Result<(), ClusterError> {
+        let mut m = self.node_admin()?;
+        match state {
+            Some(s) => m.insert(name.to_owned(), s.to_owned()),
+            None => m.remove(name),
+        };
+        let text = serde_json::to_string(&m).map_err(|e| ClusterError::State(e.to_string()))?;
+        self.set_meta("node_admin", &text)
     }
 
     /// Set a value of the `meta` table.
@@ -336,6 +394,24 @@ impl Store {
         )
     }
 
+    /// At most `limit` jobs with ids above `after`, in submission order (one page of the API's
+    /// job list).
+    pub fn jobs_page(&self, after: i64, limit: u32) -> Result<Vec<JobRow>, ClusterError> {
+        self.select(
+            "SELECT id, state, submission, submitted_ms, cancel, run FROM jobs WHERE id > ?1 ORDER BY id LIMIT ?2",
+            params![after, limit],
+        )
+    }
+
+    /// The jobs that hold GPUs (a live launch, also while it stops, or a placement), in
+    /// submission order: at most a few per GPU, whatever the number of jobs ever submitted.
+    pub fn gpu_holders(&self) -> Result<Vec<JobRow>, ClusterError> {
+        self.select(
+            "SELECT id, state, submission, submitted_ms, cancel, run FROM jobs WHERE holds = 1 ORDER BY id",
+            [],
+        )
+    }
+
     /// Jobs the loop has not seen yet, in submission order.
     pub fn new_submissions(&self) -> Result<Vec<JobRow>, ClusterError> {
         self.select(
@@ -391,12 +467,12 @@ impl Store {
         let tx = self.conn.transaction().map_err(&err)?;
         {
             let mut up = tx
-                .prepare_cached("UPDATE jobs SET state = ?2, run = ?3 WHERE id = ?1")
+                .prepare_cached("UPDATE jobs SET state = ?2, run = ?3, holds = ?4 WHERE id = ?1")
                 .map_err(&err)?;
             for (id, state, run) in jobs {
                 let json =
                     serde_json::to_string(run).map_err(|e| ClusterError::State(e.to_string()))?;
-                up.execute(params![id, state.as_str(), json])
+                up.execute(params![id, state.as_str(), json, holds_gpus(*state, run)])
                     .map_err(&err)?;
             }
             let mut ins = tx
@@ -430,5 +506,68 @@ impl Store {
                 })
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::LiveRecord;
+
+    /// `GET /v1/nodes` reads only the jobs that hold GPUs: with a thousand finished jobs in the
+    /// database it reads the two live ones, not every row.
+    #[test]
+    fn gpu_holders_reads_only_live_jobs_with_gpus() {
+        let dir = std::env::temp_dir().join(format!("blox-store-holders-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut store = Store::open(&dir.join("state.sqlite")).unwrap();
+        let sub = Submission::from_json(br#"{"command": "true", "n_gpus": 1}"#, 4).unwrap();
+        let done = RunRecord {
+            gpus: vec![0],
+            ..RunRecord::default()
+        };
+        let placed = RunRecord {
+            gpus: vec![1],
+            ..RunRecord::default()
+        };
+        let stopping = RunRecord {
+            live: Some(LiveRecord {
+                attempt: 0,
+                gpus: vec![2],
+                handle: String::new(),
+                stopping: true,
+            }),
+            ..RunRecord::default()
+        };
+        let waiting = RunRecord::default();
+        let mut ids = Vec::new();
+        for _ in 0..1003 {
+            ids.push(store.submit(&sub, 0).unwrap());
+        }
+        let mut rows: Vec<(i64, JobState, &RunRecord)> = ids[..1000]
+            .iter()
+            .map(|&i| (i, JobState::Completed, &done))
+            .collect();
+        rows.push((ids[1000], JobState::Starting, &placed));
+        rows.push((ids[1001], JobState::Waiting, &stopping));
+        rows.push((ids[1002], JobState::Waiting, &waiting));
+        store.commit(&rows, &[]).unwrap();
+        let held: Vec<i64> = store.gpu_holders().unwrap().iter().map(|r| r.id).collect();
+        assert_eq!(held, vec![ids[1000], ids[1001]]);
+        // The query uses the partial index, not a scan of the table.
+        let plan: String = store
+            .conn
+            .query_row(
+                "EXPLAIN QUERY PLAN SELECT id FROM jobs WHERE holds = 1 ORDER BY id",
+                [],
+                |r| r.get(3),
+            )
+            .unwrap();
+        assert!(plan.contains("jobs_holds"), "{plan}");
+        // A page is bounded.
+        assert_eq!(store.jobs_page(ids[10], 5).unwrap().len(), 5);
+        assert_eq!(store.jobs_page(ids[10], 5).unwrap()[0].id, ids[11]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -6,6 +6,14 @@
 //! distinct names densely ([`GpuTypeId`], in order of first appearance), and a placement can be
 //! asked to use one type only (see [`crate::Allocation::gpu_type`] and
 //! [`FreeGpus::restrict`]).
+//!
+//! **Availability.** A GPU can be *unavailable* (its node left, drained or failed; see the
+//! cluster-management crate `blox-nodes`). An unavailable GPU is never free: [`Cluster::free_gpus`],
+//! [`Cluster::free_on_node`], [`Cluster::free_of_type`] and the plan from [`Cluster::free_map`]
+//! count only available GPUs, so every placement written against them places on available GPUs
+//! only, unchanged. [`Cluster::total_gpus`] stays the physical size (GPU ids never move);
+//! [`Cluster::available_gpus`] is the capacity a policy can use now. Nodes can also be added
+//! ([`Cluster::add_node`]); their GPUs get the next ids.
 
 use crate::ids::{GpuId, GpuTypeId, JobId, NodeId};
 use serde::{Deserialize, Serialize};
@@ -195,6 +203,10 @@ pub struct Cluster {
     node_type: Vec<GpuTypeId>,
     type_total: Vec<u32>,
     type_free: Vec<u32>,
+    /// Per GPU: taken out of service (never free while set).
+    down: Vec<bool>,
+    /// GPUs taken out of service.
+    down_total: u32,
 }
 
 impl Cluster {
@@ -233,7 +245,85 @@ impl Cluster {
             type_total,
             type_names,
             node_type,
+            down: vec![false; total as usize],
+            down_total: 0,
         }
+    }
+
+    /// GPUs in service (total minus the unavailable ones): the capacity policies can use now.
+    pub fn available_gpus(&self) -> u32 {
+        self.total_gpus() - self.down_total
+    }
+
+    /// Whether a GPU is in service.
+    pub fn is_available(&self, gpu: GpuId) -> bool {
+        !self.down[gpu.index()]
+    }
+
+    /// GPUs in service on one node.
+    pub fn available_on_node(&self, node: NodeId) -> u32 {
+        self.gpus_of(node)
+            .filter(|&g| !self.down[g as usize])
+            .count() as u32
+    }
+
+    /// Engine-side: take a GPU out of service (`false`) or put it back (`true`). A free GPU
+    /// stops (starts) counting as free at once; a held one keeps its holder until the engine
+    /// releases it, and is then not free. Returns whether anything changed.
+    pub fn set_available(&mut self, gpu: GpuId, available: bool) -> bool {
+        let i = gpu.index();
+        if self.down[i] != available {
+            return false;
+        }
+        self.down[i] = !available;
+        let node = self.gpu_node[i].index();
+        let t = self.node_type[node].index();
+        if available {
+            self.down_total -= 1;
+            if self.owner[i].is_none() {
+                self.node_free[node] += 1;
+                self.type_free[t] += 1;
+                self.free_total += 1;
+            }
+        } else {
+            self.down_total += 1;
+            if self.owner[i].is_none() {
+                self.node_free[node] -= 1;
+                self.type_free[t] -= 1;
+                self.free_total -= 1;
+            }
+        }
+        true
+    }
+
+    /// Engine-side: add a node at the end (its GPUs get the next ids, so existing ids never
+    /// move). A new GPU type gets the next [`GpuTypeId`]. Returns the node's id.
+    pub fn add_node(&mut self, node: NodeSpec) -> NodeId {
+        let id = NodeId(self.spec.nodes.len() as u32);
+        let t = match self.type_names.iter().position(|n| *n == node.gpu_type) {
+            Some(k) => k,
+            None => {
+                self.type_names.push(node.gpu_type.clone());
+                self.type_total.push(0);
+                self.type_free.push(0);
+                self.type_names.len() - 1
+            }
+        };
+        let gpus = node.gpus;
+        self.gpu_node
+            .extend(std::iter::repeat(id).take(gpus as usize));
+        self.node_first_gpu.push(self.gpu_node.len() as u32);
+        self.owner
+            .extend(std::iter::repeat(None).take(gpus as usize));
+        self.down
+            .extend(std::iter::repeat(false).take(gpus as usize));
+        self.node_free.push(gpus);
+        self.node_type.push(GpuTypeId(t as u32));
+        self.type_total[t] += gpus;
+        self.type_free[t] += gpus;
+        self.free_total += gpus;
+        self.spec.nodes.push(node);
+        id
     }
 
     /// Number of distinct GPU types (at least 1 for a cluster with nodes).
@@ -292,7 +382,7 @@ impl Cluster {
         self.gpu_node.len() as u32
     }
 
-    /// Free GPUs in the whole cluster.
+    /// Free GPUs in the whole cluster (available and held by no job).
     pub fn free_gpus(&self) -> u32 {
         self.free_total
     }
@@ -325,7 +415,12 @@ impl Cluster {
     /// A scratch copy of the free map for a placement to plan on.
     pub fn free_map(&self) -> FreeGpus<'_> {
         FreeGpus {
-            free: self.owner.iter().map(Option::is_none).collect(),
+            free: self
+                .owner
+                .iter()
+                .zip(&self.down)
+                .map(|(o, d)| o.is_none() && !d)
+                .collect(),
             node_free: self.node_free.clone(),
             free_total: self.free_total,
             type_free: self.type_free.clone(),
@@ -342,6 +437,7 @@ impl Cluster {
         for &g in gpus {
             let slot = &mut self.owner[g.index()];
             assert!(slot.is_none(), "GPU {g} allocated twice");
+            assert!(!self.down[g.index()], "GPU {g} allocated while unavailable");
             *slot = Some(job);
             let node = self.gpu_node[g.index()].index();
             self.node_free[node] -= 1;
@@ -354,7 +450,7 @@ impl Cluster {
     pub fn release(&mut self, gpus: &[GpuId]) {
         for &g in gpus {
             let slot = &mut self.owner[g.index()];
-            if slot.take().is_some() {
+            if slot.take().is_some() && !self.down[g.index()] {
                 let node = self.gpu_node[g.index()].index();
                 self.node_free[node] += 1;
                 self.type_free[self.node_type[node].index()] += 1;
@@ -440,9 +536,12 @@ impl FreeGpus<'_> {
         }
     }
 
-    /// Mark GPUs free in the plan.
+    /// Mark GPUs free in the plan (an unavailable GPU stays taken).
     pub fn release(&mut self, gpus: &[GpuId]) {
         for &g in gpus {
+            if self.layout.down[g.index()] {
+                continue;
+            }
             if !std::mem::replace(&mut self.free[g.index()], true) {
                 let node = self.layout.gpu_node[g.index()].index();
                 self.node_free[node] += 1;
@@ -532,6 +631,54 @@ mod tests {
         assert_eq!(plan.free_on_node(NodeId(0)), 3);
         c.release(&[GpuId(4)]);
         assert_eq!(c.free_of_type(k80), 4);
+    }
+
+    #[test]
+    fn unavailable_gpus_are_never_free() {
+        let mut c = Cluster::new(ClusterSpec::uniform(2, 4));
+        c.allocate(JobId(0), &[GpuId(0), GpuId(1)]);
+        for g in c.gpus_of(NodeId(0)) {
+            assert!(c.set_available(GpuId(g), false));
+        }
+        assert!(!c.set_available(GpuId(0), false), "already out");
+        assert_eq!(c.available_gpus(), 4);
+        assert_eq!(c.available_on_node(NodeId(0)), 0);
+        assert_eq!(c.free_gpus(), 4);
+        assert_eq!(c.free_on_node(NodeId(0)), 0);
+        let mut plan = c.free_map();
+        assert_eq!(plan.total_free(), 4);
+        assert!(!plan.is_free(GpuId(2)));
+        assert_eq!(plan.free_of_node(NodeId(0)).count(), 0);
+        plan.release(&[GpuId(0)]);
+        assert!(
+            !plan.is_free(GpuId(0)),
+            "a planned release of an unavailable GPU stays taken"
+        );
+        // The holder is released by the engine later: still not free.
+        c.release(&[GpuId(0), GpuId(1)]);
+        assert_eq!(c.free_gpus(), 4);
+        assert_eq!(c.owner(GpuId(0)), None);
+        for g in c.gpus_of(NodeId(0)) {
+            c.set_available(GpuId(g), true);
+        }
+        assert_eq!(c.free_gpus(), 8);
+        assert_eq!(c.available_gpus(), 8);
+    }
+
+    #[test]
+    fn nodes_can_be_added() {
+        let mut c = Cluster::new(ClusterSpec::uniform(1, 2));
+        c.allocate(JobId(0), &[GpuId(1)]);
+        let n = c.add_node(NodeSpec::with_gpus(4).of_type("k80"));
+        assert_eq!(n, NodeId(1));
+        assert_eq!(c.gpus_of(n), 2..6);
+        assert_eq!(c.total_gpus(), 6);
+        assert_eq!(c.free_gpus(), 5);
+        assert_eq!(c.n_gpu_types(), 2);
+        assert_eq!(c.gpu_type(GpuId(5)), c.gpu_type_id("k80").unwrap());
+        assert_eq!(c.spec().nodes.len(), 2);
+        c.allocate(JobId(1), &[GpuId(5)]);
+        assert_eq!(c.free_on_node(n), 3);
     }
 
     #[test]

@@ -165,7 +165,7 @@ pub struct ValidationScratch {
 impl Decisions {
     /// Check the decisions against the live state, before anything is applied: stops name
     /// running jobs, once each; starts name active jobs that are not running (unless stopped in
-    /// the same decision), once each, on at least one existing GPU that is free once the stops
+    /// the same decision), once each, on at least one existing, available GPU that is free once the stops
     /// are applied and not given to another start; rigid jobs get exactly their request.
     ///
     /// The error says what is wrong, naming the job and GPU (e.g. `gives GPU 0 to both job 0
@@ -237,6 +237,12 @@ impl Decisions {
             for &g in gpus {
                 if !cluster.contains(g) {
                     return Err(format!("gives job {id} GPU {g}, which does not exist"));
+                }
+                if !cluster.is_available(g) {
+                    return Err(format!(
+                        "gives job {id} GPU {g}, which is out of service (node {})",
+                        cluster.node_of(g)
+                    ));
                 }
                 if let Some(owner) = cluster.owner(g) {
                     let stopping = jobs

@@ -6,7 +6,7 @@
 //! it acts: completions, arrivals, admissions and rejections, the round sample, stops, starts.
 //! Jobs acted on together are reported in the order the decision lists them.
 
-use crate::ids::{GpuId, JobId};
+use crate::ids::{GpuId, JobId, NodeId};
 use crate::job::JobSpec;
 use crate::time::Time;
 
@@ -28,6 +28,9 @@ pub struct RoundSample {
     pub gpu_demand: u64,
     /// Preemptions decided this round.
     pub preemptions: u32,
+    /// GPUs in service, when the run manages its cluster (nodes join, leave and fail); `None`:
+    /// every GPU of the cluster, always.
+    pub available_gpus: Option<u32>,
 }
 
 impl RoundSample {
@@ -49,6 +52,67 @@ impl RoundSample {
             free_gpus,
             gpu_demand,
             preemptions,
+            available_gpus: None,
+        }
+    }
+
+    /// The same sample with the GPUs in service recorded.
+    pub fn with_available_gpus(mut self, available: u32) -> Self {
+        self.available_gpus = Some(available);
+        self
+    }
+}
+
+/// What happened to a node (or, for single-GPU failures, to one of its GPUs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum NodeChange {
+    /// The node joined (a new node, or one that had left comes back).
+    Join,
+    /// The node leaves gracefully (drain): its jobs are stopped, keeping their progress, and
+    /// requeued.
+    Leave,
+    /// The node failed abruptly: its jobs lose the work since their last checkpoint and are
+    /// requeued.
+    Fail,
+    /// A failed node is back in service.
+    Recover,
+}
+
+impl NodeChange {
+    /// The name used in node-event files and outputs (`join`, `leave`, `fail`, `recover`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeChange::Join => "join",
+            NodeChange::Leave => "leave",
+            NodeChange::Fail => "fail",
+            NodeChange::Recover => "recover",
+        }
+    }
+
+    /// Whether the change takes GPUs out of service.
+    pub fn removes(self) -> bool {
+        matches!(self, NodeChange::Leave | NodeChange::Fail)
+    }
+}
+
+impl std::fmt::Display for NodeChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for NodeChange {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "join" | "add" => Ok(NodeChange::Join),
+            "leave" | "drain" | "remove" => Ok(NodeChange::Leave),
+            "fail" => Ok(NodeChange::Fail),
+            "recover" => Ok(NodeChange::Recover),
+            other => Err(format!(
+                "unknown node event `{other}` (expected join, leave, fail or recover)"
+            )),
         }
     }
 }
@@ -118,6 +182,29 @@ pub enum Event<'a> {
         time: Time,
         /// The job.
         job: JobId,
+    },
+    /// A node (or one GPU of it) changed: applied by the round loop before admission.
+    NodeChanged {
+        /// When it took effect (the round that applied it).
+        time: Time,
+        /// The node.
+        node: NodeId,
+        /// The one GPU affected, for single-GPU failures; `None`: the whole node.
+        gpu: Option<GpuId>,
+        /// What happened.
+        change: NodeChange,
+        /// GPUs in service afterwards.
+        available_gpus: u32,
+    },
+    /// A running job was interrupted by a failure and requeued; the work since its last
+    /// checkpoint is lost (its attained service is kept).
+    Failed {
+        /// When.
+        time: Time,
+        /// The job.
+        job: JobId,
+        /// GPU-seconds of work thrown away: its GPU count × the time since its last checkpoint.
+        lost_gpu_s: f64,
     },
     /// The once-per-round sample, taken after placement decisions are made (see the engine's docs
     /// for the exact point in each semantics).

@@ -311,6 +311,16 @@ pub trait Executor {
         Ok(false)
     }
 
+    /// Append the nodes (by index in [`Executor::inventory`], ascending) that cannot take work
+    /// now: down, drained or not answering, as the backend sees them (e.g. Slurm's `sinfo`).
+    /// The round loop takes their GPUs out of placement before admission and requeues their
+    /// jobs; a node that is no longer listed is used again. Called once per round. The default
+    /// reports none.
+    fn unavailable_nodes(&mut self, out: &mut Vec<crate::NodeId>) -> Result<(), ExecError> {
+        let _ = out;
+        Ok(())
+    }
+
     /// A short name for messages, e.g. `local` or `slurm`.
     fn name(&self) -> String {
         let full = std::any::type_name::<Self>();
@@ -335,6 +345,9 @@ impl<T: Executor + ?Sized> Executor for Box<T> {
     fn adopt(&mut self, launch: &Launch<'_>, handle: &str) -> Result<bool, ExecError> {
         (**self).adopt(launch, handle)
     }
+    fn unavailable_nodes(&mut self, out: &mut Vec<crate::NodeId>) -> Result<(), ExecError> {
+        (**self).unavailable_nodes(out)
+    }
     fn name(&self) -> String {
         (**self).name()
     }
@@ -355,6 +368,9 @@ impl<T: Executor + ?Sized> Executor for &mut T {
     }
     fn adopt(&mut self, launch: &Launch<'_>, handle: &str) -> Result<bool, ExecError> {
         (**self).adopt(launch, handle)
+    }
+    fn unavailable_nodes(&mut self, out: &mut Vec<crate::NodeId>) -> Result<(), ExecError> {
+        (**self).unavailable_nodes(out)
     }
     fn name(&self) -> String {
         (**self).name()

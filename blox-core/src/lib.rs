@@ -86,7 +86,7 @@ pub use combinators::{
 };
 pub use context::{Ctx, Semantics};
 pub use decision::{Admissions, Allocation, Decisions, HostShare, Schedule, ValidationScratch};
-pub use event::{Event, RoundSample};
+pub use event::{Event, NodeChange, RoundSample};
 pub use executor::{
     BoxExecutor, ExecError, ExecEvent, Executor, ExitStatus, Inventory, Launch, NodeInfo, NodeSlice,
 };

@@ -6,6 +6,7 @@
 //! | component | what it records or computes | cost |
 //! |---|---|---|
 //! | [`JobLog`] (sink) | one [`JobRecord`] per arrived job: arrival, id, GPUs, work, first start, first progress, completion, preemptions | O(1) per event |
+//! | [`ClusterLog`] (sink) | node events, GPU-hours in service, work lost to failures and the jobs they hit ([`ClusterStats`]) | O(1) per event |
 //! | [`Timeline`] (sink) | one [`RoundSample`](blox_core::RoundSample) per round: queue, running, free GPUs, GPU demand, preemptions | O(1) per round |
 //! | [`Summary`] | over the tracked jobs: JCT mean/p50/p95/p99/max, responsiveness, queueing delay (mean and percentiles), preemptions, makespan, finish-time fairness ρ (mean, worst, fraction > 1, Jain's index) | O(n log n) once |
 //! | [`Fairness`] | per-job ρ = shared JCT ÷ isolated JCT (Themis, NSDI 2020), isolated JCT = `work_s` or a caller's model | O(n) once |
@@ -20,8 +21,8 @@
 //!
 //! | file | function |
 //! |---|---|
-//! | `jobs.csv` | [`write_jobs_csv`] (format frozen) |
-//! | `timeline.csv` | [`write_timeline_csv`] (format frozen) |
+//! | `jobs.csv` | [`write_jobs_csv`] (format frozen); [`write_jobs_csv_with`] adds `failures` for runs with cluster management |
+//! | `timeline.csv` | [`write_timeline_csv`] (format frozen); [`write_timeline_csv_with`] adds `available_gpus` for runs with cluster management |
 //! | `fairness.csv` | [`write_fairness_csv`] |
 //! | `jct_cdf.csv` | [`write_jct_cdf_csv`] |
 //! | `compare.csv`, `compare.json` | [`write_comparison_csv`], [`write_comparison_json`]; [`comparison_table`] renders it for a terminal |
@@ -59,8 +60,10 @@
 //! # Ok::<(), blox_metrics::PlotError>(())
 //! ```
 
+mod cluster;
 mod compare;
 mod fairness;
+mod files;
 mod log;
 mod plot;
 mod series;
@@ -70,17 +73,22 @@ mod summary;
 mod test_support;
 mod write;
 
+pub use cluster::{ClusterLog, ClusterStats};
 pub use compare::{
     comparison_table, write_comparison_csv, write_comparison_json, ComparisonRow, RunMetrics,
     COMPARISON_CSV_HEADER,
 };
 pub use fairness::{write_fairness_csv, Fairness, FairnessStats, JobFairness, FAIRNESS_CSV_HEADER};
+pub use files::{write_all_or_nothing, FileError};
 pub use log::{JobLog, JobRecord, Timeline};
-pub use plot::{plot_jct_cdf, plot_jct_vs_load, plot_timeline, PlotError};
+pub use plot::{plot_jct_cdf, plot_jct_vs, plot_jct_vs_load, plot_timeline, PlotError};
 pub use series::{busy_gpus, utilisation, TimelineStats};
 pub use stats::{
     cdf_points, jain_index, mean, nearest_rank, pandas_quantile, py_repr, write_jct_cdf_csv,
     Distribution, SynergyJct, JCT_CDF_CSV_HEADER,
 };
 pub use summary::Summary;
-pub use write::{write_jobs_csv, write_timeline_csv, JOBS_CSV_HEADER, TIMELINE_CSV_HEADER};
+pub use write::{
+    write_jobs_csv, write_jobs_csv_with, write_timeline_csv, write_timeline_csv_with,
+    JOBS_CSV_HEADER, TIMELINE_CSV_HEADER,
+};

@@ -31,6 +31,10 @@ pub struct JobRecord {
     pub completion: Option<Time>,
     /// Preemptions counted.
     pub preemptions: u32,
+    /// Times a failure interrupted it (it was requeued each time).
+    pub failures: u32,
+    /// GPU-seconds of its work thrown away by failures.
+    pub lost_gpu_s: f64,
 }
 
 impl JobRecord {
@@ -129,6 +133,14 @@ impl MetricSink for JobLog {
             Event::Preempted { job, counted, .. } => {
                 if let Some(r) = self.by_job(job) {
                     r.preemptions += u32::from(counted);
+                }
+            }
+            Event::Failed {
+                job, lost_gpu_s, ..
+            } => {
+                if let Some(r) = self.by_job(job) {
+                    r.failures += 1;
+                    r.lost_gpu_s += lost_gpu_s;
                 }
             }
             Event::FirstProgress { time, job } => {

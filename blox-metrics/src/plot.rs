@@ -379,6 +379,25 @@ pub fn plot_jct_vs_load(
     title: &str,
     series: &[(&str, &[(f64, f64)])],
 ) -> Result<(), PlotError> {
+    plot_jct_vs(out, title, "load (jobs per hour)", series)
+}
+
+/// Plot average JCT against any x value named `x_desc` (e.g. the failure rate of a sweep), as
+/// [`plot_jct_vs_load`] does for load: one line per label, y in hours.
+///
+/// ```
+/// let mut svg = Vec::new();
+/// let fifo = [(0.0, 3600.0), (0.01, 3900.0), (0.1, 5000.0)];
+/// blox_metrics::plot_jct_vs(&mut svg, "avg JCT vs failures", "failures per node-hour", &[("fifo", &fifo)])?;
+/// assert!(String::from_utf8(svg).unwrap().contains("failures per node-hour"));
+/// # Ok::<(), blox_metrics::PlotError>(())
+/// ```
+pub fn plot_jct_vs(
+    out: &mut impl Write,
+    title: &str,
+    x_desc: &str,
+    series: &[(&str, &[(f64, f64)])],
+) -> Result<(), PlotError> {
     let data: Vec<(String, Vec<(f64, f64)>)> = series
         .iter()
         .map(|(label, pts)| {
@@ -420,7 +439,7 @@ pub fn plot_jct_vs_load(
             .map_err(draw_err)?;
         chart
             .configure_mesh()
-            .x_desc("load (jobs per hour)")
+            .x_desc(x_desc)
             .y_desc("average JCT (hours)")
             .x_label_formatter(&|v| axis_num(*v))
             .y_label_formatter(&|v| axis_num(*v))

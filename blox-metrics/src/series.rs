@@ -4,18 +4,24 @@
 use blox_core::{RoundSample, Time};
 use serde::Serialize;
 
-/// GPUs in use in a sample: `total_gpus − free_gpus` (0 if the sample reports more free GPUs
-/// than `total_gpus`).
+/// GPUs in use in a sample: GPUs in service − free GPUs (0 if the sample reports more free
+/// GPUs). GPUs in service are the sample's `available_gpus` when the run manages its cluster,
+/// else `total_gpus`.
 pub fn busy_gpus(sample: &RoundSample, total_gpus: u32) -> u32 {
-    total_gpus.saturating_sub(sample.free_gpus)
+    sample
+        .available_gpus
+        .unwrap_or(total_gpus)
+        .saturating_sub(sample.free_gpus)
 }
 
-/// Fraction of the cluster's GPUs in use in a sample, in `[0, 1]`; 0 for an empty cluster.
+/// Fraction of the GPUs in service that are in use in a sample, in `[0, 1]`; 0 when none is in
+/// service. Without cluster management every GPU of the cluster is in service.
 pub fn utilisation(sample: &RoundSample, total_gpus: u32) -> f64 {
-    if total_gpus == 0 {
+    let avail = sample.available_gpus.unwrap_or(total_gpus);
+    if avail == 0 {
         0.0
     } else {
-        f64::from(busy_gpus(sample, total_gpus)) / f64::from(total_gpus)
+        f64::from(busy_gpus(sample, total_gpus)) / f64::from(avail)
     }
 }
 

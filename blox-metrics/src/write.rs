@@ -33,11 +33,27 @@ pub fn write_jobs_csv(
     log: &JobLog,
     window: Option<(JobId, JobId)>,
 ) -> io::Result<()> {
-    writeln!(out, "{JOBS_CSV_HEADER}")?;
+    write_jobs_csv_with(out, log, window, false)
+}
+
+/// Write `jobs.csv` as [`write_jobs_csv`] does; with `failures`, a last column `failures` holds
+/// how often a failure interrupted the job (runs with cluster management write it; others keep
+/// the frozen format).
+pub fn write_jobs_csv_with(
+    out: &mut impl Write,
+    log: &JobLog,
+    window: Option<(JobId, JobId)>,
+    failures: bool,
+) -> io::Result<()> {
+    if failures {
+        writeln!(out, "{JOBS_CSV_HEADER},failures")?;
+    } else {
+        writeln!(out, "{JOBS_CSV_HEADER}")?;
+    }
     for r in log.admitted() {
         let id = r.id.expect("admitted jobs have ids");
         let tracked = window.map_or(true, |(a, b)| id >= a && id <= b);
-        writeln!(
+        write!(
             out,
             "{},{},{},{},{},{},{},{},{:?},{},{},{},{}",
             id,
@@ -54,15 +70,34 @@ pub fn write_jobs_csv(
             text(r.model.as_deref()),
             text(r.source_id.as_deref()),
         )?;
+        if failures {
+            write!(out, ",{}", r.failures)?;
+        }
+        writeln!(out)?;
     }
     Ok(())
 }
 
 /// Write `timeline.csv`: one row per round (see the engine docs for the sampling point).
 pub fn write_timeline_csv(out: &mut impl Write, timeline: &Timeline) -> io::Result<()> {
-    writeln!(out, "{TIMELINE_CSV_HEADER}")?;
+    write_timeline_csv_with(out, timeline, None)
+}
+
+/// Write `timeline.csv` as [`write_timeline_csv`] does; with `Some(total)`, a last column
+/// `available_gpus` holds the GPUs in service (`total` for a sample that does not record them).
+/// Runs with cluster management write it; others keep the frozen format.
+pub fn write_timeline_csv_with(
+    out: &mut impl Write,
+    timeline: &Timeline,
+    available: Option<u32>,
+) -> io::Result<()> {
+    if available.is_some() {
+        writeln!(out, "{TIMELINE_CSV_HEADER},available_gpus")?;
+    } else {
+        writeln!(out, "{TIMELINE_CSV_HEADER}")?;
+    }
     for s in timeline.samples() {
-        writeln!(
+        write!(
             out,
             "{},{},{},{},{},{},{}",
             s.time,
@@ -73,6 +108,10 @@ pub fn write_timeline_csv(out: &mut impl Write, timeline: &Timeline) -> io::Resu
             s.preemptions,
             s.jobs_pending_admission
         )?;
+        if let Some(total) = available {
+            write!(out, ",{}", s.available_gpus.unwrap_or(total))?;
+        }
+        writeln!(out)?;
     }
     Ok(())
 }

@@ -25,6 +25,19 @@
 //! The two stock models are [`Blox`](crate::time::Blox) (Blox's simulator exactly) and
 //! [`Exact`] (true finish times); their docs state what each credits and when.
 //!
+//! # Cluster events
+//!
+//! With a source of cluster events ([`Simulator::with_cluster_events`], see `blox-nodes`), each
+//! decision applies the events due by then after step 1 (advance) and before arrivals and
+//! admission (Blox's `update_cluster`). A `leave` drains its node: the jobs on it are stopped as
+//! by a preemption (counted; progress kept) and wait in the table. A `fail` stops them too, but
+//! each loses the work since its last checkpoint ([`SimConfig::checkpointing`];
+//! [`TimeModel::rollback`] sets its progress back) and keeps its attained service; it is reported
+//! as [`Event::Failed`], not as a preemption. GPUs out of service are never free, so components
+//! see only the GPUs in service. Decisions are not skipped past the round of a known event, and a
+//! run whose jobs wait for GPUs out of service is not declared stalled while an event is still to
+//! come. Without a source nothing of this runs and every output is as before.
+//!
 //! # Ordering guarantees
 //!
 //! Completions at equal times are processed in ascending job id. Arrivals keep the workload's
@@ -38,6 +51,7 @@ use blox_core::{
     Cluster, ClusterSpec, Ctx, Decisions, Event, GpuSet, Job, JobId, JobSpec, JobTable, MetricSink,
     QueuedJob, RoundSample, Scheduler, ThroughputModel, Time, PRIORITY_STARVED,
 };
+use blox_nodes::{BoxEvents, Checkpointing, ClusterEvents, NodeEvent};
 use serde::{Deserialize, Serialize};
 
 /// Blox's starvation threshold: 3,600,000 s (1,000 h) of waiting in a row.
@@ -126,6 +140,8 @@ pub struct SimConfig<Tm = Exact> {
     pub track: Option<TrackWindow>,
     /// Waiting time after which a job is promoted to the starved class; `None` disables it.
     pub starvation: Option<Time>,
+    /// How often running jobs checkpoint: what a node failure costs them.
+    pub checkpointing: Checkpointing,
 }
 
 impl Default for SimConfig<Exact> {
@@ -143,6 +159,7 @@ impl<Tm> SimConfig<Tm> {
             round: Time::from_secs(300),
             track: None,
             starvation: Some(BLOX_STARVATION),
+            checkpointing: Checkpointing::OnStop,
         }
     }
 
@@ -153,6 +170,7 @@ impl<Tm> SimConfig<Tm> {
             round: self.round,
             track: self.track,
             starvation: self.starvation,
+            checkpointing: self.checkpointing,
         }
     }
 
@@ -171,6 +189,12 @@ impl<Tm> SimConfig<Tm> {
     /// Set the starvation threshold (`None` disables it).
     pub fn with_starvation(mut self, starvation: Option<Time>) -> Self {
         self.starvation = starvation;
+        self
+    }
+
+    /// Set how often jobs checkpoint.
+    pub fn with_checkpointing(mut self, checkpointing: Checkpointing) -> Self {
+        self.checkpointing = checkpointing;
         self
     }
 }
@@ -241,6 +265,7 @@ pub struct Simulator<S, T, M, Tm = Exact> {
     scheduler: S,
     throughput: T,
     sink: M,
+    events: Option<BoxEvents>,
 }
 
 impl<S: Scheduler, T: ThroughputModel, M: MetricSink, Tm: TimeModel> Simulator<S, T, M, Tm> {
@@ -258,7 +283,15 @@ impl<S: Scheduler, T: ThroughputModel, M: MetricSink, Tm: TimeModel> Simulator<S
             scheduler,
             throughput,
             sink,
+            events: None,
         }
+    }
+
+    /// Change the cluster during the run: `events` are applied before admission at each
+    /// decision (see the module docs). Round samples then record the GPUs in service.
+    pub fn with_cluster_events(mut self, events: BoxEvents) -> Self {
+        self.events = Some(events);
+        self
     }
 
     /// The metric sink, e.g. to read what it recorded after a run.
@@ -298,6 +331,12 @@ impl<S: Scheduler, T: ThroughputModel, M: MetricSink, Tm: TimeModel> Simulator<S
                 self.cfg.track,
             ),
             starvation: self.cfg.starvation,
+            checkpointing: self.cfg.checkpointing,
+            events: self
+                .events
+                .as_deref_mut()
+                .map(|e| e as &mut dyn ClusterEvents),
+            due: Vec::new(),
             model: &mut self.cfg.model,
             throughput: &self.throughput,
             sink: &mut self.sink,
@@ -400,11 +439,18 @@ struct RunState {
     touched: Time,
     /// It has started before (a start is a resume).
     started: bool,
+    /// Work done when it last started (what a failure falls back to, at worst).
+    executed_at_start: f64,
 }
 
 struct Run<'c, Tm, T: ?Sized, M: ?Sized> {
     core: Core,
     starvation: Option<Time>,
+    checkpointing: Checkpointing,
+    /// The source of cluster events, if the run manages its cluster.
+    events: Option<&'c mut dyn ClusterEvents>,
+    /// Scratch for the events due at a decision.
+    due: Vec<NodeEvent>,
     model: &'c mut Tm,
     throughput: &'c T,
     sink: &'c mut M,
@@ -455,6 +501,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
                 self.fetch_and_admit(end, &mut driver, scheduler, workload)?;
                 return Ok(self.finish(end));
             }
+            self.apply_cluster_events(t)?;
             self.fetch_and_admit(t, &mut driver, scheduler, workload)?;
             if self.all_done(workload)? {
                 let end = self.model.drained_end(t, self.core.last_completion);
@@ -476,6 +523,12 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
                     sink: &mut *self.sink,
                 },
             );
+            // Decide again at the round of the next known cluster event (it is later than `t`:
+            // events due by `t` were applied).
+            let next = match self.next_cluster_event() {
+                Some(e) => next.min(e.ceil_to(r)),
+                None => next,
+            };
             debug_assert!(next > t, "time models move time forward");
             self.age(t, next.max(t) - t);
             self.check_stall(t)?;
@@ -540,7 +593,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
     }
 
     fn sample(&self, t: Time, running: u32, preemptions: u32) -> RoundSample {
-        RoundSample::new(
+        let s = RoundSample::new(
             t,
             self.core.table.len() as u32 - running,
             running,
@@ -548,7 +601,12 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
             self.core.cluster.free_gpus(),
             self.core.table.gpu_demand(),
             preemptions,
-        )
+        );
+        if self.events.is_some() {
+            s.with_available_gpus(self.core.cluster.available_gpus())
+        } else {
+            s
+        }
     }
 
     /// Starvation counters: every waiting job that was not decided on ages by `elapsed`.
@@ -571,12 +629,16 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
     }
 
     fn check_stall(&mut self, t: Time) -> Result<(), SimError> {
-        let cluster = &self.core.cluster;
-        let running = cluster.free_gpus() < cluster.total_gpus();
-        if running || (self.core.running_jobs == self.core.table.len() && self.queue.is_empty()) {
+        // Some job holds GPUs (as `free < total` said before GPUs could be out of service).
+        let running = self.core.running_jobs > 0;
+        if running
+            || (self.core.running_jobs == self.core.table.len() && self.queue.is_empty())
+            || self.waits_for_cluster()
+        {
             self.idle_rounds = 0;
             return Ok(());
         }
+        let cluster = &self.core.cluster;
         let waiting = self.core.table.iter().find(|j| !j.is_running());
         self.idle_rounds += 1;
         if self.idle_rounds >= STALL_ROUNDS {
@@ -645,6 +707,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
         self.state.push(RunState {
             touched: Time::MAX,
             started: false,
+            executed_at_start: 0.0,
         });
         self.core.finished.push(false);
         self.core.outcome.admitted += 1;
@@ -735,6 +798,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
         }
         let st = &mut self.state[id.index()];
         let resumed = std::mem::replace(&mut st.started, true);
+        st.executed_at_start = job.executed;
         self.sink.on_event(&Event::Started {
             time: now,
             job: id,
@@ -776,6 +840,8 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
         Ok(())
     }
 }
+
+mod nodes;
 
 /// The first round boundary strictly after `t`.
 fn next_boundary(t: Time, r: Time) -> Time {

@@ -11,7 +11,10 @@
 //! jobs, the malformed lines skipped under [`ReadOptions::skip_bad_lines`], and the well-formed
 //! rows deliberately filtered, by reason. Without `skip_bad_lines`, the first malformed line is a
 //! [`WorkloadError`] displayed as `FILE:LINE: field `NAME`: message`. No reader panics on any
-//! input (a proptest over arbitrary bytes, and cargo-fuzz targets in `fuzz/`).
+//! input (a proptest over arbitrary bytes, and cargo-fuzz targets in `fuzz/`, which CI runs
+//! with `fuzz/run.sh` from the committed seeds in `fuzz/seeds/`). An arrival, duration or
+//! deadline above [`MAX_TRACE_SECONDS`] (10^9 s, about 31.7 years) is a malformed line: the
+//! engine could not replay it in bounded time and memory, and no real trace comes near it.
 //!
 //! | `--trace-format` | source | files | duration from | filtered rows |
 //! |---|---|---|---|---|
@@ -92,7 +95,7 @@ pub use read::{
     philly_blox_trace_jobs, pollux_reference_gpu_seconds, read_input, read_trace, read_traces,
     GavelThroughputs, PhillyMode, ReadOptions, TraceFormat, TraceRead, UnknownFormat,
     BLOX_PHILLY_MAX_S, BLOX_PHILLY_MIN_S, MAX_DECOMPRESSED_BYTES, MAX_KEPT_BAD_LINES,
-    POLLUX_REFERENCE_GPU_SECONDS,
+    MAX_TRACE_SECONDS, POLLUX_REFERENCE_GPU_SECONDS,
 };
 pub use stats::{percentile, DurationSummary, TraceStats};
 pub use synergy_zoo::{

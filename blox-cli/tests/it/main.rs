@@ -1,11 +1,15 @@
 //! Integration tests of blox-cli: scenarios, the command line, and runs checked end to end.
 
+mod clear_errors;
 mod cli;
 mod determinism;
 mod errors;
 mod golden;
 mod hetero;
+mod long_runs;
+mod nodes;
 mod oracle;
+mod outputs;
 mod synergy;
 mod traces;
 

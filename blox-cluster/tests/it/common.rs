@@ -211,7 +211,13 @@ pub(crate) struct Row {
 pub(crate) fn read_jobs_csv(path: &Path) -> Vec<Row> {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some(blox_metrics::JOBS_CSV_HEADER));
+    let header = lines.next().unwrap_or_default();
+    // Runs whose nodes changed add a last `failures` column.
+    assert!(
+        header == blox_metrics::JOBS_CSV_HEADER
+            || header.strip_suffix(",failures") == Some(blox_metrics::JOBS_CSV_HEADER),
+        "{header}"
+    );
     lines
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();

@@ -2,6 +2,9 @@
 
 mod api;
 mod common;
+mod hygiene;
 mod local_e2e;
+mod local_exec;
+mod local_nodes;
 mod sim_vs_real;
 mod slurm_e2e;

@@ -118,6 +118,26 @@ impl TimeModel for Blox {
 
     fn stopping(&mut self, _job: &mut Job, _t: Time) {}
 
+    /// Progress at the checkpoint: the whole rounds credited by then, added with the credit
+    /// loop's own operation order.
+    fn rollback(
+        &mut self,
+        job: &mut Job,
+        executed_at_start: f64,
+        start: Time,
+        checkpoint: Time,
+        _t: Time,
+    ) {
+        let r = self.round;
+        let st = &self.jobs[job.id.index()];
+        let rounds = (checkpoint - start).as_millis() / r.as_millis();
+        let mut x = executed_at_start;
+        for _ in 0..rounds {
+            x += r.as_secs_f64() * st.speed;
+        }
+        job.executed = job.executed.min(x);
+    }
+
     fn started<M: MetricSink + ?Sized>(
         &mut self,
         id: JobId,

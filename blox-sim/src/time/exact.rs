@@ -206,6 +206,20 @@ impl TimeModel for Exact {
         self.credit(job, t);
     }
 
+    /// Progress at the checkpoint: the job ran at its speed from the end of its restore.
+    fn rollback(
+        &mut self,
+        job: &mut Job,
+        executed_at_start: f64,
+        _start: Time,
+        checkpoint: Time,
+        _t: Time,
+    ) {
+        let st = &self.jobs[job.id.index()];
+        let kept = st.speed * checkpoint.saturating_sub(st.stall_until).as_secs_f64();
+        job.executed = job.executed.min(executed_at_start + kept);
+    }
+
     fn started<M: MetricSink + ?Sized>(
         &mut self,
         id: JobId,

@@ -113,6 +113,26 @@ pub trait TimeModel {
     /// `t` if the model credits continuously.
     fn stopping(&mut self, job: &mut Job, t: Time);
 
+    /// A running job is interrupted by a node failure at `t`, after [`TimeModel::stopping`] (its
+    /// GPUs still held). It last (re)started at `start` with `executed_at_start` work done; its
+    /// last checkpoint is at `checkpoint` (`start ≤ checkpoint ≤ t`). Set `job.executed` back to
+    /// its progress at the checkpoint; attained service is kept. The default assumes progress
+    /// grew linearly over `start..t`; a model that knows better overrides it.
+    fn rollback(
+        &mut self,
+        job: &mut Job,
+        executed_at_start: f64,
+        start: Time,
+        checkpoint: Time,
+        t: Time,
+    ) {
+        if t > start {
+            let frac = (checkpoint - start).as_secs_f64() / (t - start).as_secs_f64();
+            let kept = (job.executed - executed_at_start) * frac;
+            job.executed = executed_at_start + kept.max(0.0);
+        }
+    }
+
     /// Job `id` has just started (or resumed, `resumed`) at `t` at progress rate `speed` (already
     /// validated positive and finite); it holds its GPUs and its `Started` event is out. The model
     /// computes when it will finish if left running and charges what a start costs.

@@ -1,7 +1,8 @@
-//! Fuzz the Gavel TSV reader (with a one-entry throughput table): it must never panic.
+//! Fuzz the Gavel TSV reader (with a one-entry throughput table): it must never panic, and every
+//! job it returns is one the engine can replay.
 #![no_main]
 
-use blox_workload::{parse_gavel, GavelThroughputs, ReadOptions};
+use blox_workload::{parse_gavel, GavelThroughputs, ReadOptions, MAX_TRACE_SECONDS};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
@@ -10,6 +11,15 @@ fuzz_target!(|data: &[u8]| {
     table.insert("v100", "A", 1, 1.0);
     for skip in [false, true] {
         let opts = ReadOptions::default().with_skip_bad_lines(skip);
-        let _ = parse_gavel(data, Path::new("fuzz"), &table, &opts);
+        if let Ok(r) = parse_gavel(data, Path::new("fuzz"), &table, &opts) {
+            for j in &r.jobs {
+                assert!(j.n_gpus >= 1 && j.work_s.is_finite() && j.work_s > 0.0);
+                assert!(j.work_s <= MAX_TRACE_SECONDS);
+                assert!(j.arrival.as_secs_f64() <= MAX_TRACE_SECONDS);
+                assert!(j
+                    .deadline
+                    .is_none_or(|d| d.as_secs_f64() <= MAX_TRACE_SECONDS));
+            }
+        }
     }
 });

@@ -2,7 +2,7 @@
 //! never panic, with or without skipping bad lines.
 #![no_main]
 
-use blox_workload::{parse_trace, ReadOptions, TraceFormat};
+use blox_workload::{parse_trace, ReadOptions, TraceFormat, MAX_TRACE_SECONDS};
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
@@ -12,6 +12,9 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(r) = parse_trace(data, Path::new("fuzz"), TraceFormat::Itp, &opts) {
             for j in &r.jobs {
                 assert!(j.n_gpus >= 1 && j.work_s.is_finite() && j.work_s > 0.0);
+                // Every time is one the engine can replay (see MAX_TRACE_SECONDS).
+                assert!(j.work_s <= MAX_TRACE_SECONDS);
+                assert!(j.arrival.as_secs_f64() <= MAX_TRACE_SECONDS);
             }
         }
     }

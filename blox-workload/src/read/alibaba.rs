@@ -60,9 +60,9 @@ pub(crate) fn parse(
             f.line,
             "creation_time",
         )?;
-        let end = f.nonneg(deleted, "deletion_time")?;
+        let end = f.secs(deleted, "deletion_time")?;
         let start = match f.opt(Some(scheduled)) {
-            Some(_) => Some(f.nonneg(scheduled, "scheduled_time")?),
+            Some(_) => Some(f.secs(scheduled, "scheduled_time")?),
             None => None,
         };
         if n == 0 {

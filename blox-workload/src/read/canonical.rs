@@ -40,7 +40,7 @@ pub(crate) fn parse(
         if n == 0 {
             return Err(f.err("n_gpus", "`0` is not a whole number of GPUs ≥ 1"));
         }
-        let d = f.nonneg(dur, "duration_s")?;
+        let d = f.secs(dur, "duration_s")?;
         if d <= 0.0 {
             return Err(f.err(
                 "duration_s",

@@ -150,6 +150,12 @@ impl Fields<'_> {
         parse_nonneg(v).ok_or_else(|| self.err(name, format!("`{v}` is not a number ≥ 0")))
     }
 
+    /// A time or duration in seconds: a finite number in `0..=MAX_TRACE_SECONDS`.
+    pub(crate) fn secs(&self, i: usize, name: &str) -> Result<f64, WorkloadError> {
+        let v = self.nonneg(i, name)?;
+        super::within_bound(v).map_err(|m| self.err(name, m))
+    }
+
     /// A whole number that fits in u32 (a GPU count; `4.0` is accepted, `4.5` is not).
     pub(crate) fn count(&self, i: usize, name: &str) -> Result<u32, WorkloadError> {
         let v = self.str(i, name)?;

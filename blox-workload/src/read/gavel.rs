@@ -22,7 +22,7 @@
 //! a trailing `\r` is dropped.
 
 use super::csvutil::{parse_count, parse_nonneg};
-use super::{read_input, secs_to_time, Collector, ReadOptions, Row, TraceRead};
+use super::{read_input, secs_to_time, within_bound, Collector, ReadOptions, Row, TraceRead};
 use crate::WorkloadError;
 use blox_core::{JobSpec, ThroughputTable, Time};
 use std::path::{Path, PathBuf};
@@ -265,10 +265,20 @@ fn row(
     if !work_s.is_finite() {
         return Err(err(5, "a step count that gives a finite duration"));
     }
+    let work_s = within_bound(work_s).map_err(|m| {
+        WorkloadError::at(
+            origin,
+            line,
+            FIELDS[5],
+            format!("{} steps at {rate} steps/s: {m}", f[5].trim()),
+        )
+    })?;
     let mut j = JobSpec::new(arrival, scale, work_s);
     j.model = Some(Arc::from(job_type));
     if slo > 0.0 {
-        j.deadline = Time::from_secs_f64_ceil(arrival_s + slo * work_s);
+        let deadline = within_bound(arrival_s + slo * work_s)
+            .map_err(|m| WorkloadError::at(origin, line, FIELDS[8], format!("the deadline {m}")))?;
+        j.deadline = Time::from_secs_f64_ceil(deadline);
     }
     Ok(Row::Job(Box::new(j)))
 }

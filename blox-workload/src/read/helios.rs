@@ -58,7 +58,7 @@ pub(crate) fn parse(
                     format!("`{raw}` is not a `YYYY-MM-DD HH:MM:SS` time or seconds ≥ 0"),
                 )
             })?;
-        let d = f.nonneg(dur, "duration")?;
+        let d = f.secs(dur, "duration")?;
         let c = match cpus {
             Some(c) if f.opt(Some(c)).is_some() => Some(f.nonneg(c, "cpu_num")?),
             _ => None,

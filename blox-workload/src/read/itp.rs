@@ -45,7 +45,7 @@ pub(crate) fn parse(
             f.line,
             "submission_time",
         )?;
-        let d = f.nonneg(dur, "duration")?;
+        let d = f.secs(dur, "duration")?;
         let n = f.count(gpus, "num_gpu")?;
         let deadline = match deadline {
             Some(c) => Some(secs_to_time(

@@ -37,6 +37,34 @@ pub const MAX_KEPT_BAD_LINES: usize = 10;
 /// Largest decompressed size accepted from a gzip file (a guard against gzip bombs): 4 GiB.
 pub const MAX_DECOMPRESSED_BYTES: u64 = 4 << 30;
 
+/// The largest arrival, duration or deadline, in seconds, that a trace may hold: 10^9 s, about
+/// 31.7 years. The engine keeps time as whole milliseconds in a `u64` (up to about 1.8·10^16 s),
+/// but a value far beyond any real trace (the longest shipped ones span about 1.3·10^7 s) is a
+/// mistake in the file, and replaying it would cost rounds without end; so every reader refuses
+/// a larger value as a malformed line naming the file, the line and the field.
+pub const MAX_TRACE_SECONDS: f64 = 1e9;
+
+/// `s` if it is at most [`MAX_TRACE_SECONDS`], else the message of a malformed line.
+pub(crate) fn within_bound(s: f64) -> Result<f64, String> {
+    if s <= MAX_TRACE_SECONDS {
+        Ok(s)
+    } else {
+        Err(format!(
+            "`{s}` s is beyond the largest time a trace may hold ({MAX_TRACE_SECONDS:e} s, about 31.7 years)"
+        ))
+    }
+}
+
+/// [`within_bound`] as an error naming `origin`, `line` and `field`.
+pub(crate) fn bounded_secs(
+    s: f64,
+    origin: &Path,
+    line: u64,
+    field: &str,
+) -> Result<f64, WorkloadError> {
+    within_bound(s).map_err(|m| WorkloadError::at(origin, line, field, m))
+}
+
 /// A trace format, by the name given to `--trace-format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
@@ -378,13 +406,15 @@ pub fn read_traces(
     Ok(all)
 }
 
-/// Seconds (≥ 0, finite) to engine time, rounded up to the millisecond.
+/// Seconds (≥ 0, finite, at most [`MAX_TRACE_SECONDS`]) to engine time, rounded up to the
+/// millisecond.
 pub(crate) fn secs_to_time(
     s: f64,
     origin: &Path,
     line: u64,
     field: &str,
 ) -> Result<blox_core::Time, WorkloadError> {
+    let s = bounded_secs(s, origin, line, field)?;
     blox_core::Time::from_secs_f64_ceil(s).ok_or_else(|| {
         WorkloadError::at(
             origin,
@@ -424,8 +454,12 @@ pub(crate) fn apply_wall_clock(
             ))?;
             continue;
         };
-        // `rel` fits in u64 (it is ≥ 0) and is below 2^63 s, but Time counts ms: saturate.
-        j.arrival = blox_core::Time((rel as u64).saturating_mul(1000));
+        if let Err(m) = within_bound(rel as f64) {
+            sink.bad(WorkloadError::at(origin, line, field, m))?;
+            continue;
+        }
+        // `rel` is in 0..=MAX_TRACE_SECONDS, so its milliseconds fit in u64.
+        j.arrival = blox_core::Time(rel as u64 * 1000);
         kept.push(j);
     }
     sink.read.jobs = kept;

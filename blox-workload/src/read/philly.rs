@@ -29,7 +29,9 @@
 //! Errors give the line on which the offending job's JSON object starts. A document that is not
 //! a JSON array is an error even with `skip_bad_lines`.
 
-use super::{apply_wall_clock, parse_datetime, Collector, ReadOptions, Row, TraceRead};
+use super::{
+    apply_wall_clock, parse_datetime, within_bound, Collector, ReadOptions, Row, TraceRead,
+};
 use crate::WorkloadError;
 use blox_core::JobSpec;
 use serde_json::value::RawValue;
@@ -144,6 +146,26 @@ pub(crate) fn parse(
             sink.take(Ok(Row::Filtered("no attempts")))?;
             continue;
         };
+        // Trace mode keeps the summed duration as the job's work, so it must be one the engine
+        // can replay; Blox's mode filters by its own (much smaller) range below.
+        let total: i64 = j
+            .attempts
+            .iter()
+            .filter_map(Attempt::valid)
+            .fold(0i64, |a, v| a.saturating_add(v.0));
+        let bound = match opts.philly_mode {
+            PhillyMode::Trace => within_bound(total as f64).map(drop),
+            PhillyMode::Blox | PhillyMode::BloxMultiGpu => Ok(()),
+        };
+        if let Err(m) = bound {
+            sink.take(Err(WorkloadError::at(
+                origin,
+                line,
+                "attempts",
+                format!("the attempts' summed duration {m}"),
+            )))?;
+            continue;
+        }
         let row = match opts.philly_mode {
             PhillyMode::Trace => {
                 let valid: Vec<(i64, u64)> = j.attempts.iter().filter_map(Attempt::valid).collect();

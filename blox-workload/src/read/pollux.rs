@@ -104,7 +104,7 @@ fn parse_philly_csv(
                 format!("`{raw}` is not a `YYYY-MM-DD HH:MM:SS` time"),
             )
         })?;
-        let d = f.nonneg(dur, "duration")?;
+        let d = f.secs(dur, "duration")?;
         let n = f.count(gpus, "num_gpus")?;
         if n == 0 {
             return Ok(Row::Filtered("zero GPUs"));

@@ -38,7 +38,7 @@ pub(crate) fn parse(
         let source_id = f.str(id, "job_id")?;
         let n = f.count(gpus, "num_gpu")?;
         let arrival = secs_to_time(f.nonneg(sub, "submit_time")?, origin, f.line, "submit_time")?;
-        let d = f.nonneg(dur, "duration")?;
+        let d = f.secs(dur, "duration")?;
         if n == 0 {
             return Ok(Row::Filtered("zero GPUs"));
         }

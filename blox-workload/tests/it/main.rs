@@ -2,7 +2,9 @@
 //! folder (`$BLOX_TRACES`), error paths, hand-written Philly and Helios samples, generators and
 //! property tests.
 
+mod bounds;
 mod errors;
+mod fuzz_seeds;
 mod generators;
 mod props;
 mod real_traces;

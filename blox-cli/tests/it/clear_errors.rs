@@ -1,0 +1,231 @@
+//! Bad input on the command line and in scenario files gives a message that says what is wrong
+//! and where: the flag, or the file, line and key.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn blox_sim_in(cwd: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_blox-sim"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("blox-cli-err-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn negative_numbers_are_values_with_a_reason() {
+    let d = temp("neg");
+    for (flag, value, what) in [
+        ("--load", "-3", "jobs per hour > 0"),
+        ("--round", "-5", "seconds ≥ 1"),
+        ("--seed", "-1", "whole number ≥ 0"),
+        ("--preemption-cost", "-2", "seconds"),
+        ("--jobs", "-10", "jobs"),
+        ("--starvation", "-1", "seconds ≥ 0"),
+    ] {
+        let (code, _, err) = blox_sim_in(&d, &["run", flag, value]);
+        assert_eq!(code, 2, "{flag} {value}: {err}");
+        assert!(
+            err.contains(&format!("'{value}' for '{flag}"))
+                && err.contains(what)
+                && err.contains("negative"),
+            "{flag} {value}: {err}"
+        );
+        assert!(!err.contains("unexpected argument"), "{err}");
+    }
+    let (code, _, err) = blox_sim_in(&d, &["run", "--jobs", "0"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("'0' for '--jobs") && err.contains("1..="),
+        "{err}"
+    );
+}
+
+#[test]
+fn scenario_errors_name_the_file_line_and_key() {
+    let d = temp("keys");
+    for (body, line, key) in [
+        (
+            "cluster = \"2x2\"\nworkload = { kind = \"poisson\", load = -2.0 }\n",
+            2,
+            "workload.load",
+        ),
+        ("seed = 3\nround_s = 0\n", 2, "round_s"),
+        (
+            "[workload]\nkind = \"dual-load\"\nload = 0.0\n",
+            3,
+            "workload.load",
+        ),
+        (
+            "workload = { kind = \"poisson\", load = 1.0, durations = \"constant:-1\" }\n",
+            1,
+            "workload.durations",
+        ),
+        ("track = \"9..1\"\n", 1, "track"),
+    ] {
+        std::fs::write(d.join("s.toml"), body).unwrap();
+        let (code, _, err) = blox_sim_in(&d, &["run", "--scenario", "s.toml"]);
+        assert_eq!(code, 2, "{body}: {err}");
+        let want = format!("s.toml:{line}: field `{key}`: ");
+        assert!(err.contains(&want), "{body}: want `{want}`, got {err}");
+        assert!(!err.contains("<config>") && !err.contains("--"), "{err}");
+    }
+    // The same value given as a flag is blamed on the flag.
+    std::fs::write(d.join("s.toml"), "seed = 3\n").unwrap();
+    let (_, _, err) = blox_sim_in(&d, &["run", "--scenario", "s.toml", "--track", "9..1"]);
+    assert!(err.contains("--track: "), "{err}");
+    // JSON too.
+    std::fs::write(d.join("s.json"), "{\n  \"seed\": 1,\n  \"round_s\": 0\n}\n").unwrap();
+    let (_, _, err) = blox_sim_in(&d, &["run", "--scenario", "s.json"]);
+    assert!(err.contains("s.json:3: field `round_s`: "), "{err}");
+}
+
+#[test]
+fn only_toml_and_json_scenarios_are_read() {
+    let d = temp("yaml");
+    for name in ["s.yaml", "s.yml", "scenario"] {
+        std::fs::write(d.join(name), "seed = 2\n").unwrap();
+        let (code, _, err) = blox_sim_in(&d, &["run", "--scenario", name]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(
+            err.contains(&format!("{name}: unsupported scenario format")),
+            "{name}: {err}"
+        );
+    }
+}
+
+#[test]
+fn relative_trace_paths_resolve_against_the_scenarios_folder() {
+    let d = temp("rel");
+    std::fs::create_dir_all(d.join("exp")).unwrap();
+    std::fs::write(
+        d.join("exp/jobs.csv"),
+        "job_id,arrival_s,n_gpus,duration_s\na,0,1,100\nb,10,1,50\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("exp/s.toml"),
+        "cluster = \"1x1\"\nworkload = { kind = \"trace\", path = \"jobs.csv\" }\n",
+    )
+    .unwrap();
+    let out = d.join("out");
+    let (code, _, err) = blox_sim_in(
+        &d,
+        &[
+            "run",
+            "--scenario",
+            "exp/s.toml",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    assert_eq!(jobs.lines().count(), 3, "{jobs}");
+}
+
+#[test]
+fn a_trace_with_every_line_bad_is_an_error_even_when_skipping() {
+    let d = temp("allbad");
+    std::fs::write(
+        d.join("bad.csv"),
+        "job_id,arrival_s,n_gpus,duration_s\na,x,1,1\nb,0,0,1\n",
+    )
+    .unwrap();
+    for args in [
+        &["run", "--trace", "bad.csv", "--skip-bad-lines"][..],
+        &["trace", "stats", "bad.csv", "--skip-bad-lines"][..],
+    ] {
+        let (code, _, err) = blox_sim_in(&d, args);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(
+            err.contains("every job line of the trace is malformed (2 skipped")
+                && err.contains("bad.csv:2: field `arrival_s`"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn sweep_ranges_that_are_reversed_or_huge_say_so() {
+    let d = temp("ranges");
+    let out = d.join("o");
+    let o = out.to_str().unwrap();
+    let (code, _, err) = blox_sim_in(&d, &["sweep", "--load", "9..1", "--out", o]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("`9..1` is reversed") && err.contains("1..9"),
+        "{err}"
+    );
+    let (_, _, err) = blox_sim_in(&d, &["sweep", "--seed", "1..99999999", "--out", o]);
+    assert!(
+        err.contains("--seed: the range `1..99999999` holds 99999999 values"),
+        "{err}"
+    );
+    let (_, _, err) = blox_sim_in(&d, &["sweep", "--load", "-3", "--out", o]);
+    assert!(
+        err.contains("--load: `-3` is not a number of jobs per hour > 0"),
+        "{err}"
+    );
+    assert!(!out.exists(), "nothing was run");
+}
+
+#[test]
+fn sweep_load_varies_every_generated_workload() {
+    let d = temp("sweepload");
+    for (name, kind) in [("p.toml", "poisson"), ("d.toml", "dual-load")] {
+        std::fs::write(
+            d.join(name),
+            format!(
+                "cluster = \"2x2\"\nworkload = {{ kind = \"{kind}\", load = 1.0, jobs = 20 }}\n"
+            ),
+        )
+        .unwrap();
+        let out = d.join(kind);
+        let (code, _, err) = blox_sim_in(
+            &d,
+            &[
+                "sweep",
+                "--scenario",
+                name,
+                "--load",
+                "1,2.5",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(code, 0, "{kind}: {err}");
+        let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+        let loads: Vec<&str> = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(7).unwrap())
+            .collect();
+        assert_eq!(loads, ["1", "2.5"], "{kind}: {csv}");
+        // The runs differ: the load reached the generator.
+        let a = std::fs::read(
+            out.join("runs")
+                .join("exact-2x2-accept-all-fifo-scattered-load1-seed1")
+                .join("jobs.csv"),
+        );
+        assert!(a.is_ok(), "{kind}: run folder for load 1");
+        let rows: Vec<&str> = csv.lines().skip(1).collect();
+        assert_ne!(
+            rows[0].split(',').nth(10),
+            rows[1].split(',').nth(10),
+            "{kind}: average JCT differs with load"
+        );
+    }
+}

@@ -1,0 +1,156 @@
+//! The local backend on its own: every launch ends exactly once with the command's real status,
+//! whatever the command does, and a dead rank ends the whole launch.
+
+use crate::common::{serial, TempDir};
+use blox_cluster::{parse_nodes, LocalConfig, LocalExecutor};
+use blox_core::{ExecEvent, Executor, ExitStatus, GpuId, JobId, JobSpec, Launch, Time};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+use std::time::{Duration, Instant};
+
+fn executor(dir: &TempDir) -> LocalExecutor {
+    LocalExecutor::new(LocalConfig {
+        inventory: parse_nodes("1x2", 8, 32.0).unwrap(),
+        jobs_dir: dir.0.join("jobs"),
+        signal: Signal::SIGTERM,
+    })
+    .unwrap()
+}
+
+/// Poll until the launch of `job` ends (at most `limit`, far above what it needs).
+fn wait_exit(exec: &mut LocalExecutor, job: JobId, limit: Duration) -> ExitStatus {
+    let t0 = Instant::now();
+    let mut evs = Vec::new();
+    loop {
+        exec.poll(&mut evs).unwrap();
+        for e in evs.drain(..) {
+            if let ExecEvent::Exited { job: j, status, .. } = e {
+                if j == job {
+                    return status;
+                }
+            }
+        }
+        assert!(t0.elapsed() < limit, "job {job} did not end in {limit:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_command_that_calls_exit_is_recorded_and_not_relaunched_after_a_restart() {
+    let _g = serial();
+    let dir = TempDir::new("exec-exit");
+    let spec = JobSpec::new(Time::ZERO, 1, 10.0);
+    let gpus = [GpuId(0)];
+    // `exit` used to end the wrapper's own shell before it wrote the exit file.
+    let command = "echo hello; exit 7";
+    let launch = Launch::new(JobId(3), 0, &spec, command, &gpus, false);
+    let mut exec = executor(&dir);
+    let handle = exec.launch(&launch).unwrap();
+    assert_eq!(
+        wait_exit(&mut exec, JobId(3), Duration::from_secs(30)),
+        ExitStatus::Code(7)
+    );
+    let exit_file = dir.0.join("jobs/3/attempt0.rank0.exit");
+    assert_eq!(
+        std::fs::read_to_string(&exit_file).unwrap().trim(),
+        "7",
+        "the exit file holds the command's code"
+    );
+    // A restarted server adopts the ended launch and learns how it ended (not `Lost`, which
+    // would requeue and run the finished job again).
+    let mut again = executor(&dir);
+    assert!(
+        again.adopt(&launch, &handle).unwrap(),
+        "the launch is adopted"
+    );
+    assert_eq!(
+        wait_exit(&mut again, JobId(3), Duration::from_secs(30)),
+        ExitStatus::Code(7)
+    );
+    // And a command that succeeds via `exit 0` is a success.
+    let ok = Launch::new(JobId(4), 0, &spec, "exit 0", &gpus, false);
+    exec.launch(&ok).unwrap();
+    assert!(wait_exit(&mut exec, JobId(4), Duration::from_secs(30)).success());
+    assert_eq!(
+        std::fs::read_to_string(dir.0.join("jobs/4/attempt0.rank0.exit"))
+            .unwrap()
+            .trim(),
+        "0"
+    );
+}
+
+#[test]
+fn a_dead_rank_stops_the_other_ranks_and_fails_the_launch() {
+    let _g = serial();
+    let dir = TempDir::new("exec-rank");
+    let spec = JobSpec::new(Time::ZERO, 2, 10.0);
+    let gpus = [GpuId(0), GpuId(1)];
+    // Rank 1 dies at once; rank 0 would run for a minute.
+    let command = r#"if [ "$dist_rank" = 1 ]; then exit 5; fi; exec sleep 60"#;
+    let launch = Launch::new(JobId(1), 0, &spec, command, &gpus, false);
+    let mut exec = executor(&dir);
+    exec.launch(&launch).unwrap();
+    let pgid: i32 = std::fs::read_to_string(dir.0.join("jobs/1/attempt0.pgid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        wait_exit(&mut exec, JobId(1), Duration::from_secs(30)),
+        ExitStatus::Code(5),
+        "the launch ends with the dead rank's status, long before rank 0's minute"
+    );
+    // SIGKILL is delivered at once, but the kernel may take a moment to tear the group down.
+    let t0 = Instant::now();
+    while kill(Pid::from_raw(-pgid), None).is_ok() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "no process of the launch is left: {}",
+            std::process::Command::new("ps")
+                .args(["-o", "pid,stat,args", "-g", &pgid.to_string()])
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn exec_is_recorded_and_a_preempted_command_may_finish_its_checkpoint() {
+    let _g = serial();
+    let dir = TempDir::new("exec-exec");
+    let spec = JobSpec::new(Time::ZERO, 1, 10.0);
+    let gpus = [GpuId(0)];
+    let mut exec = executor(&dir);
+    // `exec` replaces the command's shell, not the wrapper.
+    let l = Launch::new(JobId(1), 0, &spec, "exec sh -c 'exit 4'", &gpus, false);
+    exec.launch(&l).unwrap();
+    assert_eq!(
+        wait_exit(&mut exec, JobId(1), Duration::from_secs(30)),
+        ExitStatus::Code(4)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.0.join("jobs/1/attempt0.rank0.exit"))
+            .unwrap()
+            .trim(),
+        "4"
+    );
+    // A command that takes a while to save after the signal is waited for (no shell between
+    // it and the wrapper dies first and lets the launch end early).
+    let command = r#"trap 'sleep 1; echo saved > saved; exit 143' TERM
+echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
+while :; do sleep 0.05; done"#;
+    let l = Launch::new(JobId(2), 0, &spec, command, &gpus, false);
+    exec.launch(&l).unwrap();
+    exec.preempt(JobId(2), Duration::from_secs(20)).unwrap();
+    assert_eq!(
+        wait_exit(&mut exec, JobId(2), Duration::from_secs(30)),
+        ExitStatus::Code(143)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.0.join("jobs/2/saved")).unwrap_or_default(),
+        "saved\n",
+        "the command finished saving before the launch was reported as ended"
+    );
+}

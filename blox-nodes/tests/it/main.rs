@@ -1,0 +1,3 @@
+//! Integration tests of blox-nodes.
+
+mod nodes;
