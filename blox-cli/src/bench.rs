@@ -90,11 +90,15 @@ fn bench_fig6() -> Result<(), SimError> {
 }
 
 /// The full ITP trace on 2,048 GPUs, exact semantics, consolidated placement.
-fn bench_itp(traces: Option<PathBuf>) -> Result<(), SimError> {
-    let dir = traces
+/// The shared traces folder: `--traces`, else `$BLOX_TRACES`, else `../shared/traces`.
+pub(crate) fn traces_dir(traces: Option<PathBuf>) -> PathBuf {
+    traces
         .or_else(|| std::env::var_os("BLOX_TRACES").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("../shared/traces"))
-        .join("itp/raw");
+}
+
+fn bench_itp(traces: Option<PathBuf>) -> Result<(), SimError> {
+    let dir = traces_dir(traces).join("itp/raw");
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
         Ok(d) => d
             .filter_map(|e| e.ok().map(|e| e.path()))

@@ -62,9 +62,13 @@ struct ScenarioArgs {
     /// `synergy` (Synergy's simulator: 300 s rounds, everything re-decided each round, whole
     /// iterations credited at allocation; its defaults: --workload synergy-default --load 9
     /// --class-split 20,70,10 --cluster 16x8 with 24 CPUs and 500 GB per node
-    /// --placement synergy:mode=tune --track 4000..4999 --seed 42) [default: exact].
-    #[arg(long, value_name = "blox|exact|synergy")]
-    semantics: Option<Semantics>,
+    /// --placement synergy:mode=tune --track 4000..4999 --seed 42), `tiresias` (the Tiresias
+    /// authors' simulator job by job, with its schedules and placements by their own names;
+    /// `run` only, on a trace) or `gavel` (Gavel's trace simulator job by job: `run` with a
+    /// gavel --trace, --cluster of v100/p100/k80, --round, --seed and Gavel's --policy names)
+    /// [default: exact].
+    #[arg(long, value_name = "blox|exact|synergy|tiresias|gavel")]
+    semantics: Option<SemanticsArg>,
     /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
     /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
     /// trace-free multi-GPU generator), poisson (configurable durations and GPU counts),
@@ -118,9 +122,15 @@ struct ScenarioArgs {
     #[arg(long)]
     skip_bad_lines: bool,
     /// Cluster shape as NODESxGPUS, or typed groups NODESxGPUS:TYPE separated by `,` or `+`
-    /// for a heterogeneous cluster (e.g. `2x4:v100,4x4:p100,6x4:k80`) [default: 32x4].
+    /// for a heterogeneous cluster (e.g. `2x4:v100,4x4:p100,6x4:k80`) [default: 32x4]. Under
+    /// --semantics tiresias: NODESxGPUS (one switch, 64 CPUs and 256 GB per node) or a Tiresias
+    /// cluster-spec .csv file [default: Tiresias' 32x8].
     #[arg(long, value_name = "NODESxGPUS[:TYPE],...")]
     cluster: Option<String>,
+    /// --semantics tiresias: the cluster as a Tiresias cluster-spec CSV
+    /// (`num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node`, one row).
+    #[arg(long, value_name = "FILE", conflicts_with = "cluster")]
+    cluster_spec: Option<PathBuf>,
     /// Per-model, per-GPU-type throughput table (Gavel's `*_throughputs.json[.gz]`): on a
     /// cluster of several GPU types, jobs run at their model's speed on each type and Gavel
     /// allocates by it [default: for a gavel trace, the table next to it].
@@ -191,10 +201,12 @@ struct ScenarioArgs {
 struct RunArgs {
     #[command(flatten)]
     scenario: ScenarioArgs,
-    /// Scheduling policy: fifo, las, srtf, sjf, tiresias, optimus, gavel (max-min fairness),
-    /// themis (finish-time fairness); parameters as `name:key=value,...`, e.g.
-    /// `tiresias:queues=2,threshold=3600`. In blox semantics tiresias and optimus are Blox's
-    /// versions [default: fifo].
+    /// Scheduling policy: fifo, las, srtf, sjf, tiresias, optimus, gavel (Gavel-style max-min,
+    /// alias gavel-style), themis (greedy finish-time fairness, alias ftf-greedy); parameters as
+    /// `name:key=value,...`, e.g. `tiresias:queues=2,threshold=3600`. In blox semantics
+    /// tiresias and optimus are Blox's versions. With --semantics gavel: Gavel's own fifo,
+    /// fifo_perf, max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf (`-` or
+    /// `_`) [default: fifo].
     #[arg(long, value_name = "POLICY")]
     policy: Option<Named<PolicyConfig>>,
     /// Write jobs.csv, summary.json, timeline.csv, fairness.csv, jct_cdf.csv and timeline.svg
@@ -350,6 +362,10 @@ struct BenchArgs {
     /// Only the README configuration (skip the sweep, trace and scale figures).
     #[arg(long)]
     quick: bool,
+    /// Only the Gavel figure: the 80 seed-0 runs of Gavel's physical-cluster traces in
+    /// `--semantics gavel` (needs the shared traces).
+    #[arg(long)]
+    gavel: bool,
     /// Folder of the shared traces, for the ITP figure [default: $BLOX_TRACES, else ../shared/traces].
     #[arg(long, value_name = "DIR")]
     traces: Option<PathBuf>,
@@ -465,6 +481,9 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Some(Command::Sweep(a)) => sweep(a, reg),
         Some(Command::Merge(a)) => merge(&a.out),
         Some(Command::Trace(TraceCommand::Stats(a))) => trace_stats(a),
+        Some(Command::Bench(a)) if a.gavel => {
+            crate::gavel::bench(&crate::bench::traces_dir(a.traces))
+        }
         Some(Command::Bench(a)) => crate::bench::bench(a.repeat, a.quick, a.traces),
     };
     match result {
@@ -487,8 +506,25 @@ impl ScenarioArgs {
             Some(path) => Scenario::from_file(path)?,
             None => Scenario::default(),
         };
-        if let Some(v) = self.semantics {
-            s.semantics = v;
+        match self.semantics {
+            Some(SemanticsArg::Engine(v)) => s.semantics = v,
+            Some(SemanticsArg::Tiresias) => {
+                return Err(SimError::Config(
+                    "--semantics tiresias works with `blox-sim run` (one Tiresias run on a trace)"
+                        .into(),
+                ))
+            }
+            Some(SemanticsArg::Gavel) => {
+                return Err(SimError::Config(
+                    "--semantics gavel runs through `blox-sim run` only".into(),
+                ))
+            }
+            None => {}
+        }
+        if self.cluster_spec.is_some() {
+            return Err(SimError::Config(
+                "--cluster-spec goes with --semantics tiresias".into(),
+            ));
         }
         let jobs = self.jobs.unwrap_or(crate::DEFAULT_GENERATED_JOBS);
         if !self.trace.is_empty() {
@@ -720,7 +756,76 @@ impl ScenarioArgs {
     }
 }
 
+/// `run --semantics gavel`: checks that only flags Gavel's simulator has are given.
+fn gavel_run(a: RunArgs) -> Result<(), SimError> {
+    let sc = &a.scenario;
+    let unused: [(&str, bool); 17] = [
+        ("--scenario", sc.scenario.is_some()),
+        ("--workload", sc.workload.is_some()),
+        ("--jobs", sc.jobs.is_some()),
+        ("--durations", sc.durations.is_some()),
+        ("--gpus", sc.gpus.is_some()),
+        ("--resample", sc.resample.is_some()),
+        ("--load", sc.load.is_some()),
+        ("--blox-trace-jobs", sc.blox_trace_jobs.is_some()),
+        ("--skip-bad-lines", sc.skip_bad_lines),
+        ("--reference-gpu-type", sc.reference_gpu_type.is_some()),
+        ("--admission", sc.admission.is_some()),
+        ("--placement", sc.placement.is_some()),
+        ("--topology", sc.topology.is_some()),
+        ("--throughput", sc.throughput.is_some()),
+        ("--track", sc.track.is_some()),
+        ("--preemption-cost", sc.preemption_cost.is_some()),
+        ("--starvation", sc.starvation.is_some()),
+    ];
+    if let Some((flag, _)) = unused.iter().find(|(_, set)| *set) {
+        return Err(SimError::Config(format!(
+            "{flag} does not apply to --semantics gavel (Gavel's simulator takes --trace, \
+             --throughputs, --cluster, --round, --seed and --policy)"
+        )));
+    }
+    let trace = match sc.trace.as_slice() {
+        [one] => one.clone(),
+        _ => {
+            return Err(SimError::Config(
+                "--semantics gavel needs exactly one --trace FILE (a Gavel *.trace)".into(),
+            ))
+        }
+    };
+    if let Some(f) = sc.trace_format.as_deref() {
+        if f != "gavel" {
+            return Err(SimError::Config(format!(
+                "--trace-format {f}: --semantics gavel reads Gavel traces (--trace-format gavel)"
+            )));
+        }
+    }
+    let run = crate::gavel::GavelRun {
+        trace,
+        throughputs: sc.throughputs.clone(),
+        cluster: sc.cluster.clone().ok_or_else(|| {
+            SimError::Config(
+                "--semantics gavel needs --cluster, e.g. 8x1:v100 or 4x1:v100,4x1:p100,4x1:k80"
+                    .into(),
+            )
+        })?,
+        round_s: sc.round.unwrap_or(360),
+        seed: sc.seed.unwrap_or(0),
+        policy: a
+            .policy
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "fifo".into()),
+        out: a.out,
+    };
+    crate::gavel::run_cli(&run)
+}
+
 fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
+    if a.scenario.semantics == Some(SemanticsArg::Tiresias) {
+        return run_tiresias(a);
+    }
+    if a.scenario.semantics == Some(SemanticsArg::Gavel) {
+        return gavel_run(a);
+    }
     let mut s = a.scenario.build()?;
     if let Some(p) = a.policy {
         s.policy = p;
@@ -765,6 +870,104 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
         );
     }
     Ok(())
+}
+
+/// `run --semantics tiresias`: Tiresias' own model, schedules and placements.
+fn run_tiresias(a: RunArgs) -> Result<(), SimError> {
+    let sc = &a.scenario;
+    let unused: Vec<&str> = [
+        (sc.scenario.is_some(), "--scenario"),
+        (sc.workload.is_some(), "--workload"),
+        (sc.jobs.is_some(), "--jobs"),
+        (sc.durations.is_some(), "--durations"),
+        (sc.gpus.is_some(), "--gpus"),
+        (sc.resample.is_some(), "--resample"),
+        (sc.load.is_some(), "--load"),
+        (sc.blox_trace_jobs.is_some(), "--blox-trace-jobs"),
+        (sc.throughputs.is_some(), "--throughputs"),
+        (sc.reference_gpu_type.is_some(), "--reference-gpu-type"),
+        (sc.round.is_some(), "--round"),
+        (sc.admission.is_some(), "--admission"),
+        (sc.topology.is_some(), "--topology"),
+        (sc.throughput.is_some(), "--throughput"),
+        (sc.track.is_some(), "--track"),
+        (sc.seed.is_some(), "--seed"),
+        (sc.preemption_cost.is_some(), "--preemption-cost"),
+        (sc.starvation.is_some(), "--starvation"),
+    ]
+    .into_iter()
+    .filter_map(|(set, flag)| set.then_some(flag))
+    .collect();
+    if !unused.is_empty() {
+        return Err(SimError::Config(format!(
+            "{} {} no meaning under --semantics tiresias (event-driven integer seconds, no \
+             rounds, no admission, no speed model, no starvation promotion)",
+            unused.join(", "),
+            if unused.len() == 1 { "has" } else { "have" }
+        )));
+    }
+    let args = crate::tiresias::TiresiasArgs {
+        trace: sc.trace.clone(),
+        trace_format: sc.trace_format.clone(),
+        skip_bad_lines: sc.skip_bad_lines,
+        cluster: sc.cluster.clone(),
+        cluster_spec: sc.cluster_spec.clone(),
+        policy: a.policy.as_ref().map(|p| p.to_string()),
+        placement: sc.placement.as_ref().map(|p| p.to_string()),
+        out: a.out.clone(),
+    };
+    let started = Instant::now();
+    let r = args.run()?;
+    let mut row = r.metrics.row();
+    row.preemptions = r.run.rows.iter().map(|r| u64::from(r.preempt)).sum();
+    print!("{}", blox_metrics::comparison_table(&[row]));
+    println!(
+        "\ntiresias {}/{} | {} GPUs (spec {}) | {} of {} jobs completed, {} | mean JCT {:.1} s, \
+         makespan {} s | {} events | {:.3} s wall",
+        r.policy,
+        r.scheme,
+        r.cluster.total_gpus(),
+        r.cluster,
+        r.run.rows.len(),
+        r.run.jobs.len(),
+        r.stop_text(),
+        r.avg_jct_s(),
+        r.makespan_s(),
+        r.run.events,
+        started.elapsed().as_secs_f64()
+    );
+    if let Some(out) = &a.out {
+        println!(
+            "wrote {}/{{jobs.csv,job.csv,summary.json,timeline.csv,jct_cdf.csv}}",
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// `--semantics`: an engine semantics, or a peer simulator's own model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SemanticsArg {
+    /// The engine's `blox` or `exact`.
+    Engine(Semantics),
+    /// The `tiresias` time model.
+    Tiresias,
+    /// Gavel's self-contained model.
+    Gavel,
+}
+
+impl std::str::FromStr for SemanticsArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "tiresias" => Ok(SemanticsArg::Tiresias),
+            "gavel" => Ok(SemanticsArg::Gavel),
+            other => other
+                .parse::<Semantics>()
+                .map(SemanticsArg::Engine)
+                .map_err(|_| format!("unknown semantics `{other}` (known: blox, exact, synergy, tiresias, gavel)")),
+        }
+    }
 }
 
 fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {

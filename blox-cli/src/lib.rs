@@ -10,15 +10,18 @@
 //! | [`sweep`] | the cross product of settings, run in parallel, resumable, shardable, merged into one table |
 //! | [`Registry`] | your own components by name, usable everywhere a stock name is |
 //! | [`progress`] | progress on standard error, `--max-sim-time`, the overload warning, all from outside the engine |
+//! | [`gavel`] | `--semantics gavel`: Gavel's trace simulator job by job ([`gavel::run_gavel`], the preset wiring Gavel's mechanism into the `gavel` time model) |
 //! | [`main`], [`main_with`] | the whole `blox-sim` program, with or without your components |
 
 mod bench;
 mod cli;
+pub mod gavel;
 pub mod preset;
 pub mod progress;
 pub mod registry;
 mod scenario;
 pub mod sweep;
+mod tiresias;
 
 pub use cli::{main, main_with};
 pub use registry::{Named, Registry};

@@ -752,6 +752,8 @@ impl Scenario {
     /// The cluster, with each node's CPUs and memory: `node_cpus`/`node_mem_gb` when given,
     /// else Synergy's 3 CPUs and 62.5 GB per GPU under `synergy` semantics, else the node
     /// defaults.
+    /// GPU type names are matched case-insensitively: they are lowercased here (throughput
+    /// tables, e.g. Gavel's, name types in lowercase).
     pub fn cluster_spec(&self) -> Result<ClusterSpec, SimError> {
         let mut spec = self
             .cluster
@@ -766,6 +768,7 @@ impl Scenario {
             }
         }
         for n in &mut spec.nodes {
+            n.gpu_type.make_ascii_lowercase();
             if let Some(c) = self.node_cpus {
                 n.cpus = c;
             } else if synergy {
@@ -1016,39 +1019,57 @@ impl Scenario {
     pub fn read_options(&self) -> ReadOptions {
         ReadOptions::default()
             .with_gavel_throughputs(self.throughputs.clone())
-            .with_gavel_worker_type(self.reference_gpu_type.clone())
+            .with_gavel_worker_type(self.reference_gpu_type.to_ascii_lowercase())
     }
 
     /// The per-model, per-GPU-type throughput table, on a cluster of several GPU types: the
     /// `throughputs` file, else the table of a `gavel` trace workload, else none. On a cluster
     /// of one type it is `None` (types cannot change a job's speed there).
     pub fn throughput_table(&self) -> Result<Option<Arc<ThroughputTable>>, SimError> {
-        if self.cluster_spec()?.gpu_types().len() < 2 {
+        let spec = self.cluster_spec()?;
+        if spec.gpu_types().len() < 2 {
             return Ok(None);
         }
-        if let Some(p) = &self.throughputs {
-            return Ok(Some(Arc::new(GavelThroughputs::load(p)?.into_table())));
-        }
-        let gavel_trace = match &self.workload {
-            WorkloadConfig::Trace { paths, format, .. }
-            | WorkloadConfig::Resample { paths, format, .. } => paths
-                .first()
-                .filter(|_| format.parse::<TraceFormat>().ok() == Some(TraceFormat::Gavel)),
-            _ => None,
+        let (table, origin) = if let Some(p) = &self.throughputs {
+            (GavelThroughputs::load(p)?.into_table(), p.clone())
+        } else {
+            let gavel_trace = match &self.workload {
+                WorkloadConfig::Trace { paths, format, .. }
+                | WorkloadConfig::Resample { paths, format, .. } => paths
+                    .first()
+                    .filter(|_| format.parse::<TraceFormat>().ok() == Some(TraceFormat::Gavel)),
+                _ => None,
+            };
+            match gavel_trace {
+                Some(p) => {
+                    let opts = self.read_options();
+                    let origin = blox_workload::locate_table_path(p, &opts).unwrap_or_default();
+                    (GavelThroughputs::locate(p, &opts)?.into_table(), origin)
+                }
+                None => return Ok(None),
+            }
         };
-        Ok(match gavel_trace {
-            Some(p) => Some(Arc::new(
-                GavelThroughputs::locate(p, &self.read_options())?.into_table(),
-            )),
-            None => None,
-        })
+        // An unknown type is an error, not a silent run at the reference speed.
+        let known = table.gpu_types();
+        let reference = self.reference_gpu_type.to_ascii_lowercase();
+        for ty in spec.gpu_types().into_iter().chain([reference.as_str()]) {
+            if !known.contains(&ty) {
+                return Err(SimError::Config(format!(
+                    "GPU type `{ty}` (--cluster / --reference-gpu-type) is not in the throughput \
+                     table {} (its types: {})",
+                    origin.display(),
+                    known.join(", ")
+                )));
+            }
+        }
+        Ok(Some(Arc::new(table)))
     }
 
     /// What the scenario's policy is built with.
     pub fn policy_env(&self) -> Result<PolicyEnv, SimError> {
         let env = PolicyEnv::new(self.blox_load());
         Ok(match self.throughput_table()? {
-            Some(t) => env.with_throughputs(t, self.reference_gpu_type.clone()),
+            Some(t) => env.with_throughputs(t, self.reference_gpu_type.to_ascii_lowercase()),
             None => env,
         })
     }
@@ -1223,7 +1244,7 @@ impl Scenario {
         let managed = events.is_some();
         let sink = Progress::new(
             (
-                JobLog::default(),
+                JobLog::with_cluster(&blox_core::Cluster::new(cluster.clone())),
                 Timeline::default(),
                 ClusterLog::new(total_gpus),
             ),

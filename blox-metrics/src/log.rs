@@ -1,4 +1,4 @@
-use blox_core::{Event, JobId, MetricSink, RoundSample, Time};
+use blox_core::{Cluster, Event, GpuId, JobId, MetricSink, RoundSample, Time};
 use std::sync::Arc;
 
 /// What happened to one job.
@@ -35,6 +35,9 @@ pub struct JobRecord {
     pub failures: u32,
     /// GPU-seconds of its work thrown away by failures.
     pub lost_gpu_s: f64,
+    /// The GPU types it ran on, as a bit set over the cluster's type ids (bit k = type k);
+    /// recorded only by a log built with [`JobLog::with_cluster`].
+    pub gpu_type_bits: u64,
 }
 
 impl JobRecord {
@@ -54,9 +57,45 @@ impl JobRecord {
 pub struct JobLog {
     records: Vec<JobRecord>,
     by_id: Vec<u64>,
+    /// Type id of each GPU (by [`GpuId`] index), when built [`JobLog::with_cluster`].
+    gpu_type: Vec<u8>,
+    /// Type names by type id.
+    type_names: Vec<String>,
 }
 
 impl JobLog {
+    /// A log that also records which GPU types each job ran on (the `gpu_types` column of
+    /// `jobs.csv`), for `cluster`'s GPUs (at most 64 types are told apart).
+    pub fn with_cluster(cluster: &Cluster) -> Self {
+        let n = cluster.spec().total_gpus();
+        let gpu_type = (0..n)
+            .map(|g| cluster.gpu_type(GpuId(g)).0.min(63) as u8)
+            .collect();
+        let type_names = (0..cluster.n_gpu_types())
+            .map(|t| {
+                cluster
+                    .gpu_type_name(blox_core::GpuTypeId(t as u32))
+                    .to_owned()
+            })
+            .collect();
+        JobLog {
+            gpu_type,
+            type_names,
+            ..JobLog::default()
+        }
+    }
+
+    /// The names of the GPU types `r` ran on, in type-id order (empty if it never started, or
+    /// the log was not built [`JobLog::with_cluster`]).
+    pub fn gpu_type_names<'a>(&'a self, r: &JobRecord) -> impl Iterator<Item = &'a str> + 'a {
+        let bits = r.gpu_type_bits;
+        self.type_names
+            .iter()
+            .enumerate()
+            .filter(move |(k, _)| bits >> k & 1 == 1)
+            .map(|(_, n)| n.as_str())
+    }
+
     /// Every arrived job, in arrival order.
     pub fn records(&self) -> &[JobRecord] {
         &self.records
@@ -125,9 +164,18 @@ impl MetricSink for JobLog {
                     r.rejected = true;
                 }
             }
-            Event::Started { time, job, .. } => {
+            Event::Started {
+                time, job, gpus, ..
+            } => {
+                let mut bits = 0u64;
+                for g in gpus {
+                    if let Some(&t) = self.gpu_type.get(g.index()) {
+                        bits |= 1 << t;
+                    }
+                }
                 if let Some(r) = self.by_job(job) {
                     r.first_start.get_or_insert(time);
+                    r.gpu_type_bits |= bits;
                 }
             }
             Event::Preempted { job, counted, .. } => {

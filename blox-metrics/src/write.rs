@@ -3,7 +3,7 @@ use blox_core::JobId;
 use std::io::{self, Write};
 
 /// Header of `jobs.csv`.
-pub const JOBS_CSV_HEADER: &str = "job_id,arrival_s,n_gpus,first_start_s,completion_s,jct_s,preemptions,tracked,duration_s,responded_s,admitted_s,model,source_id";
+pub const JOBS_CSV_HEADER: &str = "job_id,arrival_s,n_gpus,first_start_s,completion_s,jct_s,preemptions,tracked,duration_s,responded_s,admitted_s,model,source_id,gpu_types";
 
 /// Header of `timeline.csv`.
 pub const TIMELINE_CSV_HEADER: &str =
@@ -24,7 +24,9 @@ fn text(x: Option<&str>) -> String {
 /// Write `jobs.csv`: one row per admitted job, in id order (admission order, as Blox numbers
 /// jobs). Times are seconds; an empty cell means "never" (e.g. `completion_s` of a job still
 /// running when the run ended). `tracked` is 1 for jobs in `window` (all jobs without one).
-/// `duration_s` is the service demand, printed so that it round-trips.
+/// `duration_s` is the service demand, printed so that it round-trips. `gpu_types` lists the
+/// GPU types the job ran on (`+`-joined, in the cluster's type order) when the log was built
+/// with [`crate::JobLog::with_cluster`], else it is empty.
 ///
 /// Jobs that arrived but were never admitted (held or rejected by admission) have no id and no
 /// row; the summary counts them.
@@ -55,7 +57,7 @@ pub fn write_jobs_csv_with(
         let tracked = window.map_or(true, |(a, b)| id >= a && id <= b);
         write!(
             out,
-            "{},{},{},{},{},{},{},{},{:?},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{:?},{},{},{},{},{}",
             id,
             r.arrival,
             r.n_gpus,
@@ -69,6 +71,7 @@ pub fn write_jobs_csv_with(
             opt(r.admitted),
             text(r.model.as_deref()),
             text(r.source_id.as_deref()),
+            log.gpu_type_names(r).collect::<Vec<_>>().join("+"),
         )?;
         if failures {
             write!(out, ",{}", r.failures)?;

@@ -17,6 +17,9 @@
 //! s schedule entries, n table jobs, j jobs placed, v victims, r running jobs, N nodes, G GPUs,
 //! D topology domains (≈ nodes + racks), h the domain tree's height.
 //!
+//! [`tiresias`] holds Tiresias' own placement schemes (`yarn` with its memory leak, `count`,
+//! `random`, `balance`) and its cluster spec, for the `tiresias` time model of `blox-sim`.
+//!
 //! [`PlacementConfig`] names them for files and the command line; [`Topology::resolve`] turns
 //! `--topology FILE|SHAPE` into a topology and [`Topology::default_for`] gives the default one
 //! for a cluster.
@@ -107,6 +110,7 @@ mod resource_aware;
 mod scattered;
 mod synergy;
 mod throughput;
+pub mod tiresias;
 mod topology;
 mod topology_aware;
 

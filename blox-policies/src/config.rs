@@ -391,7 +391,13 @@ impl FromStr for PolicyConfig {
     type Err = ConfigError;
     fn from_str(s: &str) -> Result<Self, ConfigError> {
         let spec = ComponentSpec::parse(s, "policy")?;
-        let name = spec.name;
+        // Aliases that say what these two are: adaptations to this engine, not the peers'
+        // simulators (those are `--semantics gavel`'s policies, `crate::gavel_osdi`).
+        let name = match spec.name {
+            "gavel-style" => "gavel",
+            "ftf-greedy" => "themis",
+            n => n,
+        };
         let keys: &[&str] = match name {
             "fifo" | "las" | "srtf" | "themis" | "ftf" => &[],
             "sjf" => &["preemptive"],
@@ -609,6 +615,18 @@ mod tests {
             },
             PolicyConfig::Themis,
         ]
+    }
+
+    #[test]
+    fn gavel_style_and_ftf_greedy_are_aliases() {
+        assert_eq!(
+            "gavel-style:solver=lp".parse::<PolicyConfig>().unwrap(),
+            "gavel:solver=lp".parse::<PolicyConfig>().unwrap()
+        );
+        assert_eq!(
+            "ftf-greedy".parse::<PolicyConfig>().unwrap(),
+            PolicyConfig::Themis
+        );
     }
 
     #[test]

@@ -50,8 +50,14 @@ impl FromStr for MaxMinSolver {
     }
 }
 
-/// Max-min fairness as in Gavel (Narayanan et al., OSDI 2020): heterogeneity-aware on a
+/// Gavel-style max-min fairness (after Narayanan et al., OSDI 2020): heterogeneity-aware on a
 /// cluster of several GPU types, the agnostic form on a cluster of one.
+///
+/// **What it is not.** Named `gavel` (alias `gavel-style`) on the command line, this is an
+/// adaptation to this engine's rounds (fixed round grid, its own re-solve rule, engine
+/// placement), not Gavel's simulator: it does not reproduce Gavel's numbers. For those, run
+/// `--semantics gavel --policy max_min_fairness_perf` (or `max_min_fairness`), whose rules are
+/// in `crate::gavel_osdi`.
 ///
 /// **Allocation, one GPU type.** Each job `j` asking for `s_j` GPUs gets a time fraction
 /// `x_j ∈ [0, 1]` (the share of rounds it should run), chosen so that the GPU shares `s_j·x_j`

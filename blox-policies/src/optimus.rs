@@ -132,7 +132,7 @@ impl<M: Speedup> Optimus<M> {
 impl<M: Speedup> SchedulingPolicy for Optimus<M> {
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
         let jobs = ctx.jobs.as_slice();
-        let mut free = ctx.cluster.total_gpus();
+        let mut free = ctx.cluster.available_gpus();
         self.rank.clear();
         for (pos, j) in jobs.iter().enumerate() {
             let min = if j.spec.elastic { 1 } else { j.n_gpus() };

@@ -1,7 +1,12 @@
 use blox_core::{Ctx, Job, JobId, Schedule, SchedulingPolicy};
 
-/// Finish-time fairness as in Themis (Mahajan et al., NSDI 2020): each round, the jobs with the
-/// worst `ρ = shared finish time ÷ isolated finish time` get GPUs first.
+/// Greedy finish-time fairness after Themis (Mahajan et al., NSDI 2020): each round, the jobs
+/// with the worst `ρ = shared finish time ÷ isolated finish time` get GPUs first.
+///
+/// **What it is not.** Named `themis` (alias `ftf-greedy`) on the command line, it is a greedy
+/// ordering, neither Themis's auction nor Gavel's `finish_time_fairness_perf` (a min–max-ρ
+/// convex program): for Gavel's, run `--semantics gavel --policy finish_time_fairness_perf`
+/// (`crate::gavel_osdi`).
 ///
 /// For job `j` at time `now`, with `N` active jobs on `G` GPUs:
 ///
@@ -63,7 +68,7 @@ pub fn finish_time_fairness(job: &Job, ctx: &Ctx<'_>, n_active: usize, total_gpu
 impl SchedulingPolicy for Themis {
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
         let n = ctx.jobs.len();
-        let g = ctx.cluster.total_gpus();
+        let g = ctx.cluster.available_gpus();
         self.buf.clear();
         self.buf.extend(ctx.jobs.iter().map(|j| {
             (

@@ -562,7 +562,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
         workload.arrivals_until(t, &mut self.arrivals)?;
         let total = self.core.cluster.total_gpus();
         for spec in self.arrivals.drain(..) {
-            if spec.n_gpus == 0 || spec.n_gpus > total {
+            if spec.n_gpus == 0 || (spec.n_gpus > total && !self.model.admits_oversized()) {
                 return Err(SimError::Config(format!(
                     "job {} (arrival {} s) asks for {} GPUs but the cluster has {total}: it could \
                      never run",

@@ -4,6 +4,8 @@ mod clear_errors;
 mod cli;
 mod determinism;
 mod errors;
+mod gavel;
+mod gavel_vectors;
 mod golden;
 mod hetero;
 mod long_runs;
@@ -11,6 +13,7 @@ mod nodes;
 mod oracle;
 mod outputs;
 mod synergy;
+mod tiresias_cli;
 mod traces;
 
 #[allow(unused_imports)]

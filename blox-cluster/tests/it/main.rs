@@ -8,3 +8,4 @@ mod local_exec;
 mod local_nodes;
 mod sim_vs_real;
 mod slurm_e2e;
+mod slurm_nodes;

@@ -25,7 +25,7 @@ const JOBS: [(u32, u64); 8] = [
     (2, 50),
 ];
 
-fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
+pub(crate) fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
     let out = Command::new(cmd)
         .args(args)
         .output()
@@ -42,7 +42,7 @@ fn sh(cmd: &str, args: &[&str]) -> Result<String, String> {
 
 /// Cancels the Slurm jobs of a state folder (their working folders are under it), even if the
 /// test fails.
-struct SlurmJobs(std::path::PathBuf);
+pub(crate) struct SlurmJobs(pub(crate) std::path::PathBuf);
 
 impl Drop for SlurmJobs {
     fn drop(&mut self) {
@@ -61,7 +61,7 @@ impl Drop for SlurmJobs {
 }
 
 /// Resumes the drained node even if the test fails.
-struct NodeGuard(Option<String>);
+pub(crate) struct NodeGuard(pub(crate) Option<String>);
 
 impl Drop for NodeGuard {
     fn drop(&mut self) {

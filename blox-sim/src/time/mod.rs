@@ -54,7 +54,9 @@
 
 mod blox;
 mod exact;
+pub mod gavel;
 pub mod synergy;
+pub mod tiresias;
 
 pub use blox::Blox;
 pub use exact::{Decide, Exact};
@@ -160,6 +162,13 @@ pub trait TimeModel {
     /// The run's end time when it ends because nothing is left to do, given the decision time
     /// `t` at which that was seen and the last completion time.
     fn drained_end(&self, t: Time, last_completion: Time) -> Time;
+
+    /// Whether a job asking for more GPUs than the cluster has is admitted (it then waits for
+    /// ever) instead of being rejected before the run as a configuration error. Default
+    /// `false`; Tiresias' simulator keeps such jobs waiting, so its model says `true`.
+    fn admits_oversized(&self) -> bool {
+        false
+    }
 
     /// [`crate::RunOutcome::rounds`] for a run that ended at `end` with round length `round`.
     fn rounds(&self, end: Time, round: Time) -> u64 {

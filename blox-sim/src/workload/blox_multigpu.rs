@@ -12,9 +12,9 @@ use super::blox_default::{
     check_load, cycled_class, discarded_class_draw, gavel_like_duration, interarrival_s,
     BloxDefault, BLOX_SEED,
 };
-use super::pyrandom::PyRandom;
 use super::Workload;
 use crate::SimError;
+use blox_core::PyRandom;
 use blox_core::{JobSpec, Time};
 use std::sync::Arc;
 

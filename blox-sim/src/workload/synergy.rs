@@ -18,9 +18,9 @@
 //! - **Models**: [`OverallAssigner`] (class furthest below its target share, round-robin inside
 //!   the class); ideal CPU and memory demands and speed-up from [`synergy_demand`]; 1 GPU.
 
-use super::pyrandom::PyRandom;
 use super::Workload;
 use crate::SimError;
+use blox_core::PyRandom;
 use blox_core::{JobSpec, Time};
 use blox_workload::{synergy_demand, ClassSplit, OverallAssigner, ServerSize};
 

@@ -7,6 +7,8 @@ mod nodes;
 mod placement;
 mod policies;
 mod synergy;
+mod tiresias;
+mod tiresias_vectors;
 
 use blox_admission::{AcceptAll, AdmissionConfig};
 use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Semantics, Time};

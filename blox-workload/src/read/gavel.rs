@@ -77,8 +77,8 @@ impl GavelThroughputs {
     }
 
     /// The table a Gavel trace at `trace` is read with: [`ReadOptions::gavel_throughputs`] if
-    /// set, else the first `physical_cluster_throughputs.json[.gz]` or
-    /// `simulation_throughputs.json[.gz]` in the trace's folder, its parent or grandparent.
+    /// set, else the first of [`GAVEL_TABLE_NAMES`] (simulation table first) in the trace's
+    /// folder, its parent or grandparent ([`locate_table_path`]).
     pub fn locate(trace: &Path, opts: &ReadOptions) -> Result<Self, WorkloadError> {
         locate_and_load(trace, opts)
     }
@@ -124,20 +124,23 @@ fn parse_key(key: &str) -> Option<(&str, u32)> {
     Some((&body[..cut], scale))
 }
 
-/// The table for a trace: the one named in the options, or the first found next to the trace.
-pub(crate) fn locate_and_load(
-    trace: &Path,
-    opts: &ReadOptions,
-) -> Result<GavelThroughputs, WorkloadError> {
+/// Table file names looked for next to a Gavel trace, in order of preference. The simulation
+/// table comes first: it is the one Gavel's trace simulator uses (`--throughputs_file
+/// simulation_throughputs.json`, GAVEL-SEMANTICS §1.2).
+pub const GAVEL_TABLE_NAMES: [&str; 4] = [
+    "simulation_throughputs.json.gz",
+    "simulation_throughputs.json",
+    "physical_cluster_throughputs.json.gz",
+    "physical_cluster_throughputs.json",
+];
+
+/// The table file a Gavel trace at `trace` is read with: [`ReadOptions::gavel_throughputs`] if
+/// set, else the first of [`GAVEL_TABLE_NAMES`] in the trace's folder, its parent or
+/// grandparent (`None` if there is none).
+pub fn locate_table_path(trace: &Path, opts: &ReadOptions) -> Option<PathBuf> {
     if let Some(p) = &opts.gavel_throughputs {
-        return GavelThroughputs::load(p);
+        return Some(p.clone());
     }
-    let names = [
-        "physical_cluster_throughputs.json.gz",
-        "physical_cluster_throughputs.json",
-        "simulation_throughputs.json.gz",
-        "simulation_throughputs.json",
-    ];
     let dir = trace.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut dirs: Vec<PathBuf> = vec![dir.clone()];
     let mut d = dir.as_path();
@@ -151,25 +154,146 @@ pub(crate) fn locate_and_load(
         }
     }
     for d in &dirs {
-        for n in names {
+        for n in GAVEL_TABLE_NAMES {
             let p = if d.as_os_str().is_empty() {
                 PathBuf::from(n)
             } else {
                 d.join(n)
             };
             if p.is_file() {
-                return GavelThroughputs::load(&p);
+                return Some(p);
             }
         }
     }
-    Err(WorkloadError::input(
-        trace,
-        None,
-        Some("total_steps"),
-        "a Gavel trace gives steps, not seconds, and no throughput table \
-         (physical_cluster_throughputs.json[.gz] or simulation_throughputs.json[.gz]) was found \
-         next to it, in its parent or grandparent folder: name one in the options",
-    ))
+    None
+}
+
+/// The table for a trace: the one named in the options, or the first found next to the trace.
+pub(crate) fn locate_and_load(
+    trace: &Path,
+    opts: &ReadOptions,
+) -> Result<GavelThroughputs, WorkloadError> {
+    match locate_table_path(trace, opts) {
+        Some(p) => GavelThroughputs::load(&p),
+        None => Err(WorkloadError::input(
+            trace,
+            None,
+            Some("total_steps"),
+            "a Gavel trace gives steps, not seconds, and no throughput table \
+             (simulation_throughputs.json[.gz] or physical_cluster_throughputs.json[.gz]) was \
+             found next to it, in its parent or grandparent folder: name one in the options",
+        )),
+    }
+}
+
+/// One line of a Gavel trace with every field Gavel's simulator uses (GAVEL-SEMANTICS §1.1),
+/// unconverted: steps stay steps, the priority weight is kept.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct GavelTraceJob {
+    /// 1-based line number in the file (for messages).
+    pub line: u64,
+    /// Job type, the throughput key (`ResNet-18 (batch size 64)`).
+    pub job_type: String,
+    /// Total steps.
+    pub total_steps: u64,
+    /// Scale factor (GPUs).
+    pub scale_factor: u32,
+    /// Priority weight.
+    pub priority_weight: f64,
+    /// SLO multiplier (`-1` = none); not used by Gavel's trace simulator.
+    pub slo: f64,
+    /// Arrival time (s).
+    pub arrival_s: f64,
+}
+
+/// Reads a Gavel trace for Gavel's own simulation rules: one job per non-blank line, job id =
+/// its 0-based position among the job lines (= the line index when there are no blank lines).
+/// Unlike the conversion to [`JobSpec`]s, nothing is filtered: a zero step count or scale
+/// factor is an error, and arrivals must not decrease (Gavel asserts it).
+pub fn read_gavel_trace(path: &Path) -> Result<Vec<GavelTraceJob>, WorkloadError> {
+    parse_gavel_trace(&read_input(path)?, path)
+}
+
+/// [`read_gavel_trace`] on bytes; `origin` names the input in errors.
+pub fn parse_gavel_trace(bytes: &[u8], origin: &Path) -> Result<Vec<GavelTraceJob>, WorkloadError> {
+    let mut out: Vec<GavelTraceJob> = Vec::new();
+    for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = i as u64 + 1;
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let text = std::str::from_utf8(raw).map_err(|e| {
+            WorkloadError::input(origin, Some(line), None, format!("not UTF-8: {e}"))
+        })?;
+        let f: Vec<&str> = text.split('\t').collect();
+        if f.len() != FIELDS.len() {
+            let field = FIELDS.get(f.len()).or(FIELDS.last()).copied().unwrap_or("");
+            return Err(WorkloadError::at(
+                origin,
+                line,
+                field,
+                format!(
+                    "expected {} tab-separated fields, found {}",
+                    FIELDS.len(),
+                    f.len()
+                ),
+            ));
+        }
+        let err = |i: usize, what: &str| {
+            WorkloadError::at(origin, line, FIELDS[i], format!("`{}` is not {what}", f[i]))
+        };
+        let total_steps = f[5]
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|&s| s > 0)
+            .ok_or_else(|| err(5, "a whole number of steps ≥ 1"))?;
+        let scale_factor = f[6]
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&s| s > 0)
+            .ok_or_else(|| err(6, "a whole number of GPUs ≥ 1"))?;
+        let priority_weight = f[7]
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .ok_or_else(|| err(7, "a positive number"))?;
+        let slo = f[8]
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| err(8, "a number"))?;
+        let arrival_s = parse_nonneg(f[9].trim()).ok_or_else(|| err(9, "a time in seconds ≥ 0"))?;
+        if let Some(prev) = out.last() {
+            if arrival_s < prev.arrival_s {
+                return Err(WorkloadError::at(
+                    origin,
+                    line,
+                    "arrival_time",
+                    format!(
+                        "arrival {arrival_s} is before the previous job's ({}); Gavel requires \
+                         non-decreasing arrivals",
+                        prev.arrival_s
+                    ),
+                ));
+            }
+        }
+        out.push(GavelTraceJob {
+            line,
+            job_type: f[0].to_owned(),
+            total_steps,
+            scale_factor,
+            priority_weight,
+            slo,
+            arrival_s,
+        });
+    }
+    Ok(out)
 }
 
 pub(crate) fn parse(

@@ -16,7 +16,10 @@ mod pollux;
 mod tiresias;
 
 pub use datetime::parse_datetime;
-pub use gavel::GavelThroughputs;
+pub use gavel::{
+    locate_table_path, parse_gavel_trace, read_gavel_trace, GavelThroughputs, GavelTraceJob,
+    GAVEL_TABLE_NAMES,
+};
 pub use philly::{
     philly_blox_gpu_counts, philly_blox_trace_jobs, PhillyMode, BLOX_PHILLY_MAX_S,
     BLOX_PHILLY_MIN_S,
@@ -168,8 +171,9 @@ pub struct ReadOptions {
     /// so that they share a clock (see [`parse_datetime`]).
     pub time_origin: Option<i64>,
     /// The Gavel throughput table (`*.json` or `*.json.gz`). `None` looks for
-    /// `physical_cluster_throughputs.json[.gz]`, then `simulation_throughputs.json[.gz]`, in the
-    /// trace's folder, its parent and its grandparent (the shipped and upstream layouts).
+    /// `simulation_throughputs.json[.gz]` (the table Gavel's simulator uses), then
+    /// `physical_cluster_throughputs.json[.gz]`, in the trace's folder, its parent and its
+    /// grandparent (the shipped and upstream layouts).
     pub gavel_throughputs: Option<PathBuf>,
     /// The Gavel worker type whose isolated throughput turns steps into seconds (`v100`).
     pub gavel_worker_type: String,

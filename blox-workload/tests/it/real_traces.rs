@@ -211,8 +211,11 @@ fn gavel_traces_rows_arrivals_and_durations() {
             assert_eq!(s.last_arrival, Some(Time::ZERO), "{name}");
         }
     }
-    let table =
+    let physical =
         GavelThroughputs::load(&dir.join("gavel/physical_cluster_throughputs.json.gz")).unwrap();
+    assert_eq!(physical.len(), 83 * 5 + 77);
+    // The default table next to a Gavel trace is the simulation one (Gavel's simulator's).
+    let table = GavelThroughputs::load(&dir.join("gavel/simulation_throughputs.json.gz")).unwrap();
     assert_eq!(table.len(), 83 * 5 + 77);
     let rate = table
         .isolated("v100", "ResNet-18 (batch size 128)", 4)
@@ -226,8 +229,8 @@ fn gavel_traces_rows_arrivals_and_durations() {
     assert_eq!(j.model.as_deref(), Some("ResNet-18 (batch size 128)"));
     assert_eq!(j.n_gpus, 4);
     assert_eq!(j.work_s, 925_982.0 / rate);
-    // Another worker type gives other durations; k80 lacks some (job type, scale) pairs, which
-    // is a malformed line naming the job type.
+    // Another worker type gives other durations; k80 has a zero rate for some (job type, scale)
+    // pairs, which is a malformed line naming the job type.
     let p = trace("gavel/physical_cluster/max_min_fairness.trace").unwrap();
     let p100 = ReadOptions::default().with_gavel_worker_type("p100");
     let rp = read_trace(&p, TraceFormat::Gavel, &p100).unwrap();
@@ -236,7 +239,7 @@ fn gavel_traces_rows_arrivals_and_durations() {
     let k80 = ReadOptions::default().with_gavel_worker_type("k80");
     let e = read_trace(&p, TraceFormat::Gavel, &k80).unwrap_err();
     assert!(e.to_string().ends_with(
-        "max_min_fairness.trace:38: field `job_type`: no isolated throughput for (`ResNet-50 (batch size 128)`, 1) on worker type `k80` in the Gavel throughput table"
+        "max_min_fairness.trace:91: field `job_type`: no isolated throughput for (`ResNet-50 (batch size 128)`, 2) on worker type `k80` in the Gavel throughput table"
     ), "{e}");
 }
 

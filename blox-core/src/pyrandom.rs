@@ -1,4 +1,4 @@
-//! A bit-exact port of the parts of CPython's `random` module that Blox uses.
+//! A bit-exact port of the parts of CPython's `random` module that Blox and Gavel use.
 //!
 //! Blox draws every synthetic quantity from CPython's global `random.Random`, a 32-bit Mersenne
 //! Twister (MT19937, Matsumoto & Nishimura, 1998). Reproducing Blox job by job therefore needs the
@@ -13,6 +13,12 @@
 //! | `uniform(a, b)` | [`PyRandom::uniform`] |
 //! | `getrandbits(k)`, `k <= 32` | [`PyRandom::getrandbits`] |
 //! | `randint(a, b)` | [`PyRandom::randint`] |
+//! | `_randbelow(n)`, `randrange(n)` | [`PyRandom::randbelow`] |
+//! | `shuffle(x)` | [`PyRandom::shuffle`] |
+//!
+//! Gavel (OSDI 2020) shuffles its GPU-type order with a `random.Random(seed + 5)` each round and
+//! its FIFO policy draws `randrange` from `random.Random(seed)` (GAVEL-SEMANTICS §5.1, §6.4), so
+//! the port lives here, shared by the simulator and the policies.
 //!
 //! The code follows the published MT19937 reference algorithm and CPython's documented
 //! reductions; every operation is checked against CPython 3.11 in the unit tests.
@@ -219,6 +225,34 @@ impl PyRandom {
         // `r < n`, so `lo + r <= hi` fits an i64.
         (i128::from(lo) + r as i128) as i64
     }
+
+    /// `_randbelow(n)` (and `randrange(n)`): a uniform integer in `[0, n)`.
+    ///
+    /// `k = n.bit_length()`, then `getrandbits(k)` until the draw is below `n`; every attempt
+    /// consumes one 32-bit output, so `n = 1` still draws once (as CPython does).
+    ///
+    /// # Panics
+    ///
+    /// If `n == 0` (CPython raises `ValueError`; callers pass non-empty lengths).
+    pub fn randbelow(&mut self, n: u32) -> u32 {
+        assert!(n > 0, "PyRandom::randbelow: n must be positive");
+        let k = u32::BITS - n.leading_zeros();
+        let mut r = self.getrandbits(k);
+        while r >= n {
+            r = self.getrandbits(k);
+        }
+        r
+    }
+
+    /// `shuffle(x)` in place, CPython 3.11's algorithm: for `i` from `len - 1` down to 1, swap
+    /// `x[i]` with `x[randbelow(i + 1)]`. A list of 0 or 1 items consumes nothing.
+    pub fn shuffle<T>(&mut self, x: &mut [T]) {
+        for i in (1..x.len()).rev() {
+            // Slices longer than u32::MAX are not shuffled by anything here.
+            let j = self.randbelow(u32::try_from(i + 1).unwrap_or(u32::MAX)) as usize;
+            x.swap(i, j);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -359,6 +393,72 @@ mod tests {
             }
             assert_eq!(a.next_u32(), b.next_u32());
         }
+    }
+
+    #[test]
+    fn gavel_appendix_a_check_values() {
+        // GAVEL-SEMANTICS appendix A.
+        let mut r = PyRandom::new(0);
+        let first: Vec<u32> = (0..6).map(|_| r.next_u32()).collect();
+        assert_eq!(
+            first,
+            [3626764237, 1654615998, 3255389356, 3823568514, 1806341205, 173879092]
+        );
+        let mut r = PyRandom::new(0);
+        let three: Vec<u32> = (0..8).map(|_| r.randbelow(3)).collect();
+        assert_eq!(three, [1, 1, 0, 1, 2, 1, 1, 1]);
+        let mut r = PyRandom::new(0);
+        let two: Vec<u32> = (0..8).map(|_| r.randbelow(2)).collect();
+        assert_eq!(two, [1, 1, 0, 1, 1, 1, 1, 1]);
+        let mut r = PyRandom::new(5);
+        let first: Vec<u32> = (0..6).map(|_| r.next_u32()).collect();
+        assert_eq!(
+            first,
+            [2675342405, 1097127993, 3185950873, 1539898300, 3415330359, 2965446622]
+        );
+        let mut r = PyRandom::new(5);
+        let orders: Vec<[&str; 3]> = (0..6)
+            .map(|_| {
+                let mut x = ["v100", "p100", "k80"];
+                r.shuffle(&mut x);
+                x
+            })
+            .collect();
+        assert_eq!(
+            orders,
+            [
+                ["v100", "p100", "k80"],
+                ["v100", "p100", "k80"],
+                ["p100", "v100", "k80"],
+                ["k80", "v100", "p100"],
+                ["p100", "v100", "k80"],
+                ["p100", "k80", "v100"],
+            ]
+        );
+        let mut r = PyRandom::new(5);
+        let pairs: Vec<[char; 2]> = (0..6)
+            .map(|_| {
+                let mut x = ['v', 'p'];
+                r.shuffle(&mut x);
+                x
+            })
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ['v', 'p'],
+                ['v', 'p'],
+                ['p', 'v'],
+                ['v', 'p'],
+                ['p', 'v'],
+                ['p', 'v']
+            ]
+        );
+        // One item: no draws.
+        let mut a = PyRandom::new(5);
+        let mut b = PyRandom::new(5);
+        a.shuffle(&mut [1]);
+        assert_eq!(a.next_u32(), b.next_u32());
     }
 
     #[test]

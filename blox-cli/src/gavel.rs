@@ -1,0 +1,343 @@
+//! `--semantics gavel`: Gavel's (OSDI 2020) trace simulator, reproduced job by job. The preset
+//! wires Gavel's round mechanism and policies (`blox_policies::gavel_osdi`) into the `gavel`
+//! time model (`blox_sim::time::gavel`).
+
+use crate::scenario::write_atomically;
+use blox_core::{ClusterSpec, ThroughputTable};
+use blox_policies::gavel_osdi::{Credit, GavelMechanism, GavelPolicyKind, MechJob};
+use blox_sim::time::gavel::{
+    lookup_throughputs, register_types, simulate, GavelError, GavelOutcome, GavelRounds,
+    MicroTaskOutcome,
+};
+use blox_sim::SimError;
+use blox_workload::{locate_table_path, read_gavel_trace, GavelThroughputs, GavelTraceJob};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Gavel's mechanism as the `gavel` time model drives it.
+#[derive(Clone, Debug)]
+pub struct GavelPreset(pub GavelMechanism);
+
+impl GavelRounds for GavelPreset {
+    fn admit(&mut self, j: usize) {
+        self.0.admit(j);
+    }
+    fn credit(&mut self, j: usize, w: usize, steps: u64, exec_s: f64) -> MicroTaskOutcome {
+        match self.0.credit(j, w, steps, exec_s) {
+            Credit::Progress => MicroTaskOutcome::Progress,
+            Credit::Completed => MicroTaskOutcome::Completed,
+            Credit::Failed => MicroTaskOutcome::Failed,
+            Credit::Dropped => MicroTaskOutcome::Dropped,
+        }
+    }
+    fn force_reset(&mut self) {
+        self.0.force_reset();
+    }
+    fn plan_round(&mut self, clock: f64) -> Vec<(usize, usize)> {
+        self.0.plan_round(clock)
+    }
+    fn done_steps(&self, j: usize) -> u64 {
+        self.0.done_steps(j)
+    }
+    fn is_active(&self, j: usize) -> bool {
+        self.0.is_active(j)
+    }
+    fn solves(&self) -> u64 {
+        self.0.solves()
+    }
+}
+
+/// Runs Gavel's simulation of `jobs` (trace order) with `table` on `cluster` (GPU type and
+/// count; names case-insensitive), policy `policy`, round `round_s` and `seed`.
+///
+/// # Errors
+///
+/// Unknown GPU types, a job without a throughput entry (names its line), a job no round can
+/// run.
+pub fn run_gavel(
+    jobs: &[GavelTraceJob],
+    table: &ThroughputTable,
+    cluster: &[(String, u32)],
+    policy: GavelPolicyKind,
+    round_s: f64,
+    seed: u64,
+) -> Result<GavelOutcome, GavelError> {
+    let types = register_types(cluster)?;
+    let gjobs = lookup_throughputs(jobs, table, &types)?;
+    let mech_jobs = gjobs
+        .iter()
+        .map(|j| {
+            MechJob::new(
+                j.scale_factor,
+                j.priority_weight,
+                j.total_steps,
+                j.arrival_s,
+                j.throughput.clone(),
+            )
+        })
+        .collect();
+    let mech = GavelMechanism::new(policy, &types, round_s, seed, mech_jobs)
+        .map_err(|e| GavelError::Config(e.to_string()))?;
+    let mut preset = GavelPreset(mech);
+    simulate(&gjobs, &types, round_s, &mut preset)
+}
+
+/// Parses `--cluster` for Gavel: typed groups `NODESxGPUS:TYPE` (GPUs summed per type, one GPU
+/// per server does not matter: Gavel has no placement effects) or Gavel's own `V:P:K`. An
+/// untyped group is an error (the type decides the throughputs).
+pub(crate) fn parse_cluster(s: &str) -> Result<Vec<(String, u32)>, SimError> {
+    let parts: Vec<&str> = s.split(':').collect();
+    if parts.len() == 3 && parts.iter().all(|p| p.trim().parse::<u32>().is_ok()) {
+        return Ok(["v100", "p100", "k80"]
+            .iter()
+            .zip(&parts)
+            .map(|(t, c)| (t.to_string(), c.trim().parse().unwrap_or(0)))
+            .collect());
+    }
+    let spec: ClusterSpec = s
+        .parse()
+        .map_err(|e: blox_core::ClusterParseError| SimError::Config(format!("--cluster: {e}")))?;
+    let mut out: Vec<(String, u32)> = Vec::new();
+    for n in &spec.nodes {
+        if n.gpu_type == blox_core::DEFAULT_GPU_TYPE && !s.contains(':') {
+            return Err(SimError::Config(format!(
+                "--cluster `{s}`: --semantics gavel needs typed groups such as 8x1:v100 or \
+                 4x1:v100,4x1:p100,4x1:k80 (or Gavel's V:P:K, e.g. 8:0:0)"
+            )));
+        }
+        match out
+            .iter_mut()
+            .find(|(t, _)| t.eq_ignore_ascii_case(&n.gpu_type))
+        {
+            Some(e) => e.1 += n.gpus,
+            None => out.push((n.gpu_type.clone(), n.gpus)),
+        }
+    }
+    register_types(&out).map_err(|e| SimError::Config(format!("--cluster `{s}`: {e}")))?;
+    Ok(out)
+}
+
+/// The settings of a `blox-sim run --semantics gavel`.
+#[derive(Clone, Debug)]
+pub(crate) struct GavelRun {
+    pub(crate) trace: PathBuf,
+    pub(crate) throughputs: Option<PathBuf>,
+    pub(crate) cluster: String,
+    pub(crate) round_s: u64,
+    pub(crate) seed: u64,
+    pub(crate) policy: String,
+    pub(crate) out: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    semantics: &'static str,
+    policy: &'static str,
+    trace: &'a Path,
+    throughputs: &'a Path,
+    throughputs_source: &'static str,
+    cluster: &'a [(String, u32)],
+    round_s: u64,
+    seed: u64,
+    n_jobs: usize,
+    n_completed: usize,
+    n_dropped: usize,
+    avg_jct_s: Option<f64>,
+    makespan_s: f64,
+    rounds: u64,
+    solves: u64,
+}
+
+/// `blox-sim run --semantics gavel ...`.
+pub(crate) fn run_cli(r: &GavelRun) -> Result<(), SimError> {
+    let policy: GavelPolicyKind = r
+        .policy
+        .parse()
+        .map_err(|e: blox_core::ConfigError| SimError::Config(format!("--policy: {e}")))?;
+    let cluster = parse_cluster(&r.cluster)?;
+    let jobs = read_gavel_trace(&r.trace)?;
+    let opts = blox_workload::ReadOptions::default().with_gavel_throughputs(r.throughputs.clone());
+    let (table_path, source) = match locate_table_path(&r.trace, &opts) {
+        Some(p) if r.throughputs.is_some() => (p, "--throughputs"),
+        Some(p) => (p, "found next to the trace"),
+        None => {
+            return Err(SimError::Config(format!(
+                "{}: no --throughputs and no simulation_throughputs.json[.gz] (or \
+                 physical_cluster_throughputs.json[.gz]) next to the trace, in its parent or \
+                 grandparent folder",
+                r.trace.display()
+            )))
+        }
+    };
+    let table = GavelThroughputs::load(&table_path)?.into_table();
+    let out = run_gavel(&jobs, &table, &cluster, policy, r.round_s as f64, r.seed).map_err(
+        |e| match e {
+            GavelError::MissingThroughput { line, .. } => SimError::input(
+                &r.trace,
+                Some(line),
+                Some("job_type"),
+                format!("{e} ({})", table_path.display()),
+            ),
+            GavelError::Stuck { .. } => SimError::Stalled(e.to_string()),
+            _ => SimError::Config(e.to_string()),
+        },
+    )?;
+    let types = register_types(&cluster).map_err(|e| SimError::Config(e.to_string()))?;
+    let summary = Summary {
+        semantics: "gavel",
+        policy: policy.as_str(),
+        trace: &r.trace,
+        throughputs: &table_path,
+        throughputs_source: source,
+        cluster: &types,
+        round_s: r.round_s,
+        seed: r.seed,
+        n_jobs: jobs.len(),
+        n_completed: jobs.len() - out.dropped(),
+        n_dropped: out.dropped(),
+        avg_jct_s: out.avg_jct(),
+        makespan_s: out.makespan,
+        rounds: out.rounds,
+        solves: out.solves,
+    };
+    println!(
+        "gavel semantics | {} | {} | R = {} s | seed {} | {} jobs ({} dropped)",
+        policy,
+        types
+            .iter()
+            .map(|(t, c)| format!("{c} {t}"))
+            .collect::<Vec<_>>()
+            .join(" + "),
+        r.round_s,
+        r.seed,
+        jobs.len(),
+        out.dropped()
+    );
+    println!("throughputs: {} ({source})", table_path.display());
+    match out.avg_jct() {
+        Some(a) => println!(
+            "avg JCT {a:.6} s | makespan {:.6} s | {} rounds | {} solves",
+            out.makespan, out.rounds, out.solves
+        ),
+        None => println!("no job completed"),
+    }
+    if let Some(dir) = &r.out {
+        std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
+        write_atomically(dir, "jobs.csv", jobs_csv(&jobs, &out).as_bytes())?;
+        let mut json = serde_json::to_vec_pretty(&summary).expect("serialising to memory");
+        json.push(b'\n');
+        write_atomically(dir, "summary.json", &json)?;
+        println!("wrote {}/{{jobs.csv,summary.json}}", dir.display());
+    }
+    Ok(())
+}
+
+/// `jobs.csv` in gavel semantics: one row per trace job, times at full precision (Rust's
+/// shortest round-trip form, the same digits as Python's `repr`).
+pub fn jobs_csv(jobs: &[GavelTraceJob], out: &GavelOutcome) -> String {
+    let mut s = String::from(
+        "job_id,job_type,scale_factor,total_steps,arrival_s,finish_s,jct_s,status,gpu_types,micro_tasks\n",
+    );
+    for (j, r) in jobs.iter().zip(&out.jobs) {
+        let opt = |v: Option<f64>| v.map(|x| format!("{x:?}")).unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "{},\"{}\",{},{},{:?},{},{},{},{},{}",
+            r.id,
+            j.job_type.replace('"', "\"\""),
+            r.scale_factor,
+            j.total_steps,
+            r.arrival,
+            opt(r.finish),
+            opt(r.jct),
+            if r.jct.is_some() {
+                "completed"
+            } else {
+                "dropped"
+            },
+            r.gpu_types.join("+"),
+            r.micro_tasks
+        );
+    }
+    s
+}
+
+/// Gavel's 8 `physical_cluster` traces, in file-name order.
+pub const PHYSICAL_CLUSTER_TRACES: [&str; 8] = [
+    "artifact_evaluation",
+    "debug",
+    "debug_v2",
+    "highmem_test",
+    "max_min_fairness",
+    "medium_test",
+    "minimize_makespan",
+    "small_test",
+];
+
+/// `blox-sim bench --gavel`: the 80 seed-0 runs (8 physical-cluster traces × 5 policies ×
+/// 8 V100 and 4 V100 + 4 P100 + 4 K80, R = 360 s) one after another on one thread; prints the
+/// wall and process CPU time. `dir` is the shared traces folder (it holds `gavel/`).
+pub(crate) fn bench(dir: &Path) -> Result<(), SimError> {
+    let gavel = dir.join("gavel");
+    let table_path = gavel.join("simulation_throughputs.json.gz");
+    let cpu0 = process_cpu_s();
+    let t0 = std::time::Instant::now();
+    let table = GavelThroughputs::load(&table_path)?.into_table();
+    let traces: Vec<Vec<GavelTraceJob>> = PHYSICAL_CLUSTER_TRACES
+        .iter()
+        .map(|n| read_gavel_trace(&gavel.join(format!("physical_cluster/{n}.trace"))))
+        .collect::<Result<_, _>>()?;
+    let load_s = t0.elapsed().as_secs_f64();
+    let clusters = [
+        vec![("v100".to_string(), 8)],
+        vec![
+            ("v100".to_string(), 4),
+            ("p100".to_string(), 4),
+            ("k80".to_string(), 4),
+        ],
+    ];
+    let mut per_policy = Vec::new();
+    let mut runs = 0;
+    let t1 = std::time::Instant::now();
+    for kind in GavelPolicyKind::ALL {
+        let t = std::time::Instant::now();
+        for jobs in &traces {
+            for c in &clusters {
+                run_gavel(jobs, &table, c, kind, 360.0, 0)
+                    .map_err(|e| SimError::Config(e.to_string()))?;
+                runs += 1;
+            }
+        }
+        per_policy.push((kind, t.elapsed().as_secs_f64()));
+    }
+    let sim_s = t1.elapsed().as_secs_f64();
+    let cpu = process_cpu_s().zip(cpu0).map(|(a, b)| a - b);
+    println!(
+        "Gavel semantics: {runs} seed-0 runs (8 physical-cluster traces x 5 policies x 8 V100 and \
+         4 V100 + 4 P100 + 4 K80, R = 360 s), one thread"
+    );
+    println!("  loading the table and traces: {load_s:.3} s wall");
+    for (k, s) in &per_policy {
+        println!("  {k}: {s:.3} s wall");
+    }
+    match cpu {
+        Some(c) => {
+            println!("  simulation: {sim_s:.3} s wall; process CPU including loading: {c:.2} s")
+        }
+        None => println!("  simulation: {sim_s:.3} s wall"),
+    }
+    println!("  target: < 2 s of CPU; Gavel's own simulator needs about 129 s of process time");
+    Ok(())
+}
+
+/// User + system CPU seconds of this process (Linux `/proc/self/stat`, 100 ticks per second
+/// assumed); `None` elsewhere.
+fn process_cpu_s() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = f.get(11)?.parse().ok()?;
+    let stime: f64 = f.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}

@@ -1,0 +1,185 @@
+//! `blox-sim run --semantics tiresias` end to end: Tiresias' 60-job trace (from `$BLOX_TRACES`,
+//! skipped without it), the output files, and errors on bad input.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn tiresias_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("BLOX_TRACES") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
+    }
+    .join("tiresias");
+    if dir.join("60_job.csv").exists() {
+        Some(dir)
+    } else {
+        assert!(
+            std::env::var_os("BLOX_TRACES").is_none(),
+            "BLOX_TRACES is set but has no tiresias/60_job.csv"
+        );
+        eprintln!("skipped: set BLOX_TRACES to the shared traces folder");
+        None
+    }
+}
+
+fn blox_sim(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_blox-sim"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn sixty_jobs_write_tiresias_and_project_files() {
+    let Some(dir) = tiresias_dir() else { return };
+    let out = std::env::temp_dir().join(format!("blox-tiresias-cli-{}", std::process::id()));
+    let trace = dir.join("60_job.csv");
+    let o = blox_sim(&[
+        "run",
+        "--semantics",
+        "tiresias",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--trace-format",
+        "tiresias",
+        "--cluster",
+        "2x4",
+        "--policy",
+        "dlas-gpu-gittins:thresholds=500/1500",
+        "--placement",
+        "yarn",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("60 of 60 jobs completed"), "{stdout}");
+    // Tiresias' own job.csv: one row per job, JCT = end − submit, no `resume` under yarn.
+    let job = std::fs::read_to_string(out.join("job.csv")).unwrap();
+    let mut lines = job.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "time,job_id,num_gpu,submit_time,start_time,end_time,executed_time,JCT,duration,pending_time,preempt,promote"
+    );
+    let rows: Vec<Vec<i64>> = lines
+        .map(|l| l.split(',').map(|f| f.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 60);
+    for r in &rows {
+        assert_eq!(r[7], r[5] - r[3], "JCT of job {}", r[1]);
+        assert!(
+            r[7] >= r[8],
+            "job {} finished faster than its duration",
+            r[1]
+        );
+    }
+    // The project's jobs.csv agrees job by job (matched by Tiresias' job_id = source_id).
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    for l in jobs.lines().skip(1) {
+        let f: Vec<&str> = l.split(',').collect();
+        let id: i64 = f[12].parse().unwrap();
+        let jct: f64 = f[5].parse().unwrap();
+        let row = rows.iter().find(|r| r[1] == id).unwrap();
+        assert_eq!(jct, row[7] as f64, "job {id}");
+    }
+    let summary = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(summary.contains("\"semantics\": \"tiresias\""), "{summary}");
+    assert!(summary.contains("yarn-gput1000.csv"), "{summary}");
+    // Same run again: byte-identical outputs.
+    let out2 = out.with_extension("again");
+    let o2 = blox_sim(&[
+        "run",
+        "--semantics",
+        "tiresias",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--cluster",
+        "2x4",
+        "--policy",
+        "dlas-gpu-gittins:thresholds=500/1500",
+        "--placement",
+        "yarn",
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    assert!(o2.status.success());
+    for f in ["job.csv", "jobs.csv", "timeline.csv"] {
+        assert_eq!(
+            std::fs::read(out.join(f)).unwrap(),
+            std::fs::read(out2.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    std::fs::remove_dir_all(&out).ok();
+    std::fs::remove_dir_all(&out2).ok();
+}
+
+#[test]
+fn cluster_spec_file_equals_its_shape() {
+    let Some(dir) = tiresias_dir() else { return };
+    let trace = dir.join("60_job.csv");
+    let spec = dir.join("n32g4.csv");
+    let run = |cluster: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--semantics",
+            "tiresias",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--policy",
+            "shortest",
+            "--placement",
+            "yarn",
+        ];
+        args.extend_from_slice(cluster);
+        let o = blox_sim(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let s = String::from_utf8_lossy(&o.stdout).to_string();
+        s.lines().next().unwrap().to_string()
+    };
+    // n32g4.csv has 40 CPUs per node, the shape 64: with 4-GPU nodes neither binds.
+    let a = run(&["--cluster-spec", spec.to_str().unwrap()]);
+    let b = run(&["--cluster", spec.to_str().unwrap()]);
+    let c = run(&["--cluster", "32x4"]);
+    assert_eq!(a, b);
+    assert_eq!(a, c);
+}
+
+#[test]
+fn bad_input_is_named() {
+    let dir = std::env::temp_dir().join(format!("blox-tiresias-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.csv");
+    std::fs::write(
+        &trace,
+        "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n0,1,0,1,vgg19,10,1\n",
+    )
+    .unwrap();
+    let spec = dir.join("bad.csv");
+    std::fs::write(
+        &spec,
+        "num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node\n1,2,four,40,256\n",
+    )
+    .unwrap();
+    let t = trace.to_str().unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["--cluster-spec", spec.to_str().unwrap()],
+            "line 2, field `num_gpu_p_node`",
+        ),
+        (&["--policy", "las"], "dlas-gpu-gittins"),
+        (&["--placement", "scattered"], "yarn, count"),
+        (&["--policy", "dlas-gpu:thresholds=7200/x"], "whole numbers"),
+        (&["--round", "300"], "--round has no meaning"),
+        (&["--cluster", "2by4"], "NODESxGPUS"),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec!["run", "--semantics", "tiresias", "--trace", t];
+        args.extend_from_slice(extra);
+        let o = blox_sim(&args);
+        assert!(!o.status.success(), "{extra:?} should fail");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(want), "{extra:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,349 @@
+//! Gavel's allocation policies (GAVEL-SEMANTICS §6): what share of each GPU type each active job
+//! should get until the next re-solve.
+
+use super::barrier::{self, JobRow};
+use blox_core::{ConfigError, PyRandom};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// One of Gavel's policies, by Gavel's own command-line name.
+///
+/// | name | Gavel class (internal name) | allocation | type order shuffled each round |
+/// |---|---|---|---|
+/// | `fifo` | `FIFOPolicy` (`FIFO`) | sticky job → type, with Gavel's "last available type" quirk | yes |
+/// | `fifo_perf` | `FIFOPolicyWithPerf` (`FIFO_Perf`) | job → fastest type with room, re-decided each solve | no |
+/// | `max_min_fairness` | `MaxMinFairnessPolicy` (`MaxMinFairness`) | max-min of `s_i/w_i · Σ_w x_iw` | yes |
+/// | `max_min_fairness_perf` | `MaxMinFairnessPolicyWithPerf` (`MaxMinFairness_Perf`) | max-min of throughput normalised by the equal split | no |
+/// | `finish_time_fairness_perf` | `FinishTimeFairnessPolicyWithPerf` (`FinishTimeFairness_Perf`) | min-max of the finish-time ratio ρ | no |
+///
+/// Names parse with `_` or `-` (`max-min-fairness-perf`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GavelPolicyKind {
+    /// `fifo` (GAVEL-SEMANTICS §6.4).
+    Fifo,
+    /// `fifo_perf` (§6.5).
+    FifoPerf,
+    /// `max_min_fairness` (§6.2), heterogeneity-agnostic.
+    MaxMinFairness,
+    /// `max_min_fairness_perf` (§6.1).
+    MaxMinFairnessPerf,
+    /// `finish_time_fairness_perf` (§6.3).
+    FinishTimeFairnessPerf,
+}
+
+impl GavelPolicyKind {
+    /// Every policy, in the table's order.
+    pub const ALL: [GavelPolicyKind; 5] = [
+        GavelPolicyKind::Fifo,
+        GavelPolicyKind::FifoPerf,
+        GavelPolicyKind::MaxMinFairness,
+        GavelPolicyKind::MaxMinFairnessPerf,
+        GavelPolicyKind::FinishTimeFairnessPerf,
+    ];
+
+    /// Gavel's command-line name (`max_min_fairness_perf`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GavelPolicyKind::Fifo => "fifo",
+            GavelPolicyKind::FifoPerf => "fifo_perf",
+            GavelPolicyKind::MaxMinFairness => "max_min_fairness",
+            GavelPolicyKind::MaxMinFairnessPerf => "max_min_fairness_perf",
+            GavelPolicyKind::FinishTimeFairnessPerf => "finish_time_fairness_perf",
+        }
+    }
+
+    /// The policy object's internal name in Gavel (`policy.name`), which decides the shuffle
+    /// and the FIFO skip rule.
+    pub fn internal_name(self) -> &'static str {
+        match self {
+            GavelPolicyKind::Fifo => "FIFO",
+            GavelPolicyKind::FifoPerf => "FIFO_Perf",
+            GavelPolicyKind::MaxMinFairness => "MaxMinFairness",
+            GavelPolicyKind::MaxMinFairnessPerf => "MaxMinFairness_Perf",
+            GavelPolicyKind::FinishTimeFairnessPerf => "FinishTimeFairness_Perf",
+        }
+    }
+
+    /// Whether the round fill shuffles the GPU-type order (internal name contains neither
+    /// `Perf` nor `Packing`, §5.1).
+    pub fn shuffles_types(self) -> bool {
+        let n = self.internal_name();
+        !n.contains("Perf") && !n.contains("Packing")
+    }
+
+    /// Whether the round fill skips entries of priority ≤ 0 (internal name starts with `FIFO`,
+    /// §5.3).
+    pub fn skips_zero_priority(self) -> bool {
+        self.internal_name().starts_with("FIFO")
+    }
+}
+
+impl fmt::Display for GavelPolicyKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for GavelPolicyKind {
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Self, ConfigError> {
+        let norm = s.trim().to_ascii_lowercase().replace('-', "_");
+        GavelPolicyKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == norm)
+            .ok_or_else(|| {
+                ConfigError::new(format!(
+                    "unknown Gavel policy `{s}` (expected one of fifo, fifo_perf, \
+                     max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf)"
+                ))
+            })
+    }
+}
+
+/// One active job as a policy sees it at a solve.
+#[derive(Clone, Debug)]
+pub struct SolveJob<'a> {
+    /// The job's id (trace line); policies keep state by it.
+    pub id: u32,
+    /// Scale factor (GPUs it needs at once).
+    pub scale_factor: u32,
+    /// Priority weight (trace field 7).
+    pub weight: f64,
+    /// Throughput (steps/s of the whole job) on each registered type, alphabetical order.
+    pub throughput: &'a [f64],
+    /// Steps still to run.
+    pub remaining_steps: u64,
+    /// Seconds since arrival (`clock − arrival`).
+    pub since_arrival: f64,
+}
+
+/// Persistent state of [`GavelPolicyKind::FinishTimeFairnessPerf`] (GAVEL-SEMANTICS §6.3).
+#[derive(Clone, Debug, Default)]
+struct FtfState {
+    cum_iso: BTreeMap<u32, f64>,
+    prev_rem: BTreeMap<u32, u64>,
+    prev_iso: BTreeMap<u32, f64>,
+}
+
+/// A Gavel policy with its state across solves (FIFO's sticky assignment and generator,
+/// finish-time fairness's isolated-time bookkeeping).
+#[derive(Clone, Debug)]
+pub struct GavelPolicy {
+    kind: GavelPolicyKind,
+    /// FIFO's sticky `job → type index` (alphabetical type order).
+    assign: BTreeMap<u32, usize>,
+    /// FIFO's `random.Random(seed)`, drawn once per placement attempt.
+    rng: PyRandom,
+    ftf: FtfState,
+}
+
+impl GavelPolicy {
+    /// A policy of `kind`; `seed` is Gavel's `--seed` (FIFO's generator is `Random(seed)`).
+    pub fn new(kind: GavelPolicyKind, seed: u64) -> Self {
+        Self {
+            kind,
+            assign: BTreeMap::new(),
+            rng: PyRandom::new(seed),
+            ftf: FtfState::default(),
+        }
+    }
+
+    /// Which policy this is.
+    pub fn kind(&self) -> GavelPolicyKind {
+        self.kind
+    }
+
+    /// The allocation for `jobs` (sorted by id) on types with `counts` GPUs (alphabetical
+    /// order): one row of shares in `[0, 1]` per job, one entry per type.
+    pub fn allocate(&mut self, jobs: &[SolveJob<'_>], counts: &[u32]) -> Vec<Vec<f64>> {
+        let rows = match self.kind {
+            GavelPolicyKind::Fifo => self.fifo(jobs, counts, false),
+            GavelPolicyKind::FifoPerf => self.fifo(jobs, counts, true),
+            GavelPolicyKind::MaxMinFairness => max_min(jobs, counts, false),
+            GavelPolicyKind::MaxMinFairnessPerf => max_min(jobs, counts, true),
+            GavelPolicyKind::FinishTimeFairnessPerf => self.finish_time_fairness(jobs, counts),
+        };
+        // Gavel clips the solver's output to [0, 1]; only noise is removed.
+        // They are not rounded: near-ties are ordered by the central path's own offsets, which
+        // is how the vectors' ties come out as Gavel's (snapping shares equal to 1e-10 makes
+        // g1 `finish_time_fairness_perf` differ).
+        rows.into_iter()
+            .map(|r| r.into_iter().map(|v| v.clamp(0.0, 1.0)).collect())
+            .collect()
+    }
+
+    /// GAVEL-SEMANTICS §6.4 (`perf = false`) and §6.5 (`perf = true`).
+    fn fifo(&mut self, jobs: &[SolveJob<'_>], counts: &[u32], perf: bool) -> Vec<Vec<f64>> {
+        let n = counts.len();
+        let mut avail: Vec<i64> = counts.iter().map(|&c| i64::from(c)).collect();
+        if perf {
+            self.assign.clear();
+        }
+        let by_id: BTreeMap<u32, &SolveJob<'_>> = jobs.iter().map(|j| (j.id, j)).collect();
+        let mut queue: std::collections::VecDeque<u32> = jobs
+            .iter()
+            .map(|j| j.id)
+            .filter(|id| !self.assign.contains_key(id))
+            .collect();
+        let sticky: Vec<(u32, usize)> = self.assign.iter().map(|(&k, &w)| (k, w)).collect();
+        for (k, w) in sticky {
+            match by_id.get(&k) {
+                Some(job) => avail[w] -= i64::from(job.scale_factor),
+                None => {
+                    if let Some(&h) = queue.front() {
+                        let head = by_id[&h];
+                        if i64::from(head.scale_factor) <= avail[w] && head.throughput[w] > 0.0 {
+                            queue.pop_front();
+                            self.assign.insert(h, w);
+                            avail[w] -= i64::from(head.scale_factor);
+                        }
+                    }
+                    self.assign.remove(&k);
+                }
+            }
+        }
+        let mut types: Vec<usize> = (0..n).filter(|&w| avail[w] > 0).collect();
+        while !types.is_empty() {
+            let Some(j) = queue.pop_front() else { break };
+            let job = by_id[&j];
+            let sf = i64::from(job.scale_factor);
+            let cand: Vec<(usize, usize)> = types
+                .iter()
+                .enumerate()
+                .filter(|&(_, &w)| avail[w] >= sf)
+                .map(|(i, &w)| (i, w))
+                .collect();
+            if cand.is_empty() {
+                break;
+            }
+            if perf {
+                let mut best = -1.0;
+                let mut pick = 0;
+                for (c, &(_, w)) in cand.iter().enumerate() {
+                    if job.throughput[w] > best {
+                        best = job.throughput[w];
+                        pick = c;
+                    }
+                }
+                let (orig, w) = cand[pick];
+                self.assign.insert(j, w);
+                avail[w] -= sf;
+                if avail[w] == 0 {
+                    types.remove(orig);
+                }
+            } else {
+                // `cand` is non-empty and far shorter than u32::MAX.
+                let idx = self.rng.randbelow(cand.len() as u32) as usize;
+                // Gavel's quirk: the type used is the last available one, not cand[idx].
+                let w = types[types.len() - 1];
+                if job.throughput[w] > 0.0 {
+                    self.assign.insert(j, w);
+                    avail[w] -= sf;
+                    if avail[w] == 0 {
+                        types.remove(cand[idx].0);
+                    }
+                }
+            }
+        }
+        jobs.iter()
+            .map(|j| {
+                let mut row = vec![0.0; n];
+                if let Some(&w) = self.assign.get(&j.id) {
+                    row[w] = 1.0;
+                }
+                row
+            })
+            .collect()
+    }
+
+    /// GAVEL-SEMANTICS §6.3.
+    fn finish_time_fairness(&mut self, jobs: &[SolveJob<'_>], counts: &[u32]) -> Vec<Vec<f64>> {
+        if jobs.is_empty() {
+            self.ftf.prev_rem.clear();
+            self.ftf.prev_iso.clear();
+            return Vec::new();
+        }
+        let iso_x = isolated_shares(jobs, counts);
+        let iso: Vec<f64> = jobs
+            .iter()
+            .zip(&iso_x)
+            .map(|(j, x)| dot(j.throughput, x))
+            .collect();
+        let mut rows = Vec::with_capacity(jobs.len());
+        for j in jobs {
+            let cum = self.ftf.cum_iso.entry(j.id).or_insert(0.0);
+            if let Some(&prev) = self.ftf.prev_rem.get(&j.id) {
+                let steps = prev as f64 - j.remaining_steps as f64;
+                *cum += steps / self.ftf.prev_iso[&j.id];
+            }
+        }
+        for (j, &iso_i) in jobs.iter().zip(&iso) {
+            let rem = j.remaining_steps as f64;
+            rows.push(JobRow::FinishTime {
+                since: j.since_arrival,
+                remaining: rem,
+                denominator: self.ftf.cum_iso[&j.id] + rem / iso_i,
+            });
+        }
+        let solved = barrier::solve(jobs, counts, &rows);
+        self.ftf.prev_rem = jobs.iter().map(|j| (j.id, j.remaining_steps)).collect();
+        self.ftf.prev_iso = jobs.iter().zip(&iso).map(|(j, &v)| (j.id, v)).collect();
+        solved.unwrap_or(iso_x)
+    }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Gavel's isolated (equal-split) shares (`IsolatedPolicy`): `(c_w / m) / s_i` per type, the
+/// row divided by `max(row sum, 1)`.
+pub fn isolated_shares(jobs: &[SolveJob<'_>], counts: &[u32]) -> Vec<Vec<f64>> {
+    let m = jobs.len() as f64;
+    jobs.iter()
+        .map(|j| {
+            let mut row: Vec<f64> = counts
+                .iter()
+                .map(|&c| (f64::from(c) / m) / f64::from(j.scale_factor))
+                .collect();
+            let sum: f64 = row.iter().sum();
+            let div = sum.max(1.0);
+            for v in &mut row {
+                *v /= div;
+            }
+            row
+        })
+        .collect()
+}
+
+/// GAVEL-SEMANTICS §6.1 (`perf`) and §6.2: the max-min LP's coefficients, then the solve.
+fn max_min(jobs: &[SolveJob<'_>], counts: &[u32], perf: bool) -> Vec<Vec<f64>> {
+    if jobs.is_empty() {
+        return Vec::new();
+    }
+    let total: f64 = counts.iter().map(|&c| f64::from(c)).sum();
+    let rows: Vec<JobRow> = jobs
+        .iter()
+        .map(|j| {
+            let s = f64::from(j.scale_factor);
+            let coef = if perf {
+                // Proportional split x_prop[w] = c_w / N for every job; prop_i = Σ T·x_prop.
+                let prop: f64 = j
+                    .throughput
+                    .iter()
+                    .zip(counts)
+                    .map(|(t, &c)| t * (f64::from(c) / total))
+                    .sum();
+                j.throughput
+                    .iter()
+                    .map(|t| t * (1.0 / j.weight) * (1.0 / prop) * s)
+                    .collect()
+            } else {
+                vec![s / j.weight; counts.len()]
+            };
+            JobRow::Linear { coef }
+        })
+        .collect();
+    barrier::solve(jobs, counts, &rows).unwrap_or_else(|| isolated_shares(jobs, counts))
+}
