@@ -9,13 +9,14 @@
 //!   chosen GPUs. The schedule lists waiting jobs (alternately 1 and 4 GPUs) first, then the
 //!   running jobs. In `fit` the waiting jobs ask for exactly the free half, so all start and
 //!   nothing is preempted; in `preempt` they ask for the whole cluster, so every running job is
-//!   evicted. `exact` semantics (no Blox quirks), so the outcome is fully predictable.
+//!   evicted. No Blox quirks (`Scattered`, not `BloxScattered`), so the outcome is fully
+//!   predictable.
 //!
 //! Randomness comes from named streams of one `Seed`, so every run benchmarks the same inputs.
 
 use blox_core::{
     Cluster, ClusterSpec, Ctx, Decisions, GpuId, Job, JobId, JobSpec, JobTable, PlacementPolicy,
-    Schedule, SchedulingPolicy, Seed, Semantics, Time, PRIORITY_STARVED,
+    Schedule, SchedulingPolicy, Seed, Time, PRIORITY_STARVED,
 };
 use blox_placement::Scattered;
 use blox_policies::{Fifo, Las, Srtf};
@@ -42,8 +43,9 @@ fn job_table(n: usize) -> JobTable {
             arrival,
         );
         if rng.below(10) >= 3 {
-            job.attained_service = (rng.next_f64() * work_s).floor();
-            job.executed = job.attained_service;
+            job.executed = (rng.next_f64() * work_s).floor();
+            job.attained_wall_s = job.executed;
+            job.attained_gpu_s = job.executed * f64::from(n_gpus);
         }
         if rng.below(100) == 0 {
             job.priority = PRIORITY_STARVED;
@@ -91,7 +93,6 @@ fn schedule(c: &mut Criterion) {
             now,
             now.as_millis() / ROUND.as_millis(),
             ROUND,
-            Semantics::Blox,
             &cluster,
             &jobs,
         );
@@ -125,7 +126,8 @@ fn placement_input(nodes: u32, per_node: u32, waiting_gpus: u32) -> (Cluster, Jo
         let id = JobId(jobs.len() as u32);
         let mut job = Job::new(id, JobSpec::new(Time::ZERO, 1, 1e6), Time::ZERO);
         job.gpus.push(GpuId(g));
-        job.attained_service = 3600.0;
+        job.attained_gpu_s = 3600.0;
+        job.attained_wall_s = 3600.0;
         cluster.allocate(id, &[GpuId(g)]);
         jobs.push(job);
         running.push(id);
@@ -161,7 +163,7 @@ fn place(c: &mut Criterion) {
         let total = nodes * per_node;
         for (case, waiting, stops) in [("fit", total / 2, 0), ("preempt", total, total / 2)] {
             let (cluster, jobs, schedule) = placement_input(nodes, per_node, waiting);
-            let ctx = Ctx::new(ROUND, 1, ROUND, Semantics::Exact, &cluster, &jobs);
+            let ctx = Ctx::new(ROUND, 1, ROUND, &cluster, &jobs);
             let mut policy = Scattered::new();
             let mut out = Decisions::default();
             policy.place(&ctx, &schedule, &mut out);

@@ -13,9 +13,9 @@
 //! part), so iterations are independent and identical.
 
 use blox_admission::{AcceptAll, AdmissionConfig};
-use blox_core::{BoxPipeline, ClusterSpec, ConstantSpeed, Pipeline, Scheduler, Semantics};
-use blox_placement::{PlacementConfig, Scattered};
-use blox_policies::{Las, PolicyConfig, PolicyEnv};
+use blox_core::{BoxPipeline, ClusterSpec, ConstantSpeed, Pipeline, Scheduler};
+use blox_placement::BloxScattered;
+use blox_policies::BloxLas;
 use blox_sim::{BloxDefaultWorkload, RunOutcome, SimConfig, Simulator, TrackWindow};
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion, SamplingMode, Throughput};
@@ -25,7 +25,6 @@ use std::time::Duration;
 /// A benchmark case: Blox's default workload at `load` (N = 12,000) with `track` tracked, on
 /// 32x4 GPUs in `blox` semantics.
 struct Case {
-    load: f64,
     track: TrackWindow,
     workload: BloxDefaultWorkload,
 }
@@ -33,7 +32,6 @@ struct Case {
 impl Case {
     fn new(load: f64, first: u32, last: u32) -> Case {
         Case {
-            load,
             track: TrackWindow::new(first, last).expect("valid window"),
             workload: BloxDefaultWorkload::new(load, 12_000).expect("valid load"),
         }
@@ -64,8 +62,8 @@ impl Case {
     }
 }
 
-fn las() -> Pipeline<AcceptAll, Las, Scattered> {
-    Pipeline::new(AcceptAll, Las::default(), Scattered::new())
+fn las() -> Pipeline<AcceptAll, BloxLas, BloxScattered> {
+    Pipeline::new(AcceptAll, BloxLas::default(), BloxScattered::new())
 }
 
 /// Time whole runs of `make()`'s scheduler on `case`.
@@ -126,12 +124,11 @@ fn engine(c: &mut Criterion) {
 /// cheap and any cost of dynamic dispatch would show.
 fn dispatch(c: &mut Criterion) {
     let case = Case::new(1.0, 3000, 4000);
-    let env = PolicyEnv::new(Semantics::Blox, Some(case.load));
     let boxed = || -> BoxPipeline {
         Pipeline::new(
             AdmissionConfig::AcceptAll.build().expect("builds"),
-            PolicyConfig::Las.build(&env).expect("builds"),
-            PlacementConfig::Scattered.build().expect("builds"),
+            Box::new(BloxLas::default()),
+            Box::new(BloxScattered::new()),
         )
     };
     // Both forms must do the same work for the comparison to mean anything.

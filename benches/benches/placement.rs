@@ -5,8 +5,7 @@
 //!   chosen GPUs. The schedule lists waiting jobs (alternately 1 and 4 GPUs) first, then the
 //!   running jobs. In `fit` the waiting jobs ask for exactly the free half, so all start and
 //!   nothing is preempted; in `preempt` they ask for the whole cluster, so every running job is
-//!   evicted. `exact` semantics; `scattered-blox` is Scattered in `blox` semantics (Blox's
-//!   quirks, so fewer jobs may start).
+//!   evicted. `scattered-blox` is `BloxScattered` (Blox's quirks, so fewer jobs may start).
 //! - `decision/<placement>/G`: one decision: a single waiting 8-GPU job on the same half-full
 //!   cluster (no preemption needed).
 //!
@@ -14,9 +13,11 @@
 
 use blox_core::{
     Cluster, ClusterSpec, Ctx, Decisions, GpuId, Job, JobId, JobSpec, JobTable, PlacementPolicy,
-    Schedule, Seed, Semantics, Time,
+    Schedule, Seed, Time,
 };
-use blox_placement::{Consolidated, FirstFit, ResourceAware, Scattered, Topology, TopologyAware};
+use blox_placement::{
+    BloxScattered, Consolidated, FirstFit, ResourceAware, Scattered, Topology, TopologyAware,
+};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
 use std::hint::black_box;
@@ -117,7 +118,7 @@ fn rounds(c: &mut Criterion) {
         let total = nodes * per_node;
         for (case, waiting, stops) in [("fit", total / 2, 0), ("preempt", total, total / 2)] {
             let (cluster, jobs, schedule) = input(nodes, per_node, waiting, [1, 4]);
-            let ctx = Ctx::new(ROUND, 1, ROUND, Semantics::Exact, &cluster, &jobs);
+            let ctx = Ctx::new(ROUND, 1, ROUND, &cluster, &jobs);
             for (name, mut p) in placements(&cluster) {
                 let mut out = Decisions::default();
                 p.place(&ctx, &schedule, &mut out);
@@ -132,13 +133,12 @@ fn rounds(c: &mut Criterion) {
                     p.as_mut(),
                 );
             }
-            let blox = Ctx::new(ROUND, 1, ROUND, Semantics::Blox, &cluster, &jobs);
             bench_one(
                 &mut group,
                 BenchmarkId::new(format!("scattered-blox/{case}"), total),
-                &blox,
+                &ctx,
                 &schedule,
-                &mut Scattered::new(),
+                &mut BloxScattered::new(),
             );
         }
     }
@@ -155,7 +155,7 @@ fn decisions(c: &mut Criterion) {
         let total = nodes * per_node;
         let (cluster, jobs, mut schedule) = input(nodes, per_node, 8, [8, 8]);
         schedule.entries.truncate(1);
-        let ctx = Ctx::new(ROUND, 1, ROUND, Semantics::Exact, &cluster, &jobs);
+        let ctx = Ctx::new(ROUND, 1, ROUND, &cluster, &jobs);
         for (name, mut p) in placements(&cluster) {
             let mut out = Decisions::default();
             p.place(&ctx, &schedule, &mut out);

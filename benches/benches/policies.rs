@@ -29,7 +29,7 @@
 
 use blox_core::{
     Cluster, ClusterSpec, Ctx, GpuId, GpuTypeId, Job, JobId, JobSpec, JobTable, Schedule,
-    SchedulingPolicy, Seed, Semantics, ThroughputTable, Time, PRIORITY_STARVED,
+    SchedulingPolicy, Seed, ThroughputTable, Time, PRIORITY_STARVED,
 };
 use blox_policies::{
     max_min_lp, Fifo, Gavel, Las, MaxMinSolver, Optimus, Sjf, Srtf, Themis, Tiresias,
@@ -58,7 +58,8 @@ fn job_table(n: usize) -> JobTable {
         let mut job = Job::new(JobId(i as u32), spec, arrival);
         if rng.below(10) >= 3 {
             job.executed = (rng.next_f64() * work_s).floor();
-            job.attained_service = job.executed * f64::from(n_gpus);
+            job.attained_gpu_s = job.executed * f64::from(n_gpus);
+            job.attained_wall_s = job.executed;
             if rng.below(3) == 0 {
                 // Policies only ask whether a job runs; the GPU ids need not be consistent.
                 job.gpus.push(GpuId(0));
@@ -170,7 +171,6 @@ fn ctx_at<'a>(cluster: &'a Cluster, jobs: &'a JobTable) -> Ctx<'a> {
         now,
         now.as_millis() / ROUND.as_millis(),
         ROUND,
-        Semantics::Exact,
         cluster,
         jobs,
     )

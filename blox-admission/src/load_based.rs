@@ -13,7 +13,7 @@ use blox_core::{AdmissionPolicy, Admissions, ConfigError, Ctx, QueuedJob};
 ///
 /// The test comes **before** each admission, so the table can overshoot the cap by one job
 /// (with 1-GPU jobs on 128 GPUs: 129, 154, 180 and 193 jobs at 1.0×, 1.2×, 1.4× and 1.5×). That
-/// is the definition, kept in both semantics. Jobs held in the queue keep their arrival time,
+/// is the definition, under every time model. Jobs held in the queue keep their arrival time,
 /// so the time they wait here counts in their JCT.
 ///
 /// Cost per round: O(admitted). Ties: arrival order (strict FIFO; no back-filling).

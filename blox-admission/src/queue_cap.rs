@@ -57,7 +57,7 @@ impl AdmissionPolicy for QueueCap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blox_core::{Cluster, ClusterSpec, Job, JobId, JobSpec, JobTable, Semantics, Time};
+    use blox_core::{Cluster, ClusterSpec, Job, JobId, JobSpec, JobTable, Time};
 
     fn queue(n: u64) -> Vec<QueuedJob> {
         (0..n)
@@ -77,14 +77,7 @@ mod tests {
             JobSpec::new(Time::ZERO, 1, 1.0),
             Time::ZERO,
         ));
-        let ctx = Ctx::new(
-            Time::ZERO,
-            0,
-            Time::from_secs(300),
-            Semantics::Exact,
-            &cluster,
-            &jobs,
-        );
+        let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), &cluster, &jobs);
         let mut out = Admissions::default();
         QueueCap::new(3, Overflow::Hold)
             .unwrap()

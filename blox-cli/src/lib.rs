@@ -17,6 +17,7 @@ mod bench;
 mod cli;
 pub mod gavel;
 pub mod pollux;
+pub mod preset;
 pub mod progress;
 pub mod registry;
 mod scenario;

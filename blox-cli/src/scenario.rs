@@ -1,6 +1,7 @@
 //! Scenarios: a whole run described as data (a TOML or JSON file, or command-line flags), and
 //! running one through the boxed (runtime) path.
 
+use crate::preset;
 use crate::registry::{Named, Registry};
 use blox_admission::AdmissionConfig;
 use blox_core::{
@@ -1066,7 +1067,7 @@ impl Scenario {
 
     /// What the scenario's policy is built with.
     pub fn policy_env(&self) -> Result<PolicyEnv, SimError> {
-        let env = PolicyEnv::new(self.semantics, self.blox_load());
+        let env = PolicyEnv::new(self.blox_load());
         Ok(match self.throughput_table()? {
             Some(t) => env.with_throughputs(t, self.reference_gpu_type.to_ascii_lowercase()),
             None => env,
@@ -1100,7 +1101,7 @@ impl Scenario {
         env: PolicyEnv,
     ) -> Result<BoxThroughput, SimError> {
         let factor = match self.policy.stock() {
-            Some(p) => p.speed_factor(&env)?,
+            Some(p) => preset::speed_factor(self.semantics, p, &env)?,
             None => 1.0,
         };
         let elastic_policy = matches!(
@@ -1119,7 +1120,7 @@ impl Scenario {
         let base: BoxThroughput = match model {
             ThroughputChoice::Constant => Box::new(ConstantSpeed(factor)),
             ThroughputChoice::Policy => match self.policy.stock() {
-                Some(p) => p.throughput_model(&env)?,
+                Some(p) => preset::policy_throughput(self.semantics, p, &env)?,
                 None => {
                     return Err(SimError::Config(format!(
                         "policy `{}` is a registered component and implies no throughput model; \
@@ -1198,12 +1199,17 @@ impl Scenario {
         let policy = if self.semantics == Semantics::Synergy {
             self.synergy_policy(&env, registry)?
         } else {
-            registry.build_policy(&self.policy, &env)?
+            preset::build_policy(self.semantics, registry, &self.policy, &env)?
         };
         let scheduler = Pipeline::new(
             registry.build_admission(&self.admission)?,
             policy,
-            registry.build_placement(&self.placement, Some(topology.clone()))?,
+            preset::build_placement(
+                self.semantics,
+                registry,
+                &self.placement,
+                Some(topology.clone()),
+            )?,
         );
         let cfg = self.sim_config()?;
         let cluster = self.cluster_spec()?;

@@ -6,7 +6,7 @@ use blox_cluster::{
     parse_nodes, read_token, request, ClusterError, LocalConfig, LocalExecutor, LoopConfig,
     RoundLoop, SlurmConfig, SlurmExecutor, Store,
 };
-use blox_core::{Pipeline, Semantics, Time};
+use blox_core::{Pipeline, Time};
 use blox_placement::PlacementConfig;
 use blox_policies::{PolicyConfig, PolicyEnv};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -227,7 +227,7 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
     }
     let grace = secs("--grace", a.grace)?;
     let signal = parse_signal(&a.preempt_signal)?;
-    let env = PolicyEnv::new(Semantics::Exact, None);
+    let env = PolicyEnv::new(None);
     let cfg_err = |e: blox_core::ConfigError| ClusterError::Config(e.0);
     let scheduler = Pipeline::new(
         a.admission.build().map_err(cfg_err)?,

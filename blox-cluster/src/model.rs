@@ -286,6 +286,9 @@ pub struct RunRecord {
     pub executed: f64,
     /// Attained service in GPU-seconds.
     pub attained: f64,
+    /// Attained service in wall-clock seconds (absent in state written before it was kept: then
+    /// derived from `attained` over the requested GPUs on recovery).
+    pub attained_wall: Option<f64>,
     /// Iterations reported.
     pub iterations: u64,
     /// Preemptions.

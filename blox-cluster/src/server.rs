@@ -26,11 +26,11 @@ use crate::model::{JobState, LiveRecord, RunRecord, Submission};
 use crate::store::{unix_ms, Store, StoredEvent};
 use crate::ClusterError;
 use blox_core::{
-    Admissions, Cluster, Ctx, Decisions, Event, ExecEvent, Executor, ExitStatus, GpuId, GpuSet,
-    Job, JobId, JobTable, Launch, MetricSink, QueuedJob, RoundSample, Schedule, Scheduler,
-    Semantics, Time, PRIORITY_STARVED,
+    Cluster, Ctx, Event, ExecEvent, Executor, ExitStatus, GpuId, GpuSet, Job, JobId, JobTable,
+    Launch, MetricSink, QueuedJob, RoundSample, Scheduler, Time, PRIORITY_STARVED,
 };
 use blox_metrics::{write_jobs_csv_with, write_timeline_csv_with, JobLog, RunMetrics, Timeline};
+use blox_sim::{DecisionError, Driver, Host};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -97,10 +97,18 @@ struct Live {
     stopping: bool,
 }
 
-/// The loop's state.
+/// The loop: a scheduler, the one round driver (`blox_sim::Driver`, the same as the simulator's)
+/// and the server state it drives.
 pub struct RoundLoop<S, E> {
-    cfg: LoopConfig,
     scheduler: S,
+    driver: Driver,
+    st: Server<E>,
+}
+
+/// The server state: everything but the scheduler. It is the round driver's [`Host`]: it applies
+/// the validated decisions to the executor and records every change.
+struct Server<E> {
+    cfg: LoopConfig,
     exec: E,
     store: Store,
     epoch: u64,
@@ -122,9 +130,6 @@ pub struct RoundLoop<S, E> {
     next_seq: u64,
     next_id: u32,
     counters: RunCounters,
-    admissions: Admissions,
-    schedule: Schedule,
-    decisions: Decisions,
     exec_events: Vec<ExecEvent>,
     ever_submitted: bool,
     /// Nodes out of service now, and how they left.
@@ -135,14 +140,6 @@ pub struct RoundLoop<S, E> {
 
 fn gpus_u32(g: &[GpuId]) -> Vec<u32> {
     g.iter().map(|g| g.0).collect()
-}
-
-fn same_gpus(a: &[GpuId], b: &[GpuId]) -> bool {
-    let mut x = a.to_vec();
-    let mut y = b.to_vec();
-    x.sort_unstable();
-    y.sort_unstable();
-    x == y
 }
 
 impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
@@ -212,7 +209,11 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
                     })?);
                     let mut job = Job::new(id, spec, Time(e.run.admitted_ms.unwrap_or(0)));
                     job.executed = e.run.executed;
-                    job.attained_service = e.run.attained;
+                    job.attained_gpu_s = e.run.attained;
+                    job.attained_wall_s = e
+                        .run
+                        .attained_wall
+                        .unwrap_or_else(|| e.run.attained / f64::from(job.spec.n_gpus.max(1)));
                     job.preemptions = e.run.preemptions;
                     job.priority = e.run.priority;
                     job.time_since_scheduled = Time(e.run.time_since_scheduled_ms);
@@ -298,42 +299,42 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         let next_id = counters.admitted as u32;
         let round_len = Time(cfg.round.as_millis().max(1) as u64);
         Ok(RoundLoop {
-            cfg,
             scheduler,
-            exec,
-            store,
-            epoch,
-            now,
-            round_len,
-            next_round: now,
-            cluster,
-            table,
-            queue,
-            queue_rows,
-            entries,
-            rows,
-            lives,
-            credited_to,
-            touched: BTreeSet::new(),
-            dirty,
-            events: Vec::new(),
-            sinks,
-            next_seq,
-            next_id,
-            counters,
-            admissions: Admissions::default(),
-            schedule: Schedule::default(),
-            decisions: Decisions::default(),
-            exec_events: Vec::new(),
-            ever_submitted,
-            down: BTreeMap::new(),
-            cluster_log: blox_metrics::ClusterLog::new(inventory.total_gpus()),
+            driver: Driver::new(),
+            st: Server {
+                cfg,
+                exec,
+                store,
+                epoch,
+                now,
+                round_len,
+                next_round: now,
+                cluster,
+                table,
+                queue,
+                queue_rows,
+                entries,
+                rows,
+                lives,
+                credited_to,
+                touched: BTreeSet::new(),
+                dirty,
+                events: Vec::new(),
+                sinks,
+                next_seq,
+                next_id,
+                counters,
+                exec_events: Vec::new(),
+                ever_submitted,
+                down: BTreeMap::new(),
+                cluster_log: blox_metrics::ClusterLog::new(inventory.total_gpus()),
+            },
         })
     }
 
     /// The run's counters so far.
     pub fn counters(&self) -> &RunCounters {
-        &self.counters
+        &self.st.counters
     }
 
     /// Run until `stop` is set, or (with `exit_when_done`) until every job has ended. Jobs
@@ -341,14 +342,55 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
     pub fn run(&mut self, stop: &AtomicBool) -> Result<(), ClusterError> {
         loop {
             self.tick()?;
-            if stop.load(Ordering::SeqCst) || (self.cfg.exit_when_done && self.done()) {
+            if stop.load(Ordering::SeqCst) || (self.st.cfg.exit_when_done && self.st.done()) {
                 self.write_outputs()?;
                 return Ok(());
             }
-            std::thread::sleep(self.cfg.tick);
+            std::thread::sleep(self.st.cfg.tick);
         }
     }
 
+    /// One tick: poll, cancel, credit, launch, and a round when one is due.
+    pub fn tick(&mut self) -> Result<(), ClusterError> {
+        let st = &mut self.st;
+        let wall = Time(unix_ms().saturating_sub(st.epoch));
+        st.now = st.now.max(wall);
+        let now = st.now;
+        st.poll(now)?;
+        st.cancels(now)?;
+        st.credit(now);
+        st.launch_ready(now)?;
+        if now >= self.st.next_round {
+            self.round(now)?;
+            let st = &mut self.st;
+            st.launch_ready(now)?;
+            st.next_round = Time((now.0 / st.round_len.0 + 1) * st.round_len.0);
+            st.flush()?;
+            self.write_outputs()?;
+        } else {
+            self.st.flush()?;
+        }
+        Ok(())
+    }
+
+    /// A round: arrivals, then the round protocol through the driver (admission, scheduling,
+    /// placement, validation, apply, the round sample), then the starvation counters.
+    fn round(&mut self, t: Time) -> Result<(), ClusterError> {
+        self.st.arrivals(t)?;
+        self.driver.admit(&mut self.scheduler, &mut self.st, t)?;
+        self.driver
+            .decide(&mut self.scheduler, &mut self.st, t, true)?;
+        self.st.age(t);
+        Ok(())
+    }
+
+    /// Write `jobs.csv`, `timeline.csv` and `summary.json` (each through a temporary file).
+    pub fn write_outputs(&self) -> Result<(), ClusterError> {
+        self.st.write_outputs(&self.scheduler.name())
+    }
+}
+
+impl<E: Executor> Server<E> {
     fn done(&self) -> bool {
         self.ever_submitted
             && self.entries.values().all(|e| e.state.is_terminal())
@@ -375,27 +417,6 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         }
     }
 
-    /// One tick: poll, cancel, credit, launch, and a round when one is due.
-    pub fn tick(&mut self) -> Result<(), ClusterError> {
-        let wall = Time(unix_ms().saturating_sub(self.epoch));
-        self.now = self.now.max(wall);
-        let now = self.now;
-        self.poll(now)?;
-        self.cancels(now)?;
-        self.credit(now);
-        self.launch_ready(now)?;
-        if now >= self.next_round {
-            self.round(now)?;
-            self.launch_ready(now)?;
-            self.next_round = Time((now.0 / self.round_len.0 + 1) * self.round_len.0);
-            self.flush()?;
-            self.write_outputs()?;
-        } else {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
     fn credit(&mut self, now: Time) {
         for job in self.table.iter_mut() {
             let Some(from) = self.credited_to.get_mut(&job.id) else {
@@ -404,7 +425,8 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
             let running = job.is_running() && self.lives.get(&job.id).is_some_and(|l| !l.stopping);
             if running && now > *from {
                 let dt = (now - *from).as_secs_f64();
-                job.attained_service += f64::from(job.spec.n_gpus) * dt;
+                job.attained_gpu_s += f64::from(job.spec.n_gpus) * dt;
+                job.attained_wall_s += dt;
                 let by_iterations = self
                     .rows
                     .get(&job.id)
@@ -520,7 +542,8 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
                 e.state = JobState::Completed;
                 e.run.completion_ms = Some(now.0);
                 e.run.executed = job.spec.work_s;
-                e.run.attained = job.attained_service;
+                e.run.attained = job.attained_gpu_s;
+                e.run.attained_wall = Some(job.attained_wall_s);
                 e.run.gpus.clear();
             }
         }
@@ -655,18 +678,8 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         Ok(())
     }
 
-    fn ctx<'a>(t: Time, round_len: Time, cluster: &'a Cluster, table: &'a JobTable) -> Ctx<'a> {
-        Ctx::new(
-            t,
-            t.0 / round_len.0,
-            round_len,
-            Semantics::Exact,
-            cluster,
-            table,
-        )
-    }
-
-    fn round(&mut self, t: Time) -> Result<(), ClusterError> {
+    /// A round's arrivals: new submissions join the admission queue.
+    fn arrivals(&mut self, t: Time) -> Result<(), ClusterError> {
         self.counters.rounds += 1;
         self.touched.clear();
         // Cluster management before admission, as in simulation.
@@ -706,184 +719,7 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
             );
             self.dirty.insert(row.id);
         }
-        self.admit(t)?;
-        self.decide(t)?;
-        self.age(t);
         Ok(())
-    }
-
-    fn admit(&mut self, t: Time) -> Result<(), ClusterError> {
-        if self.queue.is_empty() {
-            return Ok(());
-        }
-        self.admissions.clear();
-        {
-            let ctx = Self::ctx(t, self.round_len, &self.cluster, &self.table);
-            self.scheduler
-                .admit(&ctx, &self.queue, &mut self.admissions);
-        }
-        let mut taken = vec![false; self.queue.len()];
-        for &i in self.admissions.admit.iter().chain(&self.admissions.reject) {
-            if i >= self.queue.len() || std::mem::replace(&mut taken[i], true) {
-                return Err(ClusterError::Decision(format!(
-                    "admission policy `{}` at t={t} s: queue index {i} is out of range or listed twice",
-                    self.scheduler.name()
-                )));
-            }
-        }
-        let admitted = std::mem::take(&mut self.admissions.admit);
-        for &i in &admitted {
-            let id = JobId(self.next_id);
-            self.next_id += 1;
-            self.counters.admitted += 1;
-            let (seq, spec, row) = (
-                self.queue[i].seq,
-                self.queue[i].spec.clone(),
-                self.queue_rows[i],
-            );
-            self.emit(&Event::Admitted {
-                time: t,
-                seq,
-                job: id,
-            });
-            self.table.push(Job::new(id, spec, t));
-            self.rows.insert(id, row);
-            self.credited_to.insert(id, t);
-            if let Some((_, e)) = self.entry(id) {
-                e.state = JobState::Waiting;
-                e.run.blox_id = Some(id.0);
-                e.run.admitted_ms = Some(t.0);
-            }
-        }
-        let rejected = std::mem::take(&mut self.admissions.reject);
-        for &i in &rejected {
-            self.counters.rejected += 1;
-            let (seq, row) = (self.queue[i].seq, self.queue_rows[i]);
-            self.emit(&Event::Rejected { time: t, seq });
-            if let Some(e) = self.entries.get_mut(&row) {
-                e.state = JobState::Rejected;
-                self.dirty.insert(row);
-            }
-        }
-        let mut k = 0;
-        self.queue.retain(|_| {
-            k += 1;
-            !taken[k - 1]
-        });
-        let mut k = 0;
-        self.queue_rows.retain(|_| {
-            k += 1;
-            !taken[k - 1]
-        });
-        self.admissions.admit = admitted;
-        self.admissions.reject = rejected;
-        Ok(())
-    }
-
-    fn decide(&mut self, t: Time) -> Result<(), ClusterError> {
-        self.schedule.clear();
-        self.decisions.clear();
-        {
-            let ctx = Self::ctx(t, self.round_len, &self.cluster, &self.table);
-            self.scheduler.schedule(&ctx, &mut self.schedule);
-            self.scheduler
-                .place(&ctx, &self.schedule, &mut self.decisions);
-        }
-        self.validate(t)?;
-        let d = std::mem::take(&mut self.decisions);
-        let kept: Vec<JobId> = d
-            .stop
-            .iter()
-            .copied()
-            .filter(|&id| {
-                let job = self.table.get(id).expect("validated");
-                d.start
-                    .iter()
-                    .any(|(s, g)| *s == id && same_gpus(g, &job.gpus))
-            })
-            .collect();
-        let counted = d.stop.len() - kept.len();
-        for &id in &d.stop {
-            self.touched.insert(id);
-            if kept.contains(&id) {
-                continue;
-            }
-            self.credit(t);
-            let job = self.table.get_mut(id).expect("validated");
-            let gpus = std::mem::take(&mut job.gpus);
-            job.preemptions += 1;
-            self.cluster.release(&gpus);
-            self.counters.preemptions += 1;
-            self.emit(&Event::Preempted {
-                time: t,
-                job: id,
-                counted: true,
-            });
-            let mut state = JobState::Waiting;
-            if let Some(live) = self.lives.get_mut(&id) {
-                state = JobState::Stopping;
-                if !live.stopping {
-                    live.stopping = true;
-                    self.exec
-                        .preempt(id, self.cfg.grace)
-                        .map_err(|x| ClusterError::Exec(x.0))?;
-                }
-            }
-            if let Some((_, e)) = self.entry(id) {
-                e.state = state;
-                e.run.gpus.clear();
-                if let Some(l) = &mut e.run.live {
-                    l.stopping = true;
-                }
-            }
-        }
-        for (id, gpus) in &d.start {
-            self.touched.insert(*id);
-            if kept.contains(id) {
-                continue;
-            }
-            self.cluster.allocate(*id, gpus);
-            let job = self.table.get_mut(*id).expect("validated");
-            job.gpus = gpus.clone();
-            job.time_since_scheduled = Time::ZERO;
-            let stopping = self.lives.contains_key(id);
-            if let Some((_, e)) = self.entry(*id) {
-                e.run.gpus = gpus_u32(gpus);
-                if !stopping {
-                    e.state = JobState::Starting;
-                }
-            }
-        }
-        let running = self.table.iter().filter(|j| j.is_running()).count() as u32;
-        let sample = RoundSample::new(
-            t,
-            self.table.len() as u32 - running,
-            running,
-            self.queue.len() as u32,
-            self.cluster.free_gpus(),
-            self.table.gpu_demand(),
-            counted as u32,
-        );
-        let sample = if self.managed() {
-            sample.with_available_gpus(self.cluster.available_gpus())
-        } else {
-            sample
-        };
-        self.emit(&Event::Round(sample));
-        self.decisions = d;
-        Ok(())
-    }
-
-    fn validate(&mut self, t: Time) -> Result<(), ClusterError> {
-        let mut scratch = blox_core::ValidationScratch::default();
-        self.decisions
-            .validate(&self.cluster, &self.table, &mut scratch)
-            .map_err(|m| {
-                ClusterError::Decision(format!(
-                    "scheduler `{}` at t={t} s: {m}",
-                    self.scheduler.name()
-                ))
-            })
     }
 
     fn age(&mut self, _t: Time) {
@@ -919,7 +755,8 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
             };
             if let Some(e) = self.entries.get_mut(&row) {
                 e.run.executed = job.executed;
-                e.run.attained = job.attained_service;
+                e.run.attained = job.attained_gpu_s;
+                e.run.attained_wall = Some(job.attained_wall_s);
                 e.run.preemptions = job.preemptions;
                 e.run.priority = job.priority;
                 e.run.time_since_scheduled_ms = job.time_since_scheduled.0;
@@ -938,7 +775,7 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
     }
 
     /// Write `jobs.csv`, `timeline.csv` and `summary.json`, as one unit.
-    pub fn write_outputs(&self) -> Result<(), ClusterError> {
+    fn write_outputs(&self, policy: &str) -> Result<(), ClusterError> {
         let dir = &self.cfg.out;
         std::fs::create_dir_all(dir).map_err(|e| ClusterError::io(dir, e))?;
         let (log, timeline) = &self.sinks;
@@ -949,7 +786,7 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         let mut tl = Vec::new();
         write_timeline_csv_with(&mut tl, timeline, managed.then_some(total))
             .map_err(|e| ClusterError::io(dir, e))?;
-        let m = RunMetrics::compute(self.scheduler.name(), log, timeline, None, total);
+        let m = RunMetrics::compute(policy.to_string(), log, timeline, None, total);
         let s = &m.statistics;
         let summary = serde_json::json!({
             "avg_jct_s": s.avg_jct_s,
@@ -986,6 +823,160 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
             ],
         )
         .map_err(|e| ClusterError::io(&e.path, e.source))
+    }
+}
+
+impl From<DecisionError> for ClusterError {
+    fn from(e: DecisionError) -> Self {
+        ClusterError::Decision(format!("{} at t={} s: {}", e.component, e.time, e.message))
+    }
+}
+
+impl<E: Executor> Host for Server<E> {
+    type Error = ClusterError;
+
+    fn ctx(&self, now: Time) -> Ctx<'_> {
+        Ctx::new(
+            now,
+            now.0 / self.round_len.0,
+            self.round_len,
+            &self.cluster,
+            &self.table,
+        )
+    }
+
+    fn queue(&self) -> &[QueuedJob] {
+        &self.queue
+    }
+
+    fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    fn jobs(&self) -> &JobTable {
+        &self.table
+    }
+
+    fn admit(&mut self, i: usize, t: Time) -> Result<(), ClusterError> {
+        let id = JobId(self.next_id);
+        self.next_id += 1;
+        self.counters.admitted += 1;
+        let (seq, spec, row) = (
+            self.queue[i].seq,
+            self.queue[i].spec.clone(),
+            self.queue_rows[i],
+        );
+        self.emit(&Event::Admitted {
+            time: t,
+            seq,
+            job: id,
+        });
+        self.table.push(Job::new(id, spec, t));
+        self.rows.insert(id, row);
+        self.credited_to.insert(id, t);
+        if let Some((_, e)) = self.entry(id) {
+            e.state = JobState::Waiting;
+            e.run.blox_id = Some(id.0);
+            e.run.admitted_ms = Some(t.0);
+        }
+        Ok(())
+    }
+
+    fn reject(&mut self, i: usize, t: Time) -> Result<(), ClusterError> {
+        self.counters.rejected += 1;
+        let (seq, row) = (self.queue[i].seq, self.queue_rows[i]);
+        self.emit(&Event::Rejected { time: t, seq });
+        if let Some(e) = self.entries.get_mut(&row) {
+            e.state = JobState::Rejected;
+            self.dirty.insert(row);
+        }
+        Ok(())
+    }
+
+    fn retire(&mut self, taken: &[bool]) {
+        let mut k = 0;
+        self.queue.retain(|_| {
+            k += 1;
+            !taken[k - 1]
+        });
+        let mut k = 0;
+        self.queue_rows.retain(|_| {
+            k += 1;
+            !taken[k - 1]
+        });
+    }
+
+    fn keep(&mut self, id: JobId, _t: Time) {
+        self.touched.insert(id);
+    }
+
+    fn stop(&mut self, id: JobId, t: Time) -> Result<(), ClusterError> {
+        self.touched.insert(id);
+        self.credit(t);
+        let job = self.table.get_mut(id).expect("validated");
+        let gpus = std::mem::take(&mut job.gpus);
+        job.preemptions += 1;
+        self.cluster.release(&gpus);
+        self.counters.preemptions += 1;
+        self.emit(&Event::Preempted {
+            time: t,
+            job: id,
+            counted: true,
+        });
+        let mut state = JobState::Waiting;
+        if let Some(live) = self.lives.get_mut(&id) {
+            state = JobState::Stopping;
+            if !live.stopping {
+                live.stopping = true;
+                self.exec
+                    .preempt(id, self.cfg.grace)
+                    .map_err(|x| ClusterError::Exec(x.0))?;
+            }
+        }
+        if let Some((_, e)) = self.entry(id) {
+            e.state = state;
+            e.run.gpus.clear();
+            if let Some(l) = &mut e.run.live {
+                l.stopping = true;
+            }
+        }
+        Ok(())
+    }
+
+    fn start(&mut self, id: JobId, gpus: &GpuSet, _t: Time) -> Result<(), ClusterError> {
+        self.touched.insert(id);
+        self.cluster.allocate(id, gpus);
+        let job = self.table.get_mut(id).expect("validated");
+        job.gpus = gpus.clone();
+        job.time_since_scheduled = Time::ZERO;
+        let stopping = self.lives.contains_key(&id);
+        if let Some((_, e)) = self.entry(id) {
+            e.run.gpus = gpus_u32(gpus);
+            if !stopping {
+                e.state = JobState::Starting;
+            }
+        }
+        Ok(())
+    }
+
+    fn applied(&mut self, counted: usize, t: Time) -> Result<(), ClusterError> {
+        let running = self.table.iter().filter(|j| j.is_running()).count() as u32;
+        let sample = RoundSample::new(
+            t,
+            self.table.len() as u32 - running,
+            running,
+            self.queue.len() as u32,
+            self.cluster.free_gpus(),
+            self.table.gpu_demand(),
+            counted as u32,
+        );
+        let sample = if self.managed() {
+            sample.with_available_gpus(self.cluster.available_gpus())
+        } else {
+            sample
+        };
+        self.emit(&Event::Round(sample));
+        Ok(())
     }
 }
 

@@ -28,6 +28,7 @@ pub const DEFAULT_GPU_TYPE: &str = "gpu";
 /// out.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[non_exhaustive]
 pub struct NodeSpec {
     /// GPUs on the node.
     pub gpus: u32,

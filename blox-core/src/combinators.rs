@@ -163,14 +163,7 @@ impl<A: PlacementPolicy, B: PlacementPolicy> PlacementPolicy for OrElse<A, B> {
                 j.gpus = gpus.clone();
             }
         }
-        let view = Ctx::new(
-            ctx.now,
-            ctx.round,
-            ctx.round_len,
-            ctx.semantics,
-            &cluster,
-            &jobs,
-        );
+        let view = Ctx::new(ctx.now, ctx.round, ctx.round_len, &cluster, &jobs);
         self.more.clear();
         self.second.place(&view, &self.rest, &mut self.more);
         out.stop.extend_from_slice(&self.more.stop);
@@ -327,7 +320,7 @@ impl<T: Scheduler> SchedulerExt for T {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ClusterSpec, JobSpec, Semantics, Time};
+    use crate::{ClusterSpec, JobSpec, Time};
 
     fn table(gpus: &[u32]) -> JobTable {
         let mut t = JobTable::new();
@@ -366,14 +359,7 @@ mod tests {
     fn or_else_offers_leftovers_on_the_remaining_cluster() {
         let cluster = Cluster::new(ClusterSpec::uniform(1, 4));
         let jobs = table(&[2, 1, 1]);
-        let ctx = Ctx::new(
-            Time::ZERO,
-            0,
-            Time::from_secs(300),
-            Semantics::Exact,
-            &cluster,
-            &jobs,
-        );
+        let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), &cluster, &jobs);
         let mut s = Schedule::default();
         for j in jobs.iter() {
             s.push(j.id, j.n_gpus());

@@ -7,8 +7,12 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// How simulated time is credited. Chosen per run; components may read it (e.g. a placement that
-/// reproduces Blox's quirks only in [`Semantics::Blox`]).
+/// The name of a run's time model, as scenarios and the command line spell it (`--semantics`).
+///
+/// It is chosen once, at the top (the CLI), which then runs the engine with the matching time
+/// model type and the semantics' preset of components. Components never see it: [`Ctx`] does not
+/// carry it, and jobs expose unit-stable facts ([`crate::Job::attained_gpu_s`],
+/// [`crate::Job::attained_wall_s`]) instead.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Semantics {
@@ -69,8 +73,6 @@ pub struct Ctx<'a> {
     pub round: u64,
     /// The round length.
     pub round_len: Time,
-    /// The run's time semantics.
-    pub semantics: Semantics,
     /// The live cluster.
     pub cluster: &'a Cluster,
     /// The active jobs, in id order.
@@ -83,7 +85,6 @@ impl<'a> Ctx<'a> {
         now: Time,
         round: u64,
         round_len: Time,
-        semantics: Semantics,
         cluster: &'a Cluster,
         jobs: &'a JobTable,
     ) -> Self {
@@ -91,7 +92,6 @@ impl<'a> Ctx<'a> {
             now,
             round,
             round_len,
-            semantics,
             cluster,
             jobs,
         }

@@ -8,6 +8,7 @@ use crate::job::GpuSet;
 
 /// What an admission policy decided about the admission queue.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Admissions {
     /// Indices into the queue slice of jobs to admit, **in the order they get ids**.
     pub admit: Vec<usize>,
@@ -25,6 +26,7 @@ impl Admissions {
 
 /// One entry of a schedule: a job and the GPUs the policy wants it to have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Allocation {
     /// The job.
     pub job: JobId,
@@ -35,9 +37,9 @@ pub struct Allocation {
     /// (Blox's "Place") leaves running jobs as they are.
     pub n_gpus: u32,
     /// The GPU type it should run on, for heterogeneity-aware policies (Gavel); `None`: any.
-    /// The `exact`-semantics placements place such a job on GPUs of that type only, and move a
-    /// running job that holds GPUs of another type when the type has room; Blox's "Place"
-    /// (`blox` semantics) ignores it.
+    /// The stock placements place such a job on GPUs of that type only, and move a running job
+    /// that holds GPUs of another type when the type has room; Blox's "Place" (`BloxScattered`)
+    /// ignores it.
     pub gpu_type: Option<GpuTypeId>,
 }
 
@@ -124,6 +126,7 @@ impl HostShare {
 /// The engine applies every stop before any start. A job may be in both lists (Blox relaunches a
 /// victim in the same round when the GPUs allow it).
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Decisions {
     /// Running jobs to stop (preempt), in the order chosen.
     pub stop: Vec<JobId>,

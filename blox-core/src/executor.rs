@@ -83,6 +83,7 @@ pub struct Inventory {
 
 /// The GPUs of one launch on one node: where a job's ranks run.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct NodeSlice {
     /// The node.
     pub node: NodeId,

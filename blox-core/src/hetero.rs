@@ -5,8 +5,8 @@
 use crate::cluster::Cluster;
 use crate::ids::{GpuId, GpuTypeId};
 use crate::job::Job;
+use crate::map::FixedMap;
 use crate::traits::ThroughputModel;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One measured rate: a model at a scale factor on a GPU type.
@@ -41,7 +41,7 @@ struct Rate {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ThroughputTable {
-    by_model: HashMap<String, Vec<Rate>>,
+    by_model: FixedMap<String, Vec<Rate>>,
     len: usize,
 }
 
@@ -55,7 +55,7 @@ impl ThroughputTable {
     /// A model's rates are kept sorted by type and scale, so equal tables compare equal
     /// whatever order they were filled in.
     pub fn insert(&mut self, gpu_type: &str, model: &str, scale: u32, rate: f64) {
-        let rates = self.by_model.entry(model.to_owned()).or_default();
+        let rates = self.by_model.get_or_default(model.to_owned());
         match rates.binary_search_by(|r| (r.gpu_type.as_str(), r.scale).cmp(&(gpu_type, scale))) {
             Ok(k) => rates[k].rate = rate,
             Err(k) => {
@@ -138,8 +138,9 @@ impl ThroughputTable {
     pub fn gpu_types(&self) -> Vec<&str> {
         let mut out: Vec<&str> = self
             .by_model
-            .values()
-            .flatten()
+            .sorted()
+            .into_iter()
+            .flat_map(|(_, rates)| rates)
             .map(|r| r.gpu_type.as_str())
             .collect();
         out.sort_unstable();

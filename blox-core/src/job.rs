@@ -113,10 +113,14 @@ pub struct Job {
     /// Work done, in the same unit as [`JobSpec::work_s`] (seconds at speed 1.0 on its requested
     /// GPUs; Blox's `job_executed_iteration`).
     pub executed: f64,
-    /// Attained service, the key of LAS-like policies. In `blox` semantics it is wall-clock
-    /// seconds of running, whatever the GPU count (Blox's definition); in `exact` semantics it is
-    /// GPU-seconds.
-    pub attained_service: f64,
+    /// Attained service in GPU-seconds: seconds credited as running × the GPUs requested
+    /// ([`JobSpec::n_gpus`]). The time model credits it (continuously, or once per round), so
+    /// its unit is the same whatever the model; LAS-like policies that weigh service by GPUs
+    /// read it.
+    pub attained_gpu_s: f64,
+    /// Attained service in wall-clock seconds: seconds credited as running, whatever the GPU
+    /// count (Blox's definition of attained service; Gavel's time received).
+    pub attained_wall_s: f64,
     /// Starvation class ([`PRIORITY_NORMAL`] or [`PRIORITY_STARVED`]).
     pub priority: u32,
     /// How long it has waited since it last ran or was last decided on (Blox's
@@ -145,7 +149,8 @@ impl Job {
             admitted_at,
             gpus: GpuSet::new(),
             executed: 0.0,
-            attained_service: 0.0,
+            attained_gpu_s: 0.0,
+            attained_wall_s: 0.0,
             priority: PRIORITY_NORMAL,
             time_since_scheduled: Time::ZERO,
             first_start: None,

@@ -15,6 +15,9 @@
 //! | how fast a job runs where placed | [`ThroughputModel`] | a speed factor |
 //! | what to measure | [`MetricSink`] | observes [`Event`]s |
 //!
+//! A policy author orders jobs with [`order::order_by_key`] (or [`order::order_by_class_key`]):
+//! ascending `(starvation class, key, id)`, floats compared totally, no hand-written comparisons.
+//!
 //! [`Pipeline<A, S, P>`] turns any admission, scheduling and placement policy into a
 //! [`Scheduler`], monomorphised at compile time. Small combinators mix parts without new types:
 //! [`Either`], placement fallback ([`PlacementPolicyExt::or_else`]), closures
@@ -69,6 +72,8 @@ mod hetero;
 mod ids;
 mod interval;
 mod job;
+mod map;
+pub mod order;
 mod pyrandom;
 mod rng;
 mod spec;
@@ -91,6 +96,7 @@ pub use hetero::{HeteroSpeed, ThroughputTable};
 pub use ids::{GpuId, GpuTypeId, JobId, NodeId};
 pub use interval::IntervalModel;
 pub use job::{GpuSet, Job, JobSpec, JobTable, QueuedJob, PRIORITY_NORMAL, PRIORITY_STARVED};
+pub use map::FixedMap;
 pub use pyrandom::PyRandom;
 pub use rng::{Seed, StreamRng};
 pub use spec::{parse_f64, ComponentSpec, ConfigError};

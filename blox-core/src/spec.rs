@@ -25,6 +25,7 @@ impl std::error::Error for ConfigError {}
 
 /// A parsed component spec: `name[:args]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ComponentSpec<'a> {
     /// The component's name, e.g. `load-based`.
     pub name: &'a str,

@@ -5,7 +5,8 @@
 //!
 //! | component | what it does | cost per round | source |
 //! |---|---|---|---|
-//! | [`Scattered`] | Blox's "Place": lowest free GPUs in node order, victims from the bottom of the schedule, strict order; Blox's overshoot and failed-preemption quirks in `blox` semantics | O(s log n + (j + v)·N) | Blox `placement/placement.py` |
+//! | [`Scattered`] | after Blox's "Place": lowest free GPUs in node order, victims from the bottom of the schedule, strict order (optionally back-filling) | O(s log n + (j + v)·N) | Blox `placement/placement.py` |
+//! | [`BloxScattered`] | Blox's "Place" exactly: as `Scattered` with Blox's overshoot and failed-preemption quirks; never resizes or moves running jobs (the `blox` preset's `scattered`) | O(s log n + (j + v)·N) | Blox `placement/placement.py` |
 //! | [`FirstFit`] | the lowest-numbered free GPUs, exactly what is needed | O(s log n + (j + v)·N) | classic first fit |
 //! | [`Consolidated`] | fewest nodes, best fit (least leftover); optionally waits rather than spreads | O(s log n + (j + v)·N log N) | Tiresias (NSDI 2019) consolidation; Blox's dead `consolidated` branch |
 //! | [`ResourceAware`] | GPUs only where the job's CPU and memory share also fits, consolidated | O(s log n + r + (j + v)·N log N) | Synergy (OSDI 2022) |
@@ -23,10 +24,9 @@
 //! `--topology FILE|SHAPE` into a topology and [`Topology::default_for`] gives the default one
 //! for a cluster.
 //!
-//! ## Exact-semantics placements
+//! ## The shared round loop
 //!
-//! Every placement but [`Scattered`] in `blox` semantics walks the schedule with one shared
-//! round loop:
+//! Every placement but [`BloxScattered`] walks the schedule with one shared round loop:
 //!
 //! - **Running jobs** are never moved, except to honour a GPU type (below). A running *elastic* job whose scheduled count differs
 //!   from the GPUs it holds is resized, per the [`Allocation`](blox_core::Allocation) contract:
@@ -60,7 +60,7 @@
 //!
 //! ```
 //! use blox_core::{Cluster, ClusterSpec, Ctx, Decisions, GpuId, Job, JobId, JobSpec, JobTable,
-//!                 PlacementPolicy, Schedule, Semantics, ThroughputModel, Time};
+//!                 PlacementPolicy, Schedule, ThroughputModel, Time};
 //! use blox_placement::{Consolidated, PlacementSpeed, Scattered, Topology, TopologyAware};
 //! use std::sync::Arc;
 //!
@@ -75,7 +75,7 @@
 //! let mut schedule = Schedule::default();
 //! schedule.push(JobId(0), 2);
 //! schedule.push(JobId(1), 2);
-//! let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), Semantics::Exact, &cluster, &jobs);
+//! let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), &cluster, &jobs);
 //!
 //! let gpus = |p: &mut dyn PlacementPolicy| {
 //!     let mut out = Decisions::default();
@@ -118,7 +118,7 @@ pub use config::PlacementConfig;
 pub use consolidated::Consolidated;
 pub use first_fit::FirstFit;
 pub use resource_aware::ResourceAware;
-pub use scattered::Scattered;
+pub use scattered::{BloxScattered, Scattered};
 pub use synergy::{Synergy, SynergyMode};
 pub use throughput::{
     model_profile, profile_by_name, ModelProfile, PlacementSpeed, DEFAULT_PROFILE, MODEL_ZOO,

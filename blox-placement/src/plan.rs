@@ -1,4 +1,4 @@
-//! The round loop shared by the `exact`-semantics placements: a plan of free GPUs and host
+//! The round loop shared by the stock placements (all but `BloxScattered`): a plan of free GPUs and host
 //! resources, elastic resizing, preemption with rollback, optional back-filling. Each placement
 //! supplies only its fit ([`Fit`]).
 
@@ -213,7 +213,7 @@ enum Want<'g> {
     Extend(&'g [GpuId], u32),
 }
 
-/// The shared round loop (see the crate docs, "exact-semantics placements").
+/// The shared round loop (see the crate docs, "the shared round loop").
 ///
 /// For each schedule entry, in order:
 /// - a running rigid job, or a running elastic job whose count did not change, stays as it is;

@@ -1,11 +1,10 @@
 use crate::plan::{place_round, Fit, LoopOptions, Plan, Scratch};
 use blox_core::{
     Ctx, Decisions, FreeGpus, GpuId, GpuSet, Job, JobId, NodeId, PlacementPolicy, Schedule,
-    Semantics,
 };
 
-/// Blox's "Place" (`placement/placement.py`, `JobPlacement`) with the scattered fit: walk the
-/// schedule in order, start each waiting job on free GPUs, and preempt running jobs from the
+/// The scattered placement, after Blox's "Place" (`placement/placement.py`, `JobPlacement`): walk
+/// the schedule in order, start each waiting job on free GPUs, and preempt running jobs from the
 /// bottom of the schedule when it does not fit.
 ///
 /// For each scheduled job in order:
@@ -18,31 +17,18 @@ use blox_core::{
 /// A victim is no longer running, so when the walk reaches it, it may be started again in the
 /// same round (a stop and a start of the same job).
 ///
-/// In [`Semantics::Blox`] two of Blox's quirks are reproduced:
-/// - **overshoot**: the fit appends up to `needed` GPUs from *each* node and succeeds only when the
-///   list holds exactly `needed` after some node, so 4 GPUs over a node with 2 free and one with 4
-///   free fail (2 → 6);
-/// - **failed preemption**: when evicting every lower job still does not make room, the victims
-///   stay stopped.
-///
-/// In [`Semantics::Exact`] the fit takes exactly what is needed, a failed preemption is rolled
-/// back (the victims keep running), running elastic jobs are resized to their scheduled count
-/// (see the crate docs, "exact-semantics placements"), and back-filling can be turned on
-/// ([`Scattered::with_backfill`]). Unlike the other placements it does not give a victim its old
-/// GPUs back when relaunched in the same round: it keeps Blox's lowest-free choice.
-///
-/// The victim search keeps a cursor across the round (no entry is a candidate twice) and each
-/// entry's table position is looked up once.
+/// The fit takes exactly what is needed, a failed preemption is rolled back (the victims keep
+/// running), running elastic jobs are resized to their scheduled count (see the crate docs,
+/// "shared round loop"), and back-filling can be turned on ([`Scattered::with_backfill`]).
+/// Unlike the other placements it does not give a victim its old GPUs back when relaunched in
+/// the same round: it keeps Blox's lowest-free choice. [`BloxScattered`] is Blox's own version,
+/// quirks included.
 ///
 /// Ties: schedule order, then lowest node and GPU ids. Cost per round: O(s log n + (j + v)·N)
 /// for a schedule of s entries, a table of n jobs, j placed jobs, v victims and N nodes.
 #[derive(Clone, Debug, Default)]
 pub struct Scattered {
     backfill: bool,
-    stopped: Vec<bool>,
-    pos: Vec<Option<usize>>,
-    victims: Vec<JobId>,
-    gpus: GpuSet,
     scratch: Scratch,
 }
 
@@ -52,15 +38,49 @@ impl Scattered {
         Self::default()
     }
 
-    /// In [`Semantics::Exact`] only: keep walking the schedule past a job that cannot be
-    /// placed (default: no, Blox's strict order). Blox semantics ignore it.
+    /// Keep walking the schedule past a job that cannot be placed (default: no, Blox's strict
+    /// order).
     pub fn with_backfill(mut self, on: bool) -> Self {
         self.backfill = on;
         self
     }
 }
 
-/// The exact-semantics fit: the lowest free GPUs in node order, exactly what is needed.
+/// Blox's "Place" exactly, quirks included: the placement of the `blox` preset.
+///
+/// As [`Scattered`] (same walk, same victims from the bottom of the schedule, strict order),
+/// with two of Blox's quirks reproduced:
+/// - **overshoot**: the fit appends up to `needed` GPUs from *each* node and succeeds only when the
+///   list holds exactly `needed` after some node, so 4 GPUs over a node with 2 free and one with 4
+///   free fail (2 → 6);
+/// - **failed preemption**: when evicting every lower job still does not make room, the victims
+///   stay stopped.
+///
+/// Running jobs are never moved or resized, and GPU types in the schedule are ignored, as in
+/// Blox. A victim is no longer running, so when the walk reaches it, it may be started again in
+/// the same round (a stop and a start of the same job).
+///
+/// The victim search keeps a cursor across the round (no entry is a candidate twice) and each
+/// entry's table position is looked up once.
+///
+/// Ties: schedule order, then lowest node and GPU ids. Cost per round: O(s log n + (j + v)·N)
+/// for a schedule of s entries, a table of n jobs, j placed jobs, v victims and N nodes.
+#[derive(Clone, Debug, Default)]
+pub struct BloxScattered {
+    stopped: Vec<bool>,
+    pos: Vec<Option<usize>>,
+    victims: Vec<JobId>,
+    gpus: GpuSet,
+}
+
+impl BloxScattered {
+    /// The placement.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// The scattered fit: the lowest free GPUs in node order, exactly what is needed.
 struct ExactScatteredFit;
 
 impl Fit for ExactScatteredFit {
@@ -100,22 +120,28 @@ pub(crate) fn scattered_fit(
 
 impl PlacementPolicy for Scattered {
     fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
-        if ctx.semantics != Semantics::Blox {
-            let opts = LoopOptions {
-                preempt: true,
-                backfill: self.backfill,
-                reuse_victim_gpus: false,
-            };
-            place_round(
-                &mut ExactScatteredFit,
-                opts,
-                &mut self.scratch,
-                ctx,
-                schedule,
-                out,
-            );
-            return;
-        }
+        let opts = LoopOptions {
+            preempt: true,
+            backfill: self.backfill,
+            reuse_victim_gpus: false,
+        };
+        place_round(
+            &mut ExactScatteredFit,
+            opts,
+            &mut self.scratch,
+            ctx,
+            schedule,
+            out,
+        );
+    }
+
+    fn name(&self) -> String {
+        "scattered".into()
+    }
+}
+
+impl PlacementPolicy for BloxScattered {
+    fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
         let jobs = ctx.jobs.as_slice();
         let mut plan = ctx.cluster.free_map();
         self.stopped.clear();

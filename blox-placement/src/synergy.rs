@@ -485,7 +485,7 @@ impl PlacementPolicy for Synergy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blox_core::{Cluster, ClusterSpec, Job, JobSpec, JobTable, NodeSpec, Semantics, Time};
+    use blox_core::{Cluster, ClusterSpec, Job, JobSpec, JobTable, NodeSpec, Time};
 
     /// One node of 4 GPUs, 12 CPUs and 250 GB: the fair share is 3 CPUs and 62.5 GB per GPU.
     fn cluster(nodes: usize) -> Cluster {
@@ -517,14 +517,7 @@ mod tests {
     }
 
     fn run(mode: SynergyMode, cluster: &Cluster, jobs: &JobTable) -> Decisions {
-        let ctx = Ctx::new(
-            Time::ZERO,
-            0,
-            Time::from_secs(300),
-            Semantics::Exact,
-            cluster,
-            jobs,
-        );
+        let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), cluster, jobs);
         let mut schedule = Schedule::default();
         for j in jobs.iter() {
             schedule.push(j.id, 1);

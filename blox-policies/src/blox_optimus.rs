@@ -1,5 +1,5 @@
-use crate::order::{order_by_key, KeyBuf};
-use crate::srtf::srtf_key;
+use crate::srtf::blox_srtf_key;
+use blox_core::order::{order_by_key, KeyBuf};
 use blox_core::{ConfigError, ConstantSpeed, Ctx, Schedule, SchedulingPolicy};
 
 /// The speed table of Blox's Optimus at the EuroSys'24 artifact commit (`0ab0cff`), keyed by the
@@ -65,7 +65,7 @@ impl BloxOptimus {
 
 impl SchedulingPolicy for BloxOptimus {
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
-        order_by_key(ctx, &mut self.buf, out, srtf_key(ctx.semantics));
+        order_by_key(ctx, &mut self.buf, out, blox_srtf_key);
     }
 
     fn name(&self) -> String {

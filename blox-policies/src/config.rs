@@ -1,11 +1,8 @@
 use crate::gavel::MaxMinSolver;
 use crate::tiresias::TIRESIAS_THRESHOLD;
-use crate::{
-    Amdahl, BloxOptimus, Fifo, Gavel, Las, Optimus, Sjf, Srtf, SynergyFtf, Themis, Tiresias,
-};
+use crate::{Amdahl, Fifo, Gavel, Las, Optimus, Sjf, Srtf, SynergyFtf, Themis, Tiresias};
 use blox_core::{
-    BoxScheduling, BoxThroughput, ComponentSpec, ConfigError, ConstantSpeed, Semantics,
-    ThroughputTable,
+    BoxScheduling, BoxThroughput, ComponentSpec, ConfigError, ConstantSpeed, ThroughputTable,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -18,14 +15,14 @@ use std::sync::Arc;
 /// unknown fields are rejected and parameters left out take their defaults. On the command line:
 /// `name` or `name:key=value,...`:
 ///
-/// | name | parameters (default) | `blox` semantics | `exact` semantics |
+/// | name | parameters (default) | builds | the command line's `blox` preset builds |
 /// |---|---|---|---|
 /// | `fifo` | | [`Fifo`] | [`Fifo`] |
-/// | `las` | | [`Las`] (wall-clock service) | [`Las`] (GPU-seconds) |
-/// | `srtf` | | [`Srtf`] | [`Srtf`] |
+/// | `las` | | [`Las`] (GPU-seconds) | [`crate::BloxLas`] (wall-clock service) |
+/// | `srtf` | | [`Srtf`] | [`crate::BloxSrtf`] |
 /// | `sjf` | `preemptive` (`true`) | [`Sjf`] | [`Sjf`] |
-/// | `tiresias` | `thresholds` (`3600`, `/`-separated on the command line, e.g. `3600/36000`), or `queues` (2) with `threshold` (3600) for thresholds `threshold × 10^i`; `starvation` (off; a multiplier, `0` = off) | Blox's Tiresias, i.e. [`Las`]; no parameters | [`Tiresias`] |
-/// | `optimus` | `parallel_fraction` (0.95) | Blox's Optimus, [`BloxOptimus`]; no parameters | [`Optimus`] with [`Amdahl`] |
+/// | `tiresias` | `thresholds` (`3600`, `/`-separated on the command line, e.g. `3600/36000`), or `queues` (2) with `threshold` (3600) for thresholds `threshold × 10^i`; `starvation` (off; a multiplier, `0` = off) | [`Tiresias`] | Blox's Tiresias, i.e. [`crate::BloxLas`]; no parameters |
+/// | `optimus` | `parallel_fraction` (0.95) | [`Optimus`] with [`Amdahl`] | Blox's Optimus, [`crate::BloxOptimus`]; no parameters |
 /// | `gavel` | `solver` (`water-filling` or `lp`); `hetero` (`true`: use the run's throughput table on a cluster of several GPU types; `false`: Gavel's agnostic baseline) | [`Gavel`] | [`Gavel`] |
 /// | `themis` | | [`Themis`] | [`Themis`] |
 /// | `ftf` | | Synergy's finish-time fairness key, [`SynergyFtf`] (GPU-proportional form; under `synergy` semantics the CLI tells it the mechanism) | same |
@@ -38,7 +35,6 @@ use std::sync::Arc;
 ///
 /// ```
 /// use blox_policies::{PolicyConfig, PolicyEnv, TiresiasParams};
-/// use blox_core::Semantics;
 ///
 /// let p: PolicyConfig = "tiresias:queues=3,threshold=1000,starvation=2".parse().unwrap();
 /// assert_eq!(p, PolicyConfig::TiresiasWith(TiresiasParams {
@@ -48,7 +44,7 @@ use std::sync::Arc;
 /// }));
 /// assert_eq!(p.to_string(), "tiresias:thresholds=1000/10000,starvation=2");
 /// assert_eq!(p.to_string().parse::<PolicyConfig>().unwrap(), p);
-/// let policy = p.build(&PolicyEnv::new(Semantics::Exact, None)).unwrap();
+/// let policy = p.build(&PolicyEnv::new(None)).unwrap();
 /// assert_eq!(policy.name(), "tiresias");
 /// assert!("tiresias:queue=2".parse::<PolicyConfig>().unwrap_err().to_string()
 ///     .contains("unknown parameter `queue`"));
@@ -67,15 +63,14 @@ pub enum PolicyConfig {
         /// See [`Sjf`]; default `true`.
         preemptive: bool,
     },
-    /// Tiresias with default parameters: Blox's Tiresias ([`Las`]) in `blox` semantics,
-    /// [`Tiresias::default`] in `exact` semantics.
+    /// [`Tiresias::default`] (the `blox` preset: Blox's Tiresias, [`crate::BloxLas`]).
     Tiresias,
-    /// [`Tiresias`] with other parameters (`exact` semantics only).
+    /// [`Tiresias`] with other parameters.
     TiresiasWith(TiresiasParams),
-    /// Optimus with default parameters: Blox's Optimus ([`BloxOptimus`]) in `blox` semantics,
-    /// [`Optimus`] with [`Amdahl::default`] in `exact` semantics.
+    /// [`Optimus`] with [`Amdahl::default`] (the `blox` preset: Blox's Optimus,
+    /// [`crate::BloxOptimus`]).
     Optimus,
-    /// [`Optimus`] with other parameters (`exact` semantics only).
+    /// [`Optimus`] with other parameters.
     OptimusWith(OptimusParams),
     /// Max-min fairness, [`Gavel`].
     Gavel {
@@ -239,12 +234,11 @@ impl From<PolicyConfig> for PolicyConfigRepr {
     }
 }
 
-/// What a policy may need to know about the run it is built for.
+/// What a policy may need to know about the run it is built for (never its time model: a policy
+/// reads the unit-stable facts it means from each job).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct PolicyEnv {
-    /// The run's time semantics.
-    pub semantics: Semantics,
     /// The synthetic workload's load in jobs per hour, when the workload has one.
     pub load: Option<f64>,
     /// Per-model, per-GPU-type throughputs, for heterogeneity-aware policies ([`Gavel`]).
@@ -256,9 +250,8 @@ pub struct PolicyEnv {
 
 impl PolicyEnv {
     /// An environment without a throughput table.
-    pub fn new(semantics: Semantics, load: Option<f64>) -> Self {
+    pub fn new(load: Option<f64>) -> Self {
         PolicyEnv {
-            semantics,
             load,
             throughputs: None,
             reference_gpu_type: crate::DEFAULT_REFERENCE_TYPE.to_owned(),
@@ -334,30 +327,25 @@ impl PolicyConfig {
         Ok(())
     }
 
-    /// Build the policy for a run.
+    /// Build the policy for a run. (Blox's own versions of `las`, `srtf`, `tiresias` and
+    /// `optimus` are types of their own, e.g. [`crate::BloxLas`], which the command line's `blox`
+    /// preset builds instead.)
     pub fn build(&self, env: &PolicyEnv) -> Result<BoxScheduling, ConfigError> {
-        let blox = env.semantics == Semantics::Blox;
         Ok(match self {
             PolicyConfig::Fifo => Box::new(Fifo::default()),
             PolicyConfig::Las => Box::new(Las::default()),
             PolicyConfig::Srtf => Box::new(Srtf::default()),
             PolicyConfig::Sjf { preemptive } => Box::new(Sjf::new(*preemptive)),
-            PolicyConfig::Tiresias if blox => Box::new(Las::default()),
             PolicyConfig::Tiresias => Box::new(Tiresias::default()),
             PolicyConfig::TiresiasWith(p) => {
-                self.exact_only(env)?;
                 let t = Tiresias::new(p.thresholds.clone(), p.starvation)?;
                 Box::new(match p.gittins {
                     Some(delta) => t.with_gittins(delta)?,
                     None => t,
                 })
             }
-            PolicyConfig::Optimus if blox => Box::new(self.blox_optimus(env)?),
             PolicyConfig::Optimus => Box::new(Optimus::with_model(Amdahl::default())),
-            PolicyConfig::OptimusWith(p) => {
-                self.exact_only(env)?;
-                Box::new(Optimus::with_model(self.amdahl(p)?))
-            }
+            PolicyConfig::OptimusWith(p) => Box::new(Optimus::with_model(self.amdahl(p)?)),
             PolicyConfig::Gavel { solver, hetero } => {
                 let g = Gavel::new(*solver).with_hetero(*hetero);
                 Box::new(match &env.throughputs {
@@ -370,57 +358,18 @@ impl PolicyConfig {
         })
     }
 
-    /// The throughput model the policy implies: Blox's Optimus speed-up as a constant in `blox`
-    /// semantics, the [`Amdahl`] model [`Optimus`] plans with in `exact` semantics (so elastic
-    /// jobs run as fast as it expects), and a constant 1.0 for every other policy.
-    pub fn throughput_model(&self, env: &PolicyEnv) -> Result<BoxThroughput, ConfigError> {
-        let blox = env.semantics == Semantics::Blox;
+    /// The throughput model the policy implies: the [`Amdahl`] model [`Optimus`] plans with (so
+    /// elastic jobs run as fast as it expects), and a constant 1.0 for every other policy.
+    pub fn throughput_model(&self, _env: &PolicyEnv) -> Result<BoxThroughput, ConfigError> {
         Ok(match self {
-            PolicyConfig::Optimus if blox => Box::new(self.blox_optimus(env)?.throughput_model()),
             PolicyConfig::Optimus => Box::new(Amdahl::default()),
-            PolicyConfig::OptimusWith(p) => {
-                self.exact_only(env)?;
-                Box::new(self.amdahl(p)?)
-            }
+            PolicyConfig::OptimusWith(p) => Box::new(self.amdahl(p)?),
             _ => Box::new(ConstantSpeed(1.0)),
         })
     }
 
-    /// The constant progress factor the policy implies in `blox` semantics (Blox's Optimus
-    /// speed-up; 1.0 for every other policy and in `exact` semantics, where
-    /// [`PolicyConfig::throughput_model`] gives the full model).
-    pub fn speed_factor(&self, env: &PolicyEnv) -> Result<f64, ConfigError> {
-        match self {
-            PolicyConfig::Optimus if env.semantics == Semantics::Blox => {
-                Ok(self.blox_optimus(env)?.factor())
-            }
-            _ => Ok(1.0),
-        }
-    }
-
     fn amdahl(&self, p: &OptimusParams) -> Result<Amdahl, ConfigError> {
         Amdahl::new(p.parallel_fraction).map_err(|e| ConfigError::new(format!("optimus: {e}")))
-    }
-
-    fn exact_only(&self, env: &PolicyEnv) -> Result<(), ConfigError> {
-        if env.semantics == Semantics::Blox {
-            return Err(ConfigError::new(format!(
-                "policy `{self}`: in `blox` semantics `{}` is Blox's own and takes no \
-                 parameters; its parameters apply to `exact` semantics",
-                self.as_str()
-            )));
-        }
-        Ok(())
-    }
-
-    fn blox_optimus(&self, env: &PolicyEnv) -> Result<BloxOptimus, ConfigError> {
-        let load = env.load.ok_or_else(|| {
-            ConfigError::new(
-                "Blox's Optimus needs the workload's load (its speed-up table is keyed by load); \
-                 use the blox-default workload with --load",
-            )
-        })?;
-        BloxOptimus::new(load)
     }
 }
 
@@ -773,7 +722,7 @@ mod tests {
         let json = serde_json::to_string(&g).unwrap();
         assert_eq!(serde_json::from_str::<PolicyConfig>(&json).unwrap(), g);
         assert!(p("tiresias:gittins=-5").is_err());
-        let env = PolicyEnv::new(Semantics::Exact, None);
+        let env = PolicyEnv::new(None);
         assert_eq!(
             p("tiresias:gittins=1800")
                 .unwrap()
@@ -806,43 +755,22 @@ mod tests {
     }
 
     #[test]
-    fn build_keeps_blox_behaviour_in_blox_semantics() {
-        let blox = PolicyEnv::new(Semantics::Blox, Some(3.0));
-        let exact = PolicyEnv::new(Semantics::Exact, None);
-        assert_eq!(PolicyConfig::Tiresias.build(&blox).unwrap().name(), "las");
+    fn every_config_builds_and_optimus_implies_its_model() {
+        let env = PolicyEnv::new(None);
         assert_eq!(
-            PolicyConfig::Tiresias.build(&exact).unwrap().name(),
+            PolicyConfig::Tiresias.build(&env).unwrap().name(),
             "tiresias"
         );
         assert_eq!(
-            PolicyConfig::Optimus.build(&blox).unwrap().name(),
-            "optimus"
-        );
-        assert_eq!(PolicyConfig::Optimus.speed_factor(&blox).unwrap(), 1.4);
-        assert_eq!(PolicyConfig::Optimus.speed_factor(&exact).unwrap(), 1.0);
-        assert_eq!(
-            PolicyConfig::Optimus
-                .throughput_model(&exact)
-                .unwrap()
-                .name(),
+            PolicyConfig::Optimus.throughput_model(&env).unwrap().name(),
             "amdahl(0.95)"
         );
         assert_eq!(
-            PolicyConfig::Optimus
-                .throughput_model(&blox)
-                .unwrap()
-                .name(),
-            "constant(1.4)"
+            PolicyConfig::Fifo.throughput_model(&env).unwrap().name(),
+            "constant"
         );
-        let with = "tiresias:queues=3".parse::<PolicyConfig>().unwrap();
-        let Err(e) = with.build(&blox) else {
-            panic!("parameters in blox semantics")
-        };
-        assert!(e.to_string().contains("no parameters"), "{e}");
         for c in all() {
-            assert!(c.build(&exact).is_ok(), "{c}");
+            assert!(c.build(&env).is_ok(), "{c}");
         }
-        let no_load = PolicyEnv::new(Semantics::Blox, None);
-        assert!(PolicyConfig::Optimus.build(&no_load).is_err());
     }
 }

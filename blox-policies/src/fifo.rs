@@ -1,4 +1,4 @@
-use crate::order::{order_by_key, KeyBuf};
+use blox_core::order::{order_by_key, KeyBuf};
 use blox_core::{Ctx, Schedule, SchedulingPolicy};
 
 /// First in, first out: ascending `(priority, arrival)` (Blox `schedulers/fifo.py`).

@@ -1,6 +1,6 @@
 use blox_core::{
-    Cluster, ConfigError, Ctx, GpuTypeId, Job, JobId, Schedule, SchedulingPolicy, Semantics,
-    ThroughputTable, Time,
+    Cluster, ConfigError, Ctx, GpuTypeId, Job, JobId, Schedule, SchedulingPolicy, ThroughputTable,
+    Time,
 };
 use microlp::{ComparisonOp, OptimizationDirection, Problem};
 use serde::{Deserialize, Serialize};
@@ -79,8 +79,7 @@ impl FromStr for MaxMinSolver {
 /// `T_jk` is 1. The allocation is re-solved when the set of active jobs changes.
 ///
 /// **Order, one type.** Gavel's priority `x_j / f_j`, where `f_j` is the share of time the job
-/// has received: its running time (`attained_service / n_gpus` in `exact` semantics,
-/// `attained_service` in `blox` semantics) over the time since it was admitted. A job that has
+/// has received: its running time (`attained_wall_s`) over the time since it was admitted. A job that has
 /// received nothing has infinite priority (zero if its allocation is zero too). Ascending
 /// starvation class, then descending priority, then descending `x_j`, then lowest id. Each job
 /// is listed with its request; the placement decides who fits.
@@ -105,7 +104,7 @@ impl FromStr for MaxMinSolver {
 ///
 /// ```
 /// use blox_core::{Cluster, ClusterSpec, Ctx, Job, JobId, JobSpec, JobTable, Schedule,
-///                 SchedulingPolicy, Semantics, Time};
+///                 SchedulingPolicy, Time};
 /// use blox_policies::Gavel;
 ///
 /// let cluster = Cluster::new(ClusterSpec::uniform(1, 8));
@@ -114,8 +113,8 @@ impl FromStr for MaxMinSolver {
 /// for (id, gpus) in [(0, 1), (1, 4), (2, 8)] {
 ///     jobs.push(Job::new(JobId(id), JobSpec::new(Time::ZERO, gpus, 1e5), Time::ZERO));
 /// }
-/// jobs.get_mut(JobId(2)).unwrap().attained_service = 8.0 * 1000.0;
-/// let ctx = Ctx::new(Time::from_secs(1000), 3, Time::from_secs(300), Semantics::Exact,
+/// jobs.get_mut(JobId(2)).unwrap().attained_wall_s = 1000.0;
+/// let ctx = Ctx::new(Time::from_secs(1000), 3, Time::from_secs(300),
 ///                    &cluster, &jobs);
 /// let mut gavel = Gavel::default();
 /// let mut out = Schedule::default();
@@ -134,7 +133,7 @@ impl FromStr for MaxMinSolver {
 ///
 /// ```
 /// use blox_core::{Cluster, Ctx, Job, JobId, JobSpec, JobTable, Schedule, SchedulingPolicy,
-///                 Semantics, ThroughputTable, Time};
+///                 ThroughputTable, Time};
 /// use blox_policies::Gavel;
 /// use std::sync::Arc;
 ///
@@ -150,7 +149,7 @@ impl FromStr for MaxMinSolver {
 ///     spec.model = Some(model.into());
 ///     jobs.push(Job::new(JobId(id), spec, Time::ZERO));
 /// }
-/// let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), Semantics::Exact, &cluster, &jobs);
+/// let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), &cluster, &jobs);
 /// let mut gavel = Gavel::default().with_throughputs(Arc::new(table), "v100");
 /// let mut out = Schedule::default();
 /// gavel.schedule(&ctx, &mut out);
@@ -471,12 +470,7 @@ pub(crate) fn received_share(job: &Job, ctx: &Ctx<'_>) -> f64 {
     if age <= 0.0 {
         return 0.0;
     }
-    let ran = match ctx.semantics {
-        Semantics::Blox => job.attained_service,
-        Semantics::Exact | Semantics::Synergy => {
-            job.attained_service / f64::from(job.n_gpus().max(1))
-        }
-    };
+    let ran = job.attained_wall_s;
     (ran / age).clamp(0.0, 1.0)
 }
 
@@ -952,14 +946,7 @@ mod tests {
         for (id, m) in [(0, "flat"), (1, "fast"), (2, "flat"), (3, "fast")] {
             jobs.push(typed_job(id, 1, Some(m)));
         }
-        let ctx = Ctx::new(
-            Time::ZERO,
-            0,
-            Time::from_secs(300),
-            Semantics::Exact,
-            &cluster,
-            &jobs,
-        );
+        let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), &cluster, &jobs);
         let mut aware = Gavel::default().with_throughputs(table(), "v100");
         let mut out = Schedule::default();
         aware.schedule(&ctx, &mut out);
@@ -1004,14 +991,7 @@ mod tests {
         }
         let mut g = Gavel::default();
         let mut out = Schedule::default();
-        let ctx = Ctx::new(
-            Time::ZERO,
-            0,
-            Time::from_secs(300),
-            Semantics::Exact,
-            &cluster0,
-            &jobs,
-        );
+        let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), &cluster0, &jobs);
         g.schedule(&ctx, &mut out);
         for x in g.allocation_by_type() {
             assert!((x - 1.0 / 3.0).abs() < 1e-6, "{:?}", g.allocation_by_type());
@@ -1033,7 +1013,6 @@ mod tests {
             Time::from_secs(300),
             1,
             Time::from_secs(300),
-            Semantics::Exact,
             &cluster,
             &jobs,
         );
@@ -1084,7 +1063,7 @@ mod tests {
                 }
                 jobs.push(j);
             }
-            let ctx = Ctx::new(t.now, 0, Time::from_secs(300), t.semantics, &cluster, &jobs);
+            let ctx = Ctx::new(t.now, 0, Time::from_secs(300), &cluster, &jobs);
             let make = || Gavel::new(MaxMinSolver::Lp).with_throughputs(table(), "v100");
             let mut g = make();
             let mut a = Schedule::default();

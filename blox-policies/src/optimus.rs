@@ -33,7 +33,7 @@ use std::collections::BinaryHeap;
 ///
 /// ```
 /// use blox_core::{Cluster, ClusterSpec, Ctx, Job, JobId, JobSpec, JobTable, Schedule,
-///                 SchedulingPolicy, Semantics, Time};
+///                 SchedulingPolicy, Time};
 /// use blox_policies::Optimus;
 ///
 /// let cluster = Cluster::new(ClusterSpec::uniform(1, 8));
@@ -45,7 +45,7 @@ use std::collections::BinaryHeap;
 ///     spec.elastic = elastic;
 ///     jobs.push(Job::new(JobId(id), spec, Time::ZERO));
 /// }
-/// let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), Semantics::Exact, &cluster, &jobs);
+/// let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), &cluster, &jobs);
 /// let mut out = Schedule::default();
 /// Optimus::default().schedule(&ctx, &mut out);
 /// let alloc: Vec<(u32, u32)> = out.iter().map(|a| (a.job.0, a.n_gpus)).collect();

@@ -1,4 +1,4 @@
-use crate::order::{order_by_class_key, ClassKey, ClassKeyBuf};
+use blox_core::order::{order_by_class_key, ClassKey, ClassKeyBuf};
 use blox_core::{Ctx, Job, Schedule, SchedulingPolicy};
 
 /// Shortest job first by total GPU time, with oracle knowledge of each job's service demand.
@@ -17,7 +17,7 @@ use blox_core::{Ctx, Job, Schedule, SchedulingPolicy};
 ///
 /// ```
 /// use blox_core::{Cluster, ClusterSpec, Ctx, Job, JobId, JobSpec, JobTable, Schedule,
-///                 SchedulingPolicy, Semantics, Time};
+///                 SchedulingPolicy, Time};
 /// use blox_policies::Sjf;
 ///
 /// let cluster = Cluster::new(ClusterSpec::uniform(1, 8));
@@ -26,7 +26,7 @@ use blox_core::{Ctx, Job, Schedule, SchedulingPolicy};
 /// for (id, (gpus, work)) in [(8, 100.0), (1, 1000.0), (2, 300.0)].into_iter().enumerate() {
 ///     jobs.push(Job::new(JobId(id as u32), JobSpec::new(Time::ZERO, gpus, work), Time::ZERO));
 /// }
-/// let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), Semantics::Exact, &cluster, &jobs);
+/// let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), &cluster, &jobs);
 /// let mut out = Schedule::default();
 /// Sjf::default().schedule(&ctx, &mut out);
 /// let order: Vec<u32> = out.iter().map(|a| a.job.0).collect();

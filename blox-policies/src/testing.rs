@@ -3,7 +3,7 @@
 
 use blox_core::{
     Cluster, ClusterSpec, Ctx, GpuId, Job, JobId, JobSpec, JobTable, Schedule, SchedulingPolicy,
-    Semantics, Time, PRIORITY_STARVED,
+    Time, PRIORITY_STARVED,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -14,18 +14,16 @@ pub(crate) struct Table {
     pub(crate) cluster: Cluster,
     pub(crate) jobs: JobTable,
     pub(crate) now: Time,
-    pub(crate) semantics: Semantics,
     next_gpu: u32,
 }
 
 impl Table {
-    /// An empty table on one node of `gpus` GPUs, at t = 0, `exact` semantics.
+    /// An empty table on one node of `gpus` GPUs, at t = 0.
     pub(crate) fn new(gpus: u32) -> Self {
         Table {
             cluster: Cluster::new(ClusterSpec::uniform(1, gpus)),
             jobs: JobTable::new(),
             now: Time::ZERO,
-            semantics: Semantics::Exact,
             next_gpu: 0,
         }
     }
@@ -45,10 +43,22 @@ impl Table {
         self
     }
 
-    /// Set the last job's attained service and executed work.
-    pub(crate) fn served(mut self, attained: f64, executed: f64) -> Self {
+    /// Set the last job's attained service (in GPU-seconds; its wall-clock service is that over
+    /// its GPU count) and executed work.
+    pub(crate) fn served(mut self, attained_gpu_s: f64, executed: f64) -> Self {
         let j = self.last();
-        j.attained_service = attained;
+        j.attained_gpu_s = attained_gpu_s;
+        j.attained_wall_s = attained_gpu_s / f64::from(j.spec.n_gpus.max(1));
+        j.executed = executed;
+        self
+    }
+
+    /// Set the last job's attained service in wall-clock seconds (its GPU-seconds are that times
+    /// its GPU count) and executed work.
+    pub(crate) fn served_wall(mut self, attained_wall_s: f64, executed: f64) -> Self {
+        let j = self.last();
+        j.attained_wall_s = attained_wall_s;
+        j.attained_gpu_s = attained_wall_s * f64::from(j.spec.n_gpus);
         j.executed = executed;
         self
     }
@@ -74,11 +84,6 @@ impl Table {
         self
     }
 
-    pub(crate) fn with_semantics(mut self, s: Semantics) -> Self {
-        self.semantics = s;
-        self
-    }
-
     fn last(&mut self) -> &mut Job {
         let id = JobId(self.jobs.len() as u32 - 1);
         self.jobs.get_mut(id).expect("a job was added")
@@ -90,7 +95,6 @@ impl Table {
             self.now,
             self.now.as_millis() / r.as_millis(),
             r,
-            self.semantics,
             &self.cluster,
             &self.jobs,
         )
@@ -111,7 +115,7 @@ pub(crate) fn order(policy: &mut impl SchedulingPolicy, t: &Table) -> Vec<u32> {
 
 /// Random job tables: 0–40 jobs on 1–4 nodes of 1–8 GPUs, arrivals increasing with the id,
 /// GPU counts at most the cluster's, random service (with many exact ties), some running, some
-/// starved, some elastic, both semantics, and a call time at or after the last arrival.
+/// starved, some elastic, and a call time at or after the last arrival.
 pub(crate) fn tables() -> impl Strategy<Value = Table> {
     let job = (
         0u64..2_000,                                    // arrival gap
@@ -127,9 +131,8 @@ pub(crate) fn tables() -> impl Strategy<Value = Table> {
         prop_oneof![Just(1u32), Just(4), Just(8)],
         prop::collection::vec(job, 0..40),
         0u64..20_000,
-        any::<bool>(),
     )
-        .prop_map(|(nodes, per, specs, extra, blox)| {
+        .prop_map(|(nodes, per, specs, extra)| {
             let mut cluster = Cluster::new(ClusterSpec::uniform(nodes, per));
             let total = cluster.total_gpus();
             let mut jobs = JobTable::new();
@@ -142,7 +145,8 @@ pub(crate) fn tables() -> impl Strategy<Value = Table> {
                 spec.elastic = elastic;
                 let mut job = Job::new(id, spec, arrival);
                 job.executed = (work * frac).floor();
-                job.attained_service = job.executed * if blox { 1.0 } else { f64::from(n_gpus) };
+                job.attained_wall_s = job.executed;
+                job.attained_gpu_s = job.executed * f64::from(n_gpus);
                 if starve == 0 {
                     job.priority = PRIORITY_STARVED;
                 }
@@ -168,27 +172,14 @@ pub(crate) fn tables() -> impl Strategy<Value = Table> {
                 cluster,
                 jobs,
                 now: arrival + Time::from_secs(extra),
-                semantics: if blox {
-                    Semantics::Blox
-                } else {
-                    Semantics::Exact
-                },
                 next_gpu: 0,
             }
         })
 }
 
-/// Every active job exactly once.
+/// Every active job exactly once (the kit's checker).
 pub(crate) fn check_permutation(out: &Schedule, t: &Table) -> Result<(), TestCaseError> {
-    let mut ids: Vec<JobId> = out.iter().map(|a| a.job).collect();
-    ids.sort_unstable();
-    let want: Vec<JobId> = t.jobs.iter().map(|j| j.id).collect();
-    prop_assert_eq!(
-        ids,
-        want,
-        "the schedule is a permutation of the active jobs"
-    );
-    Ok(())
+    blox_testkit::check_permutation(&t.ctx(), out).map_err(|v| TestCaseError::fail(v.to_string()))
 }
 
 /// The invariants of a policy that orders jobs and asks for each job's request: a permutation,

@@ -29,7 +29,7 @@ use blox_core::{Ctx, Job, JobId, Schedule, SchedulingPolicy};
 ///
 /// ```
 /// use blox_core::{Cluster, ClusterSpec, Ctx, Job, JobId, JobSpec, JobTable, Schedule,
-///                 SchedulingPolicy, Semantics, Time};
+///                 SchedulingPolicy, Time};
 /// use blox_policies::Themis;
 ///
 /// let cluster = Cluster::new(ClusterSpec::uniform(1, 4));
@@ -39,7 +39,7 @@ use blox_core::{Ctx, Job, JobId, Schedule, SchedulingPolicy};
 /// jobs.push(Job::new(JobId(0), JobSpec::new(Time::ZERO, 1, 10_000.0), Time::ZERO));
 /// jobs.get_mut(JobId(0)).unwrap().executed = 1000.0;
 /// jobs.push(Job::new(JobId(1), JobSpec::new(Time::ZERO, 1, 500.0), Time::ZERO));
-/// let ctx = Ctx::new(Time::from_secs(1000), 3, Time::from_secs(300), Semantics::Exact,
+/// let ctx = Ctx::new(Time::from_secs(1000), 3, Time::from_secs(300),
 ///                    &cluster, &jobs);
 /// let mut out = Schedule::default();
 /// Themis::default().schedule(&ctx, &mut out);

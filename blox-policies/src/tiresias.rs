@@ -1,5 +1,5 @@
-use crate::order::{order_by_class_key, ClassKey, ClassKeyBuf};
-use blox_core::{ConfigError, Ctx, Job, JobId, Schedule, SchedulingPolicy, Semantics, Time};
+use blox_core::order::{order_by_class_key, ClassKey, ClassKeyBuf};
+use blox_core::{ConfigError, Ctx, Job, JobId, Schedule, SchedulingPolicy, Time};
 
 /// The original Tiresias simulator's default queue threshold: 3,600 GPU-seconds.
 pub const TIRESIAS_THRESHOLD: f64 = 3600.0;
@@ -7,9 +7,9 @@ pub const TIRESIAS_THRESHOLD: f64 = 3600.0;
 /// Tiresias's discretised two-dimensional least-attained-service scheduler (2D-LAS, Gu et al.,
 /// NSDI 2019), with service counted in GPU-seconds.
 ///
-/// - **Service** is the job's GPU time since it was last promoted: `attained_service` in `exact`
-///   semantics (the engine counts GPU-seconds), `attained_service × n_gpus` in `blox` semantics
-///   (where the engine counts wall-clock seconds), so the policy means the same in both.
+/// - **Service** is the job's GPU time since it was last promoted: `attained_gpu_s` (the time
+///   model credits GPU-seconds whatever the model), so the policy means the same under every
+///   model.
 /// - **Queues.** `K = thresholds.len() + 1` priority queues; a job is in queue `q`, the number of
 ///   thresholds at or below its service, so it is **demoted** as soon as its service crosses a
 ///   threshold. The default is the original simulator's: two queues split at 3,600 GPU-seconds.
@@ -39,7 +39,7 @@ pub const TIRESIAS_THRESHOLD: f64 = 3600.0;
 ///
 /// ```
 /// use blox_core::{Cluster, ClusterSpec, Ctx, Job, JobId, JobSpec, JobTable, Schedule,
-///                 SchedulingPolicy, Semantics, Time};
+///                 SchedulingPolicy, Time};
 /// use blox_policies::Tiresias;
 ///
 /// let cluster = Cluster::new(ClusterSpec::uniform(1, 8));
@@ -49,10 +49,10 @@ pub const TIRESIAS_THRESHOLD: f64 = 3600.0;
 /// for (id, arrival, gpus, served) in [(0, 0, 1, 3000.0), (1, 10, 8, 4000.0), (2, 20, 2, 0.0)] {
 ///     let mut j = Job::new(JobId(id), JobSpec::new(Time::from_secs(arrival), gpus, 1e6),
 ///                          Time::from_secs(arrival));
-///     j.attained_service = served;
+///     j.attained_gpu_s = served;
 ///     jobs.push(j);
 /// }
-/// let ctx = Ctx::new(Time::from_secs(3600), 12, Time::from_secs(300), Semantics::Exact,
+/// let ctx = Ctx::new(Time::from_secs(3600), 12, Time::from_secs(300),
 ///                    &cluster, &jobs);
 /// let mut tiresias = Tiresias::default();
 /// let mut out = Schedule::default();
@@ -210,16 +210,13 @@ impl Tiresias {
     }
 
     /// Update the job's state at `now` and return its queue.
-    fn update(&mut self, job: &Job, now: Time, semantics: Semantics) -> u32 {
+    fn update(&mut self, job: &Job, now: Time) -> u32 {
         let idx = job.id.index();
         if idx >= self.state.len() {
             self.state.resize(idx + 1, JobState::default());
         }
         let n = f64::from(job.n_gpus().max(1));
-        let total = match semantics {
-            Semantics::Blox => job.attained_service * n,
-            Semantics::Exact | Semantics::Synergy => job.attained_service,
-        };
+        let total = job.attained_gpu_s;
         let st = &mut self.state[idx];
         if job.is_running() {
             st.last_run = Some(now);
@@ -253,7 +250,7 @@ impl SchedulingPolicy for Tiresias {
             // Learn every job's demand and update queues first, so all indices of a round come
             // from the same distribution.
             for j in ctx.jobs.iter() {
-                self.update(j, ctx.now, ctx.semantics);
+                self.update(j, ctx.now);
             }
             let g = self.gittins.as_ref().expect("checked above");
             let state = &self.state;
@@ -266,7 +263,7 @@ impl SchedulingPolicy for Tiresias {
             });
         } else {
             order_by_class_key(ctx, &mut buf, out, |j| ClassKey {
-                class: u64::from(self.update(j, ctx.now, ctx.semantics)),
+                class: u64::from(self.update(j, ctx.now)),
                 value: j.arrival().as_millis() as f64,
             });
         }
@@ -306,14 +303,13 @@ mod tests {
     }
 
     #[test]
-    fn blox_semantics_scales_wall_clock_service_by_gpus() {
-        // 1000 wall-clock s on 4 GPUs = 4000 GPU-s: demoted, unlike under plain LAS.
+    fn service_is_counted_in_gpu_seconds() {
+        // 1000 wall-clock s on 4 GPUs = 4000 GPU-s: demoted, unlike under Blox's LAS.
         let t = Table::new(8)
-            .with_semantics(Semantics::Blox)
             .job(0, 4, 1e6)
-            .served(1000.0, 1000.0)
+            .served_wall(1000.0, 1000.0)
             .job(5, 1, 1e6)
-            .served(3000.0, 3000.0);
+            .served_wall(3000.0, 3000.0);
         assert_eq!(order(&mut Tiresias::default(), &t), vec![1, 0]);
     }
 
@@ -356,9 +352,9 @@ mod tests {
         // Service now counts from the promotion: once running again, it stays on top until
         // 3600 more GPU-s.
         let mut later = waiting.running(0).at(8300);
-        later.jobs.get_mut(JobId(0)).unwrap().attained_service = 4000.0 + 3599.0;
+        later.jobs.get_mut(JobId(0)).unwrap().attained_gpu_s = 4000.0 + 3599.0;
         assert_eq!(order(&mut p, &later), vec![0, 1]);
-        later.jobs.get_mut(JobId(0)).unwrap().attained_service = 4000.0 + 3600.0;
+        later.jobs.get_mut(JobId(0)).unwrap().attained_gpu_s = 4000.0 + 3600.0;
         assert_eq!(order(&mut p, &later), vec![1, 0]);
     }
 

@@ -684,7 +684,6 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
             now,
             now.as_millis() / r.as_millis(),
             r,
-            self.model.ctx_semantics(),
             &self.core.cluster,
             &self.core.table,
         )

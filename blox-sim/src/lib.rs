@@ -13,7 +13,6 @@
 //! | [`time::gavel`] | Gavel's (OSDI 2020) trace simulator's clock, self-contained (f64 seconds, rounds ending at their slowest micro-task), driving Gavel's mechanism through [`time::gavel::GavelRounds`]; `blox-sim run --semantics gavel` |
 //! | [`time::Synergy`] | Synergy's time model (OSDI 2022), a third [`TimeModel`]: 300 s rounds, every job re-decided each round, whole iterations credited at allocation with the placement's host-resource speed-ups, completion at the round end; its generator is [`workload::SynergyWorkload`] |
 //! | [`TiresiasTime`] | the `tiresias` time model: the Tiresias authors' event loops job by job, through the engine with Tiresias' own schedules and placements ([`time::tiresias::run_tiresias_engine`]; self-contained: [`time::tiresias::run_tiresias`]) |
-//! | [`SimExecutor`] | the simulator's implementation of `blox-core`'s `Executor` (virtual clock), for real-mode loops and their tests |
 //!
 //! ## Compose and run a scheduler
 //!
@@ -38,14 +37,12 @@
 pub mod driver;
 pub mod engine;
 mod error;
-pub mod executor;
 pub mod time;
 pub mod workload;
 
 pub use driver::{Applied, DecisionError, Driver, Host};
 pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 pub use error::{InputLocation, SimError};
-pub use executor::SimExecutor;
 pub use time::tiresias::TiresiasTime;
 pub use time::{Blox, Decide, Exact, Pollux, TimeModel};
 pub use workload::{read_canonical_csv, BloxDefaultWorkload, JobList, Workload};

@@ -234,7 +234,7 @@ pub fn check_starvation_free(rec: &RecordingSink, bound: Time) -> Result<(), Vio
 }
 
 /// Work conservation: no round ends with a waiting admitted job that would fit in the free GPUs.
-/// Meaningful with `exact` semantics, whose round sample is taken after decisions apply.
+/// Meaningful with the `Exact` time model, whose round sample is taken after decisions apply.
 pub fn check_work_conserving(rec: &RecordingSink) -> Result<(), Violation> {
     let mut gpus_of_seq = BTreeMap::new();
     let mut gpus_of = BTreeMap::new();

@@ -1,8 +1,6 @@
 //! proptest strategies for clusters, workloads and live states.
 
-use blox_core::{
-    Cluster, ClusterSpec, Ctx, GpuId, Job, JobId, JobSpec, JobTable, Schedule, Semantics, Time,
-};
+use blox_core::{Cluster, ClusterSpec, Ctx, GpuId, Job, JobId, JobSpec, JobTable, Schedule, Time};
 use proptest::prelude::*;
 
 /// Clusters of 1–6 nodes with 1, 2, 4 or 8 GPUs each (all nodes alike).
@@ -34,8 +32,6 @@ pub struct Snapshot {
     pub cluster: Cluster,
     /// The active jobs.
     pub jobs: JobTable,
-    /// The semantics components are told.
-    pub semantics: Semantics,
     /// The current time.
     pub now: Time,
 }
@@ -48,7 +44,6 @@ impl Snapshot {
             self.now,
             self.now.as_millis() / r.as_millis(),
             r,
-            self.semantics,
             &self.cluster,
             &self.jobs,
         )
@@ -64,12 +59,11 @@ impl Snapshot {
     }
 }
 
-/// Live states on [`cluster_spec`] clusters with up to `max_jobs` active jobs, in either
-/// semantics. Jobs request at most the cluster's GPUs; each is running (on the lowest free GPUs)
+/// Live states on [`cluster_spec`] clusters with up to `max_jobs` active jobs. Jobs request at most the cluster's GPUs; each is running (on the lowest free GPUs)
 /// with probability one half when it fits.
 pub fn snapshot(max_jobs: usize) -> impl Strategy<Value = Snapshot> {
-    (cluster_spec(), any::<bool>())
-        .prop_flat_map(move |(spec, blox)| {
+    cluster_spec()
+        .prop_flat_map(move |spec| {
             let total = spec.total_gpus();
             let job = (
                 1..=total,
@@ -78,13 +72,9 @@ pub fn snapshot(max_jobs: usize) -> impl Strategy<Value = Snapshot> {
                 any::<bool>(),
                 0u32..3,
             );
-            (
-                Just(spec),
-                Just(blox),
-                prop::collection::vec(job, 0..=max_jobs.max(1)),
-            )
+            (Just(spec), prop::collection::vec(job, 0..=max_jobs.max(1)))
         })
-        .prop_map(|(spec, blox, raw)| {
+        .prop_map(|(spec, raw)| {
             let mut cluster = Cluster::new(spec);
             let mut jobs = JobTable::new();
             for (i, (gpus, work, served, run, prio)) in raw.into_iter().enumerate() {
@@ -94,7 +84,8 @@ pub fn snapshot(max_jobs: usize) -> impl Strategy<Value = Snapshot> {
                     JobSpec::new(Time::from_secs(i as u64 * 10), gpus, work as f64),
                     Time::ZERO,
                 );
-                j.attained_service = served as f64;
+                j.attained_wall_s = served as f64;
+                j.attained_gpu_s = served as f64 * f64::from(gpus);
                 j.executed = (served.min(work)) as f64;
                 if prio == 0 {
                     j.priority = blox_core::PRIORITY_STARVED;
@@ -115,11 +106,6 @@ pub fn snapshot(max_jobs: usize) -> impl Strategy<Value = Snapshot> {
             Snapshot {
                 cluster,
                 jobs,
-                semantics: if blox {
-                    Semantics::Blox
-                } else {
-                    Semantics::Exact
-                },
                 now: Time::from_secs(3_000),
             }
         })

@@ -3,7 +3,7 @@
 use blox_admission::AcceptAll;
 use blox_core::{
     placement_fn, policy_fn, Ctx, Decisions, GpuId, JobSpec, Pipeline, PlacementPolicy, Schedule,
-    SchedulingPolicy, Semantics, Time,
+    SchedulingPolicy, Time,
 };
 use blox_placement::Scattered;
 use blox_policies::{Fifo, Las, Srtf};
@@ -78,7 +78,6 @@ fn a_double_allocating_placement_is_reported() {
             }
             t
         },
-        semantics: Semantics::Exact,
         now: Time::ZERO,
     };
     let mut out = Decisions::default();

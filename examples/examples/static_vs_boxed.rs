@@ -1,6 +1,6 @@
 //! The same scheduler, composed statically and chosen at run time, gives the same run.
 //!
-//! `Pipeline<AcceptAll, Las, Scattered>` is monomorphised: no dynamic dispatch. The runtime form,
+//! `Pipeline<AcceptAll, BloxLas, BloxScattered>` (Blox's own LAS and Place) is monomorphised: no dynamic dispatch. The runtime form,
 //! `Pipeline<BoxAdmission, BoxScheduling, BoxPlacement>` (alias `BoxPipeline`), is what the
 //! configuration enums build from names such as `las` in a scenario file. Both drive the same
 //! engine code, so their job-by-job output must be byte-identical; so must a `Scenario` that
@@ -9,11 +9,11 @@
 //! Run with `cargo run -p blox-examples --example static_vs_boxed`.
 
 use blox_admission::{AcceptAll, AdmissionConfig};
-use blox_cli::{Scenario, WorkloadConfig};
+use blox_cli::{preset, Registry, Scenario, WorkloadConfig};
 use blox_core::{BoxPipeline, ClusterSpec, ConstantSpeed, JobId, Pipeline, Scheduler, Semantics};
 use blox_metrics::{write_jobs_csv, JobLog, Summary};
-use blox_placement::{PlacementConfig, Scattered};
-use blox_policies::{Las, PolicyConfig, PolicyEnv};
+use blox_placement::{BloxScattered, PlacementConfig};
+use blox_policies::{BloxLas, PolicyConfig, PolicyEnv};
 use blox_sim::{BloxDefaultWorkload, SimConfig, Simulator, TrackWindow};
 use std::error::Error;
 
@@ -44,8 +44,8 @@ fn run(scheduler: impl Scheduler) -> Result<(String, Summary), Box<dyn Error>> {
 
 fn main() -> Result<(), Box<dyn Error>> {
     // 1. Static: the type names every part.
-    let fixed: Pipeline<AcceptAll, Las, Scattered> =
-        Pipeline::new(AcceptAll, Las::default(), Scattered::new());
+    let fixed: Pipeline<AcceptAll, BloxLas, BloxScattered> =
+        Pipeline::new(AcceptAll, BloxLas::default(), BloxScattered::new());
     let name = fixed.name();
     let (static_csv, static_summary) = run(fixed)?;
 
@@ -53,9 +53,14 @@ fn main() -> Result<(), Box<dyn Error>> {
     let admission: AdmissionConfig = "accept-all".parse()?;
     let policy: PolicyConfig = "las".parse()?;
     let placement: PlacementConfig = "scattered".parse()?;
-    let env = PolicyEnv::new(SEMANTICS, Some(LOAD));
-    let boxed: BoxPipeline =
-        Pipeline::new(admission.build()?, policy.build(&env)?, placement.build()?);
+    // Names become components through the semantics' preset (Blox's own LAS and Place here).
+    let env = PolicyEnv::new(Some(LOAD));
+    let reg = Registry::default();
+    let boxed: BoxPipeline = Pipeline::new(
+        admission.build()?,
+        preset::build_policy(SEMANTICS, &reg, &policy.clone().into(), &env)?,
+        preset::build_placement(SEMANTICS, &reg, &placement.clone().into(), None)?,
+    );
     let boxed_name = boxed.name();
     let (boxed_csv, boxed_summary) = run(boxed)?;
 

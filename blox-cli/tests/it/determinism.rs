@@ -67,18 +67,27 @@ fn files_written_match_the_report_and_rerun_identically() {
 
 #[test]
 fn static_and_boxed_builds_give_identical_jobs_csv() {
-    static_and_boxed_agree(SimConfig::new(Blox::new()));
-    static_and_boxed_agree(SimConfig::new(Exact::new()));
+    let blox = Pipeline::new(
+        AcceptAll,
+        blox_policies::BloxLas::default(),
+        blox_placement::BloxScattered::new(),
+    );
+    static_and_boxed_agree(SimConfig::new(Blox::new()), Semantics::Blox, blox);
+    let exact = Pipeline::new(AcceptAll, Las::default(), Scattered::new());
+    static_and_boxed_agree(SimConfig::new(Exact::new()), Semantics::Exact, exact);
 }
 
-fn static_and_boxed_agree<Tm: TimeModel + Clone>(cfg: SimConfig<Tm>) {
-    let sem = cfg.model.ctx_semantics();
+/// The static pipeline against the same components built by name through `sem`'s preset.
+fn static_and_boxed_agree<Tm: TimeModel + Clone>(
+    cfg: SimConfig<Tm>,
+    sem: Semantics,
+    static_sched: impl blox_core::Scheduler,
+) {
     {
         let track = TrackWindow::new(200, 400).unwrap();
         let cfg = cfg.with_track(Some(track));
         let window = Some((JobId(200), JobId(400)));
 
-        let static_sched = Pipeline::new(AcceptAll, Las::default(), Scattered::new());
         let mut sim = Simulator::new(
             cfg.clone(),
             ClusterSpec::uniform(32, 4),
@@ -91,11 +100,13 @@ fn static_and_boxed_agree<Tm: TimeModel + Clone>(cfg: SimConfig<Tm>) {
         let mut a = Vec::new();
         blox_metrics::write_jobs_csv(&mut a, sim.sink(), window).unwrap();
 
-        let env = PolicyEnv::new(sem, Some(8.0));
+        let env = PolicyEnv::new(Some(8.0));
+        let reg = blox_cli::Registry::default();
         let boxed: blox_core::BoxPipeline = Pipeline::new(
             AdmissionConfig::AcceptAll.build().unwrap(),
-            PolicyConfig::Las.build(&env).unwrap(),
-            blox_placement::PlacementConfig::Scattered.build().unwrap(),
+            blox_cli::preset::build_policy(sem, &reg, &PolicyConfig::Las.into(), &env).unwrap(),
+            blox_cli::preset::build_placement(sem, &reg, &PlacementConfig::Scattered.into(), None)
+                .unwrap(),
         );
         let throughput: blox_core::BoxThroughput = Box::new(ConstantSpeed(1.0));
         let mut sim = Simulator::new(

@@ -3,15 +3,15 @@
 //! placement at the next round, before admission; their jobs are stopped and requeued; a node
 //! that returns is used again.
 
-use super::RoundLoop;
+use super::Server;
 use crate::model::JobState;
 use crate::ClusterError;
-use blox_core::{Event, Executor, GpuId, JobId, NodeChange, NodeId, Scheduler, Time};
+use blox_core::{Event, Executor, GpuId, JobId, NodeChange, NodeId, Time};
 use blox_nodes::{apply, NodeEvent};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
+impl<E: Executor> Server<E> {
     /// Whether any node has changed during this server's run (the outputs then carry the
     /// cluster-management columns and fields).
     pub(super) fn managed(&self) -> bool {

@@ -8,7 +8,7 @@ mod types;
 
 use blox_core::{
     Cluster, ClusterSpec, Ctx, Decisions, GpuId, Job, JobId, JobSpec, JobTable, PlacementPolicy,
-    Schedule, Semantics, Time,
+    Schedule, Time,
 };
 
 /// A cluster and its job table: jobs listed with the GPUs they run on (empty: waiting), ids in
@@ -65,20 +65,8 @@ pub(crate) fn schedule(entries: &[(u32, u32)]) -> Schedule {
     s
 }
 
-pub(crate) fn run(
-    p: &mut dyn PlacementPolicy,
-    w: &World,
-    sched: &Schedule,
-    semantics: Semantics,
-) -> Decisions {
-    let ctx = Ctx::new(
-        Time::ZERO,
-        0,
-        Time::from_secs(300),
-        semantics,
-        &w.cluster,
-        &w.jobs,
-    );
+pub(crate) fn run(p: &mut dyn PlacementPolicy, w: &World, sched: &Schedule) -> Decisions {
+    let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), &w.cluster, &w.jobs);
     let mut out = Decisions::default();
     p.place(&ctx, sched, &mut out);
     out
@@ -95,7 +83,7 @@ pub(crate) fn plain(d: &Decisions) -> (Vec<u32>, Vec<(u32, Vec<u32>)>) {
     )
 }
 
-/// One placement, one round in `exact` semantics: assert the stops and starts.
+/// One placement, one round: assert the stops and starts.
 pub(crate) fn check(
     p: &mut dyn PlacementPolicy,
     w: &World,
@@ -103,19 +91,8 @@ pub(crate) fn check(
     stops: &[u32],
     starts: &[(u32, &[u32])],
 ) {
-    check_in(p, w, sched, Semantics::Exact, stops, starts);
-}
-
-pub(crate) fn check_in(
-    p: &mut dyn PlacementPolicy,
-    w: &World,
-    sched: &[(u32, u32)],
-    semantics: Semantics,
-    stops: &[u32],
-    starts: &[(u32, &[u32])],
-) {
     let name = p.name();
-    let got = plain(&run(p, w, &schedule(sched), semantics));
+    let got = plain(&run(p, w, &schedule(sched)));
     let want = (
         stops.to_vec(),
         starts.iter().map(|(j, g)| (*j, g.to_vec())).collect(),

@@ -4,10 +4,12 @@
 
 use crate::{plain, run, World};
 use blox_core::{
-    ClusterSpec, Decisions, GpuId, JobId, JobSpec, NodeId, NodeSpec, PlacementPolicy, Schedule,
-    Semantics, Time,
+    ClusterSpec, Ctx, Decisions, GpuId, JobId, JobSpec, NodeId, NodeSpec, PlacementPolicy,
+    Schedule, Time,
 };
-use blox_placement::{Consolidated, FirstFit, ResourceAware, Scattered, Topology, TopologyAware};
+use blox_placement::{
+    BloxScattered, Consolidated, FirstFit, ResourceAware, Scattered, Topology, TopologyAware,
+};
 use proptest::prelude::*;
 use std::sync::Arc;
 
@@ -108,38 +110,33 @@ pub(crate) fn any_world() -> impl Strategy<Value = (World, Schedule)> {
         })
 }
 
-pub(crate) fn placements(w: &World) -> Vec<(Box<dyn PlacementPolicy>, Semantics)> {
+/// Every placement, each with whether it is Blox's own (`BloxScattered`, which ignores GPU types).
+pub(crate) fn placements(w: &World) -> Vec<(Box<dyn PlacementPolicy>, bool)> {
     let topo = Arc::new(Topology::default_for(w.cluster.spec()));
     vec![
-        (Box::new(Scattered::new()), Semantics::Blox),
-        (Box::new(Scattered::new()), Semantics::Exact),
-        (
-            Box::new(Scattered::new().with_backfill(true)),
-            Semantics::Exact,
-        ),
-        (Box::new(FirstFit::default()), Semantics::Exact),
-        (
-            Box::new(FirstFit::default().with_backfill(true)),
-            Semantics::Exact,
-        ),
-        (Box::new(Consolidated::default()), Semantics::Exact),
+        (Box::new(BloxScattered::new()), true),
+        (Box::new(Scattered::new()), false),
+        (Box::new(Scattered::new().with_backfill(true)), false),
+        (Box::new(FirstFit::default()), false),
+        (Box::new(FirstFit::default().with_backfill(true)), false),
+        (Box::new(Consolidated::default()), false),
         (
             Box::new(Consolidated::default().with_wait(true).with_backfill(true)),
-            Semantics::Exact,
+            false,
         ),
-        (Box::new(ResourceAware::default()), Semantics::Exact),
+        (Box::new(ResourceAware::default()), false),
         (
             Box::new(ResourceAware::default().with_backfill(true)),
-            Semantics::Exact,
+            false,
         ),
-        (Box::new(TopologyAware::new(Some(topo))), Semantics::Exact),
+        (Box::new(TopologyAware::new(Some(topo))), false),
         (
             Box::new(
                 TopologyAware::default()
                     .with_backfill(true)
                     .with_preemption(false),
             ),
-            Semantics::Exact,
+            false,
         ),
     ]
 }
@@ -171,44 +168,26 @@ pub(crate) fn check_valid(
     d: &Decisions,
     name: &str,
 ) -> Result<Vec<(JobId, Vec<GpuId>)>, TestCaseError> {
-    let mut stopped = std::collections::BTreeSet::new();
-    for id in &d.stop {
-        let job = w.jobs.get(*id).unwrap();
-        prop_assert!(job.is_running(), "{name}: stops {id}, not running");
-        prop_assert!(stopped.insert(*id), "{name}: stops {id} twice");
+    // The kit's checker: no GPU twice or busy, no unknown, idle or doubly started job, rigid
+    // sizes kept.
+    let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), &w.cluster, &w.jobs);
+    if let Err(v) = blox_testkit::check_placement(&ctx, d) {
+        return Err(TestCaseError::fail(format!("{name}: {v}")));
     }
+    let stopped: std::collections::BTreeSet<JobId> = d.stop.iter().copied().collect();
     let mut holders: Vec<(JobId, Vec<GpuId>)> = w
         .jobs
         .iter()
         .filter(|j| j.is_running() && !stopped.contains(&j.id))
         .map(|j| (j.id, j.gpus.to_vec()))
         .collect();
-    let mut taken = vec![false; w.cluster.total_gpus() as usize];
-    for (_, gpus) in &holders {
-        for g in gpus {
-            taken[g.index()] = true;
-        }
-    }
-    let mut started = std::collections::BTreeSet::new();
     for (id, gpus) in &d.start {
-        prop_assert!(started.insert(*id), "{name}: starts {id} twice");
         let job = w.jobs.get(*id).unwrap();
-        prop_assert!(
-            !job.is_running() || stopped.contains(id),
-            "{name}: starts running {id}"
-        );
         let entry = sched.iter().find(|e| e.job == *id).unwrap();
         let want = entry.n_gpus;
         prop_assert_eq!(gpus.len() as u32, want, "{}: job {} count", name, id);
         if !job.spec.elastic {
             prop_assert_eq!(gpus.len() as u32, job.spec.n_gpus);
-        }
-        for g in gpus {
-            prop_assert!(
-                !taken[g.index()],
-                "{name}: GPU {g} given to {id} is not free"
-            );
-            taken[g.index()] = true;
         }
         holders.push((*id, gpus.to_vec()));
     }
@@ -233,12 +212,12 @@ proptest! {
 
     #[test]
     fn every_placement_is_valid_and_deterministic((w, sched) in any_world()) {
-        for (mut p, sem) in placements(&w) {
-            let name = format!("{} ({sem})", p.name());
-            let d = run(p.as_mut(), &w, &sched, sem);
+        for (mut p, blox) in placements(&w) {
+            let name = format!("{}{}", p.name(), if blox { " (Blox's)" } else { "" });
+            let d = run(p.as_mut(), &w, &sched);
             let holders = check_valid(&w, &sched, &d, &name)?;
             // The same instance again, and a fresh one, decide the same.
-            let again = run(p.as_mut(), &w, &sched, sem);
+            let again = run(p.as_mut(), &w, &sched);
             prop_assert_eq!(plain(&again), plain(&d), "{} reruns", name);
             if name.starts_with("resource-aware") {
                 let before: Vec<(JobId, Vec<GpuId>)> = w
@@ -290,7 +269,7 @@ proptest! {
         let fewest = fewest_nodes(free.clone(), need);
         let idle = fewest_nodes(sizes, need);
         let mut p = Consolidated::default().with_wait(wait);
-        let d = run(&mut p, &w, &sched, Semantics::Exact);
+        let d = run(&mut p, &w, &sched);
         let feasible = fewest != usize::MAX && (!wait || fewest <= idle);
         prop_assert_eq!(d.start.len(), usize::from(feasible));
         if let Some((_, gpus)) = d.start.first() {
@@ -306,7 +285,7 @@ proptest! {
         // The topology-aware placement never gets a worse ring than consolidated.
         let topo = Topology::default_for(w.cluster.spec());
         let mut t = TopologyAware::new(Some(Arc::new(topo.clone())));
-        let dt = run(&mut t, &w, &sched, Semantics::Exact);
+        let dt = run(&mut t, &w, &sched);
         if let (Some((_, a)), Some((_, b))) = (d.start.first(), dt.start.first()) {
             prop_assert!(topo.ring_bandwidth(b) >= topo.ring_bandwidth(a));
         }

@@ -1,12 +1,12 @@
-//! The `Scattered` placement as it was before its victim search kept a cursor (Blox's Place,
-//! literally), and a differential test: the new one must decide exactly the same, in both
-//! semantics, for rigid jobs.
+//! The scattered placement as it was before its victim search kept a cursor (Blox's Place,
+//! literally), and a differential test: `BloxScattered` (quirks on) and `Scattered` (quirks off)
+//! must decide exactly the same, for rigid jobs.
 
 use crate::{plain, run, World};
 use blox_core::{
-    ClusterSpec, Ctx, Decisions, FreeGpus, GpuSet, JobId, NodeId, Schedule, Semantics,
+    ClusterSpec, Ctx, Decisions, FreeGpus, GpuSet, JobId, NodeId, PlacementPolicy, Schedule,
 };
-use blox_placement::Scattered;
+use blox_placement::{BloxScattered, Scattered};
 use proptest::prelude::*;
 
 fn scattered_fit(plan: &FreeGpus<'_>, needed: u32, quirks: bool, out: &mut GpuSet) -> bool {
@@ -32,8 +32,7 @@ fn scattered_fit(plan: &FreeGpus<'_>, needed: u32, quirks: bool, out: &mut GpuSe
     false
 }
 
-fn reference_place(ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
-    let quirks = ctx.semantics == Semantics::Blox;
+fn reference_place(ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions, quirks: bool) {
     let jobs = ctx.jobs;
     let mut plan = ctx.cluster.free_map();
     let mut stopped = vec![false; jobs.len()];
@@ -142,14 +141,16 @@ pub(crate) fn rigid_world() -> impl Strategy<Value = (World, Schedule)> {
 proptest! {
     #[test]
     fn scattered_decides_as_before((w, sched) in rigid_world()) {
-        for sem in [Semantics::Blox, Semantics::Exact] {
+        let placements: [(bool, Box<dyn PlacementPolicy>); 2] =
+            [(true, Box::new(BloxScattered::new())), (false, Box::new(Scattered::new()))];
+        for (quirks, mut p) in placements {
             let ctx = Ctx::new(
-                blox_core::Time::ZERO, 0, blox_core::Time::from_secs(300), sem, &w.cluster, &w.jobs,
+                blox_core::Time::ZERO, 0, blox_core::Time::from_secs(300), &w.cluster, &w.jobs,
             );
             let mut want = Decisions::default();
-            reference_place(&ctx, &sched, &mut want);
-            let got = run(&mut Scattered::new(), &w, &sched, sem);
-            prop_assert_eq!(plain(&got), plain(&want), "{}", sem);
+            reference_place(&ctx, &sched, &mut want, quirks);
+            let got = run(p.as_mut(), &w, &sched);
+            prop_assert_eq!(plain(&got), plain(&want), "quirks {}", quirks);
         }
     }
 }

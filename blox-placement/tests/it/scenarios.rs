@@ -1,9 +1,10 @@
 //! Small hand-built clusters where the placements must choose differently: the exact GPUs.
 
-use crate::{check, check_in, elastic, rigid, with_cpus, world};
-use blox_core::{ClusterSpec, NodeSpec, Semantics};
+use crate::{check, elastic, rigid, with_cpus, world};
+use blox_core::{ClusterSpec, NodeSpec};
 use blox_placement::{
-    Consolidated, Fabric, FirstFit, NodeShape, ResourceAware, Scattered, Topology, TopologyAware,
+    BloxScattered, Consolidated, Fabric, FirstFit, NodeShape, ResourceAware, Scattered, Topology,
+    TopologyAware,
 };
 use std::sync::Arc;
 
@@ -228,7 +229,7 @@ fn failed_preemption_is_rolled_back_except_in_blox_scattered() {
     check(&mut Consolidated::default(), &w, &s, &[], &[]);
     check(&mut TopologyAware::default(), &w, &s, &[], &[]);
     check(&mut Scattered::new(), &w, &s, &[], &[]);
-    check_in(&mut Scattered::new(), &w, &s, Semantics::Blox, &[0], &[]);
+    check(&mut BloxScattered::new(), &w, &s, &[0], &[]);
     // When it succeeds, the victims stop and the job starts.
     let s = [(2, 4), (1, 2), (0, 2)];
     check(
@@ -280,15 +281,8 @@ fn back_filling_starts_a_smaller_job_behind_a_blocked_one() {
         &[],
         &[(2, &[2])],
     );
-    // Blox semantics ignore back-filling.
-    check_in(
-        &mut Scattered::new().with_backfill(true),
-        &w,
-        &s,
-        Semantics::Blox,
-        &[],
-        &[],
-    );
+    // Blox's Place never back-fills.
+    check(&mut BloxScattered::new(), &w, &s, &[], &[]);
 }
 
 #[test]
@@ -331,14 +325,7 @@ fn elastic_jobs_are_resized_on_their_current_gpus() {
     );
     // Same count: nothing. Blox's Scattered never resizes.
     check(&mut FirstFit::default(), &w, &[(0, 4), (1, 1)], &[], &[]);
-    check_in(
-        &mut Scattered::new(),
-        &w,
-        &[(0, 2), (1, 1)],
-        Semantics::Blox,
-        &[],
-        &[],
-    );
+    check(&mut BloxScattered::new(), &w, &[(0, 2), (1, 1)], &[], &[]);
     // A grow that cannot happen keeps the job as it is (the rigid job above is not a victim).
     check(&mut FirstFit::default(), &w, &[(1, 1), (0, 8)], &[], &[]);
 }

@@ -3,8 +3,10 @@
 
 use crate::props::{any_world, check_valid, placements};
 use crate::{plain, rigid, run, world};
-use blox_core::{ClusterSpec, GpuTypeId, JobId, PlacementPolicy, Schedule, Semantics};
-use blox_placement::{Consolidated, FirstFit, ResourceAware, Scattered, TopologyAware};
+use blox_core::{ClusterSpec, GpuTypeId, JobId, PlacementPolicy, Schedule};
+use blox_placement::{
+    BloxScattered, Consolidated, FirstFit, ResourceAware, Scattered, TopologyAware,
+};
 use proptest::prelude::*;
 
 fn exact_placements() -> Vec<Box<dyn PlacementPolicy>> {
@@ -42,7 +44,6 @@ fn a_typed_job_lands_on_its_type() {
             p.as_mut(),
             &w,
             &typed(&[(0, 2, Some(1)), (1, 2, None)]),
-            Semantics::Exact,
         ));
         assert!(stops.is_empty(), "{name}");
         assert_eq!(starts.len(), 2, "{name}");
@@ -72,7 +73,6 @@ fn a_full_type_does_not_spill_over_and_preempts_only_its_own() {
             p.as_mut(),
             &w,
             &typed(&[(2, 4, Some(1)), (0, 4, None), (1, 4, None)]),
-            Semantics::Exact,
         ));
         assert_eq!(got.0, vec![0], "{name}");
         assert_eq!(got.1[0], (2, vec![8, 9, 10, 11]), "{name}");
@@ -89,7 +89,6 @@ fn a_running_job_moves_to_its_type_when_there_is_room() {
             p.as_mut(),
             &w,
             &typed(&[(0, 2, Some(1)), (1, 4, Some(0))]),
-            Semantics::Exact,
         ));
         assert_eq!(stops, vec![0], "{name}");
         assert_eq!(starts[0].0, 0, "{name}");
@@ -108,30 +107,23 @@ fn a_running_job_moves_to_its_type_when_there_is_room() {
             p.as_mut(),
             &w,
             &typed(&[(1, 4, Some(1)), (0, 2, Some(1))]),
-            Semantics::Exact,
         ));
         assert_eq!(got, (vec![], vec![]), "{name}");
     }
 }
 
 #[test]
-fn blox_semantics_ignores_types_and_one_type_clusters_ignore_them_too() {
+fn blox_scattered_ignores_types_and_one_type_clusters_ignore_them_too() {
     let w = world(hetero(), vec![(rigid(2), vec![])]);
     let got = plain(&run(
-        &mut Scattered::new(),
+        &mut BloxScattered::new(),
         &w,
         &typed(&[(0, 2, Some(1))]),
-        Semantics::Blox,
     ));
     assert_eq!(got, (vec![], vec![(0, vec![0, 1])]));
     let w = world(ClusterSpec::uniform(2, 4), vec![(rigid(2), vec![])]);
     for mut p in exact_placements() {
-        let got = plain(&run(
-            p.as_mut(),
-            &w,
-            &typed(&[(0, 2, Some(0))]),
-            Semantics::Exact,
-        ));
+        let got = plain(&run(p.as_mut(), &w, &typed(&[(0, 2, Some(0))])));
         assert_eq!(got.1.len(), 1);
     }
 }
@@ -173,13 +165,13 @@ proptest! {
 
     #[test]
     fn typed_entries_stay_on_their_type((w, sched) in typed_world()) {
-        for (mut p, semantics) in placements(&w) {
+        for (mut p, blox) in placements(&w) {
             let name = p.name();
-            let d = run(p.as_mut(), &w, &sched, semantics);
+            let d = run(p.as_mut(), &w, &sched);
             check_valid(&w, &sched, &d, &name)?;
-            let again = run(p.as_mut(), &w, &sched, semantics);
+            let again = run(p.as_mut(), &w, &sched);
             prop_assert_eq!(&d, &again, "{}: not deterministic", name);
-            if semantics == Semantics::Blox || w.cluster.n_gpu_types() < 2 {
+            if blox || w.cluster.n_gpu_types() < 2 {
                 continue;
             }
             for (id, gpus) in &d.start {

@@ -1,10 +1,9 @@
 use super::SynergyOrder;
-use blox_core::{Ctx, Schedule, SchedulingPolicy, Semantics};
+use blox_core::{Ctx, Schedule, SchedulingPolicy};
 
 /// Synergy's LAS (`las_synergy_new.py`): ascending `(−priority, attained service × GPUs,
 /// arrival)`, where attained service is wall-clock seconds of rounds the job was allocated:
-/// that is [`blox_core::Job::attained_service`] itself in `synergy` and `exact` semantics
-/// (GPU-seconds), and it times the GPU count in `blox` semantics (wall-clock seconds).
+/// that is [`blox_core::Job::attained_gpu_s`], which every time model credits in GPU-seconds.
 ///
 /// Unlike FIFO, SRTF and FTF, it lists only the *pre-admitted* jobs: in sorted order, each job
 /// whose GPU demand fits the GPUs not yet claimed by earlier listed jobs (all of the cluster's
@@ -31,19 +30,9 @@ impl SynergyLas {
 impl SchedulingPolicy for SynergyLas {
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
         self.all.clear();
-        let wall_clock = ctx.semantics == Semantics::Blox;
-        self.order.sort(
-            ctx,
-            true,
-            |j| {
-                if wall_clock {
-                    j.attained_service * f64::from(j.n_gpus())
-                } else {
-                    j.attained_service
-                }
-            },
-            &mut self.all,
-        );
+        // Attained GPU-seconds, whatever time model credits them.
+        self.order
+            .sort(ctx, true, |j| j.attained_gpu_s, &mut self.all);
         let mut free = u64::from(ctx.cluster.total_gpus());
         for a in self.all.iter() {
             let n = u64::from(a.n_gpus);
@@ -79,12 +68,12 @@ mod tests {
         // 3: 300·1.
         for (id, served, gpus) in [(0, 1200.0, 2), (1, 900.0, 1), (2, 0.0, 4), (3, 300.0, 1)] {
             let mut j = job(id, u64::from(id), 10, 1.0, 0, gpus);
-            j.attained_service = served;
+            j.attained_gpu_s = served;
             t.push(j);
         }
         // Sorted: 2 (4 GPUs, fills the cluster), 3, 1, 0: only job 2 fits.
         assert_eq!(order(&mut SynergyLas::new(false), &t, 300), vec![2]);
-        t.get_mut(blox_core::JobId(2)).unwrap().attained_service = 5000.0;
+        t.get_mut(blox_core::JobId(2)).unwrap().attained_gpu_s = 5000.0;
         // Now 3 (1), 1 (1), 0 (2) fit in 4 GPUs; 2 does not. Tune re-sorts by GPUs, largest
         // first, stably.
         assert_eq!(order(&mut SynergyLas::new(false), &t, 600), vec![3, 1, 0]);

@@ -134,7 +134,7 @@ pub(crate) fn ideal_duration(j: &Job) -> f64 {
 #[cfg(test)]
 pub(crate) mod test_support {
     use blox_core::{Cluster, ClusterSpec, Ctx, Job, JobId, JobSpec, JobTable, Schedule};
-    use blox_core::{SchedulingPolicy, Semantics, Time};
+    use blox_core::{SchedulingPolicy, Time};
 
     /// A job with `iters` iterations of `t` seconds, `done` done, arriving at `arr` s.
     pub(crate) fn job(id: u32, arr: u64, iters: u64, t: f64, done: u64, gpus: u32) -> Job {
@@ -154,7 +154,6 @@ pub(crate) mod test_support {
             Time::from_secs(now),
             now / 300,
             Time::from_secs(300),
-            Semantics::Exact,
             &cluster,
             jobs,
         );

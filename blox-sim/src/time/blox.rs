@@ -2,14 +2,14 @@
 
 use super::{Advance, NextView, SamplePoint, TimeModel, World};
 use crate::SimError;
-use blox_core::{Event, Job, JobId, MetricSink, Semantics, Time};
+use blox_core::{Event, Job, JobId, MetricSink, Time};
 
 /// Blox's round semantics, job by job.
 ///
 /// At step 1 of round `t` every job running since an earlier round is credited `R` seconds of
 /// progress (times its speed, e.g. Blox's Optimus factor, with Blox's f64 operation order) and
-/// `R` seconds of attained wall-clock service (`Job::attained_service`, whatever its GPU
-/// count); a job whose progress reaches its total
+/// `R` seconds of attained service (`Job::attained_wall_s += R`, whatever its GPU count, which
+/// is Blox's definition; `Job::attained_gpu_s += R × GPUs`); a job whose progress reaches its total
 /// completes **at `t`** and frees its GPUs in time for that round's placement. Responsiveness is
 /// measured to the first round that credits a job (its first launch + `R`). Every entry of a
 /// round's stop list counts as a preemption, including same-round relaunches. The run ends at the
@@ -53,10 +53,6 @@ impl TimeModel for Blox {
         "blox"
     }
 
-    fn ctx_semantics(&self) -> Semantics {
-        Semantics::Blox
-    }
-
     fn begin(&mut self, round: Time) -> Result<(), SimError> {
         self.jobs.clear();
         self.round = round;
@@ -88,7 +84,8 @@ impl TimeModel for Blox {
                 // Blox: `iters * speed + executed` for Optimus, `executed + iters` otherwise.
                 // IEEE addition is commutative and `iters * 1.0 == iters`, so one form serves.
                 job.executed += r_s * st.speed;
-                job.attained_service += r_s;
+                job.attained_wall_s += r_s;
+                job.attained_gpu_s += r_s * f64::from(job.spec.n_gpus);
             }
             if !st.responded {
                 st.responded = true;

@@ -54,7 +54,8 @@ impl FromStr for Decide {
 /// and completes at its true finish time (rounded up to the millisecond), freeing its GPUs at
 /// once.
 ///
-/// Attained service is counted in GPU-seconds (`Job::attained_service`). A job that resumes
+/// Attained service is credited continuously: `Job::attained_gpu_s` grows by the requested GPUs
+/// per second, `Job::attained_wall_s` by one per second. A job that resumes
 /// after a preemption first spends the preemption cost restoring (its GPUs held, no progress).
 /// A stop followed in the same decision by a start of the same job on the same GPUs is no change
 /// and not a preemption. Responsiveness is measured to the first start. The run ends at the
@@ -127,7 +128,9 @@ impl Exact {
             job.executed =
                 (job.executed + st.speed * (t - from).as_secs_f64()).min(job.spec.work_s);
         }
-        job.attained_service += f64::from(job.spec.n_gpus) * (t - st.credited_to).as_secs_f64();
+        let dt = (t - st.credited_to).as_secs_f64();
+        job.attained_gpu_s += f64::from(job.spec.n_gpus) * dt;
+        job.attained_wall_s += dt;
         st.credited_to = t;
     }
 

@@ -39,8 +39,9 @@
 //!
 //! # What a model may and may not do
 //!
-//! A model changes the world only through [`World`]: it credits `executed` and
-//! `attained_service` of running jobs, completes jobs and emits `FirstProgress`. It never starts
+//! A model changes the world only through [`World`]: it credits `executed`, `attained_gpu_s` and
+//! `attained_wall_s` of running jobs (the unit-stable facts components read, so no component
+//! needs to know which model runs it), completes jobs and emits `FirstProgress`. It never starts
 //! or stops a job (the placement does) and never reorders the engine's steps. It keeps whatever
 //! per-job state it needs itself, indexed by [`JobId::index`] (ids are dense and ascending; see
 //! [`TimeModel::admitted`]).
@@ -65,7 +66,7 @@ pub use pollux::Pollux;
 pub use synergy::{Synergy, SYNERGY_ROUND};
 
 use crate::SimError;
-use blox_core::{Cluster, Decisions, Event, Job, JobId, JobTable, MetricSink, Semantics, Time};
+use blox_core::{Cluster, Decisions, Event, Job, JobId, JobTable, MetricSink, Time};
 
 /// A time model: the rules of time of one semantics. See the [module docs](self) for the loop,
 /// the order of the calls and what a model may do.
@@ -75,12 +76,6 @@ use blox_core::{Cluster, Decisions, Event, Job, JobId, JobTable, MetricSink, Sem
 pub trait TimeModel {
     /// The model's name, as `--semantics` spells it (e.g. `exact`).
     fn name(&self) -> &'static str;
-
-    /// The value of [`blox_core::Ctx::semantics`] components are shown. Transitional: components
-    /// still read it until they read unit-stable job facts instead; peer models keep the default.
-    fn ctx_semantics(&self) -> Semantics {
-        Semantics::Exact
-    }
 
     /// Called once before the run, with the round length `R` of the run's configuration. A model
     /// resets its state here (a simulator may run twice) and may reject a configuration it cannot

@@ -70,10 +70,11 @@ impl<M: IntervalModel> TimeModel for Pollux<M> {
             let (table, sink) = world.jobs_and_sink();
             for job in table.iter_mut() {
                 if let Some(a) = self.model.attained_gpu_seconds(job.id) {
-                    job.attained_service = a;
+                    job.attained_gpu_s = a;
                 }
                 if job.is_running() {
                     job.executed += r;
+                    job.attained_wall_s += r;
                     let seen = &mut self.responded[job.id.index()];
                     if !*seen {
                         *seen = true;

@@ -3,7 +3,7 @@
 
 use super::{Advance, NextView, TimeModel, World};
 use crate::SimError;
-use blox_core::{Decisions, Event, Job, JobId, MetricSink, Semantics, Time};
+use blox_core::{Decisions, Event, Job, JobId, MetricSink, Time};
 
 /// Synergy's round length: 300 s (`Runner` and `Scheduler` defaults).
 pub const SYNERGY_ROUND: Time = Time::from_secs(300);
@@ -82,10 +82,6 @@ impl TimeModel for Synergy {
         "synergy"
     }
 
-    fn ctx_semantics(&self) -> Semantics {
-        Semantics::Synergy
-    }
-
     fn begin(&mut self, round: Time) -> Result<(), SimError> {
         self.round = round;
         self.jobs.clear();
@@ -127,7 +123,8 @@ impl TimeModel for Synergy {
             };
             job.iterations_done = (job.iterations_done + credit).min(st.total);
             job.executed = job.iterations_done as f64 * st.iter_time;
-            job.attained_service += round_s * f64::from(job.n_gpus());
+            job.attained_gpu_s += round_s * f64::from(job.n_gpus());
+            job.attained_wall_s += round_s;
             job.speedup = speedup;
             if job.iterations_done >= st.total {
                 done.push(id);

@@ -736,7 +736,7 @@ fn dlas_loop<M: MetricSink>(run: &mut Run<'_, M>) -> PeerStop {
 /// Tiresias' event loops as a [`TimeModel`](crate::TimeModel) for the engine: decisions at
 /// Tiresias' events only (the next arrival, the earliest completion group and, for the 2D-LAS
 /// schedules, the predicted queue jump with its quirk), progress credited in whole wall seconds
-/// (`executed`; GPU-seconds in `attained_service`), completions at whole seconds, and the
+/// (`executed`; GPU-seconds in `attained_gpu_s`, seconds in `attained_wall_s`), completions at whole seconds, and the
 /// phantom completion of a stale completion list. [`run_tiresias_engine`] composes it with
 /// Tiresias' components as the scheduler.
 ///
@@ -922,7 +922,8 @@ impl crate::time::TimeModel for TiresiasTime {
                 let (executed, g) = (tj.executed, tj.num_gpu);
                 if let Some(job) = world.jobs_mut().get_mut(id) {
                     job.executed = executed as f64;
-                    job.attained_service += (gap * g) as f64;
+                    job.attained_gpu_s += (gap * g) as f64;
+                    job.attained_wall_s += gap as f64;
                 }
                 let tj = self.jobs[id.index()];
                 if self.jumps && tj.q < self.limits.len() && self.service(&tj) >= self.limits[tj.q]

@@ -65,9 +65,8 @@ pub(crate) fn stops<Tm: TimeModel>(
     policy: &str,
     jobs: Vec<JobSpec>,
 ) -> Stops {
-    let env = PolicyEnv::new(cfg.model.ctx_semantics(), None);
-    let policy = policy.parse::<PolicyConfig>().unwrap().build(&env).unwrap();
-    let scheduler = Pipeline::new(AcceptAll, policy, Scattered::new());
+    let (policy, placement) = preset(&cfg, policy);
+    let scheduler = Pipeline::new(AcceptAll, policy, placement);
     let mut sim = Simulator::new(
         cfg,
         ClusterSpec::uniform(nodes, per),
@@ -79,6 +78,25 @@ pub(crate) fn stops<Tm: TimeModel>(
     sim.into_sink()
 }
 
+/// `policy` and the scattered placement as the model's semantics' preset builds them (Blox's own
+/// components under [`Blox`]).
+pub(crate) fn preset<Tm: TimeModel>(
+    cfg: &SimConfig<Tm>,
+    policy: &str,
+) -> (blox_core::BoxScheduling, blox_core::BoxPlacement) {
+    let sem: Semantics = cfg.model.name().parse().unwrap();
+    let reg = blox_cli::Registry::default();
+    let env = PolicyEnv::new(None);
+    let policy = blox_cli::preset::build_policy(sem, &reg, &policy.parse().unwrap(), &env);
+    let placement = blox_cli::preset::build_placement(
+        sem,
+        &reg,
+        &blox_placement::PlacementConfig::Scattered.into(),
+        None,
+    );
+    (policy.unwrap(), placement.unwrap())
+}
+
 pub(crate) fn run_with<Tm: TimeModel>(
     cfg: SimConfig<Tm>,
     nodes: u32,
@@ -87,9 +105,8 @@ pub(crate) fn run_with<Tm: TimeModel>(
     admission: AdmissionConfig,
     jobs: Vec<JobSpec>,
 ) -> Result<(RunOutcome, JobLog, Timeline), blox_sim::SimError> {
-    let env = PolicyEnv::new(cfg.model.ctx_semantics(), None);
-    let policy = policy.parse::<PolicyConfig>().unwrap().build(&env).unwrap();
-    let scheduler = Pipeline::new(admission.build().unwrap(), policy, Scattered::new());
+    let (policy, placement) = preset(&cfg, policy);
+    let scheduler = Pipeline::new(admission.build().unwrap(), policy, placement);
     let mut sim = Simulator::new(
         cfg,
         ClusterSpec::uniform(nodes, per),

@@ -200,7 +200,7 @@ fn a_failed_job_keeps_its_attained_service_and_redoes_its_work() {
         for j in ctx.jobs.iter() {
             seen2
                 .borrow_mut()
-                .push((ctx.now, j.attained_service, j.executed));
+                .push((ctx.now, j.attained_gpu_s, j.executed));
             out.push(j.id, j.n_gpus());
         }
     });

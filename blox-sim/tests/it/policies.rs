@@ -123,7 +123,7 @@ fn gavel_time_slices_and_themis_preempts_once() {
 
 /// Run with the throughput model the policy implies (Amdahl for exact Optimus).
 fn run_modelled(policy: &str, nodes: u32, per: u32, jobs: Vec<JobSpec>) -> JobLog {
-    let env = PolicyEnv::new(Semantics::Exact, None);
+    let env = PolicyEnv::new(None);
     let cfg: PolicyConfig = policy.parse().unwrap();
     let scheduler = Pipeline::new(AcceptAll, cfg.build(&env).unwrap(), Scattered::new());
     let mut sim = Simulator::new(
@@ -228,12 +228,4 @@ fn blox_semantics_keeps_blox_tiresias_and_optimus() {
         assert_eq!(rec(&a, id).completion, rec(&b, id).completion);
         assert_eq!(rec(&a, id).preemptions, rec(&b, id).preemptions);
     }
-    let blox_env = PolicyEnv::new(Semantics::Blox, None);
-    let e = "tiresias:queues=3"
-        .parse::<PolicyConfig>()
-        .unwrap()
-        .build(&blox_env)
-        .err()
-        .expect("parameters are for exact semantics");
-    assert!(e.to_string().contains("no parameters"), "{e}");
 }

@@ -1,0 +1,119 @@
+//! Sorts for policy authors: order the active jobs by `(starvation class, key, id)` without
+//! hand-written float comparisons.
+//!
+//! Every key-based stock policy (FIFO, LAS, SRTF, SJF, Tiresias, ...) orders through these, so a
+//! policy written in its own crate gets the same tie rule and the same treatment of the
+//! starvation class for free:
+//!
+//! ```
+//! use blox_core::order::{order_by_key, KeyBuf};
+//! use blox_core::{Ctx, Schedule, SchedulingPolicy};
+//!
+//! /// Shortest remaining service first: remaining work times GPUs.
+//! #[derive(Default)]
+//! struct Srsf {
+//!     buf: KeyBuf,
+//! }
+//!
+//! impl SchedulingPolicy for Srsf {
+//!     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
+//!         order_by_key(ctx, &mut self.buf, out, |j| {
+//!             j.remaining_work() * f64::from(j.n_gpus())
+//!         });
+//!     }
+//!     fn name(&self) -> String {
+//!         "srsf".into()
+//!     }
+//! }
+//! ```
+
+use crate::{Ctx, Job, JobId, Schedule};
+use std::cmp::Ordering;
+
+/// Reusable buffer for [`order_by_key`]: keep one in the policy so a round allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct KeyBuf(Vec<(u32, f64, JobId, u32)>);
+
+impl KeyBuf {
+    /// An empty buffer.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// Push every active job into `out`, sorted ascending by `(priority, key, id)`, each with its
+/// requested GPU count.
+///
+/// Sorting by id last makes the result the same as Blox's stable sort over a table in id order.
+/// Keys compare with `f64::total_cmp`, so a NaN key (a bug in a key function) cannot make the
+/// order depend on the sort algorithm.
+pub fn order_by_key(
+    ctx: &Ctx<'_>,
+    buf: &mut KeyBuf,
+    out: &mut Schedule,
+    key: impl Fn(&Job) -> f64,
+) {
+    let buf = &mut buf.0;
+    buf.clear();
+    buf.extend(
+        ctx.jobs
+            .iter()
+            .map(|j| (j.priority, key(j), j.id, j.n_gpus())),
+    );
+    buf.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+    out.entries.reserve(buf.len());
+    for &(_, _, id, n) in buf.iter() {
+        out.push(id, n);
+    }
+}
+
+/// A key made of a small integer class and a float, compared class first, then the float with
+/// `f64::total_cmp`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClassKey {
+    /// Compared first (e.g. a Tiresias queue).
+    pub class: u64,
+    /// Compared second, with `f64::total_cmp`.
+    pub value: f64,
+}
+
+impl ClassKey {
+    /// Compare class first, then value (with `f64::total_cmp`, so NaN cannot break a sort).
+    pub fn total_cmp(&self, other: &Self) -> Ordering {
+        self.class
+            .cmp(&other.class)
+            .then(self.value.total_cmp(&other.value))
+    }
+}
+
+/// Reusable buffer for [`order_by_class_key`].
+#[derive(Clone, Debug, Default)]
+pub struct ClassKeyBuf(Vec<(u32, ClassKey, JobId, u32)>);
+
+impl ClassKeyBuf {
+    /// An empty buffer.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// As [`order_by_key`], with a two-level key: ascending `(priority, class, value, id)`.
+pub fn order_by_class_key(
+    ctx: &Ctx<'_>,
+    buf: &mut ClassKeyBuf,
+    out: &mut Schedule,
+    mut key: impl FnMut(&Job) -> ClassKey,
+) {
+    let buf = &mut buf.0;
+    buf.clear();
+    buf.extend(
+        ctx.jobs
+            .iter()
+            .map(|j| (j.priority, key(j), j.id, j.n_gpus())),
+    );
+    buf.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+    out.entries.reserve(buf.len());
+    for &(_, _, id, n) in buf.iter() {
+        out.push(id, n);
+    }
+}
