@@ -196,6 +196,10 @@ struct ScenarioArgs {
     /// one simulated day) [default: no limit].
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = limit_secs)]
     max_sim_time: Option<f64>,
+    /// Exact semantics: take decisions each round (`rounds`) or also at every arrival and
+    /// completion (`events`, Tiresias-style) [default: rounds].
+    #[arg(long, value_name = "rounds|events")]
+    decide: Option<blox_sim::Decide>,
 }
 
 #[derive(Args)]
@@ -711,6 +715,9 @@ impl ScenarioArgs {
         }
         if let Some(v) = self.checkpoint_interval {
             s.checkpoint_interval_s = Some(v);
+        }
+        if let Some(v) = self.decide {
+            s.decide = Some(v);
         }
         if let Some(v) = self.max_sim_time {
             s.max_sim_time_s = Some(v);

@@ -369,6 +369,10 @@ pub struct Scenario {
     /// limit). Left out of `summary.json` when unset.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_sim_time_s: Option<f64>,
+    /// `exact` semantics: when decisions are taken, `rounds` (each round) or `events` (also at
+    /// every arrival and completion). Left out of `summary.json` when unset (= `rounds`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decide: Option<blox_sim::Decide>,
 }
 
 /// Which throughput model a scenario uses.
@@ -424,6 +428,7 @@ impl Default for Scenario {
             node_cpus: None,
             node_mem_gb: None,
             max_sim_time_s: None,
+            decide: None,
         }
     }
 }
@@ -803,10 +808,23 @@ impl Scenario {
                     .into(),
             ));
         }
+        if self.decide.is_some_and(|d| d != blox_sim::Decide::Rounds)
+            && self.semantics != Semantics::Exact
+        {
+            return Err(SimError::Config(
+                "--decide events applies to `exact` semantics only (the peer models decide as \
+                 their simulators do)"
+                    .into(),
+            ));
+        }
         let starvation = (self.starvation_s > 0).then(|| Time::from_secs(self.starvation_s));
         let model = match self.semantics {
             Semantics::Blox => ModelChoice::Blox(Blox::new()),
-            Semantics::Exact => ModelChoice::Exact(Exact::new().with_preemption_cost(cost)),
+            Semantics::Exact => ModelChoice::Exact(
+                Exact::new()
+                    .with_preemption_cost(cost)
+                    .with_decide(self.decide.unwrap_or_default()),
+            ),
             Semantics::Synergy => ModelChoice::Synergy(SynergyTime::new()),
         };
         Ok(SimConfig::new(model)

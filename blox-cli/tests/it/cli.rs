@@ -223,3 +223,47 @@ fn generators_and_resampling_run_from_the_command_line() {
         "{stderr}"
     );
 }
+
+#[test]
+fn decide_events_starts_a_job_at_its_arrival() {
+    let dir = std::env::temp_dir().join(format!("blox-sim-decide-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("jobs.csv");
+    std::fs::write(
+        &trace,
+        "job_id,arrival_s,n_gpus,duration_s\n0,100,1,1000\n1,250,2,500\n",
+    )
+    .unwrap();
+    let first_starts = |decide: &str| -> Vec<String> {
+        let out = dir.join(decide);
+        let (code, _, stderr) = blox_sim(&[
+            "run",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--cluster",
+            "1x4",
+            "--throughput",
+            "constant",
+            "--decide",
+            decide,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+        jobs.lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(3).unwrap().to_string())
+            .collect()
+    };
+    // Rounds of 300 s: both jobs wait for t = 300. On events, each starts when it arrives.
+    assert_eq!(first_starts("rounds"), ["300", "300"]);
+    assert_eq!(first_starts("events"), ["100", "250"]);
+    let (code, _, stderr) = blox_sim(&["run", "--semantics", "blox", "--decide", "events"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("--decide events applies to `exact`"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
