@@ -30,7 +30,8 @@ fn run(scheduler: impl Scheduler) -> Result<(String, Summary), Box<dyn Error>> {
         ClusterSpec::uniform(32, 4),
         scheduler,
         ConstantSpeed(1.0),
-        JobLog::default(),
+        // Record GPU types as the program's runs do, so the files compare byte for byte.
+        JobLog::with_cluster(&blox_core::Cluster::new(ClusterSpec::uniform(32, 4))),
     );
     sim.run(&mut BloxDefaultWorkload::new(LOAD, 12_000)?)?;
     let window = Some((JobId(TRACK.0), JobId(TRACK.1)));
