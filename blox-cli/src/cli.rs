@@ -58,7 +58,7 @@ struct ScenarioArgs {
     /// Scenario file (TOML or JSON); flags given here override it.
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
-    /// Time semantics: `blox` (Blox's simulator exactly), `exact` (true finish times) or
+    /// Time semantics: `blox` (Blox's simulator exactly), `exact` (true finish times),
     /// `synergy` (Synergy's simulator: 300 s rounds, everything re-decided each round, whole
     /// iterations credited at allocation; its defaults: --workload synergy-default --load 9
     /// --class-split 20,70,10 --cluster 16x8 with 24 CPUs and 500 GB per node
