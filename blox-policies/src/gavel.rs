@@ -92,8 +92,12 @@ impl FromStr for MaxMinSolver {
 /// `x_jk`, lowest id, lowest type; a job not
 /// yet chosen is listed **on that type** ([`Schedule::push_on`]) when the type still has as
 /// many GPUs as it asks for (counting every GPU of the type, since the round is decided anew).
-/// Jobs left over follow, each on the type of its best pair, so the schedule still lists every
-/// active job. A job that runs on GPUs of several types is credited to its first GPU's type.
+/// Jobs left over follow, each on the best of its pairs whose type can hold it, so the schedule
+/// still lists every active job. A job is never pinned to a type with fewer GPUs than it asks
+/// for: such a type gets no share of it in the LP (its throughput there counts as 0), unless no
+/// type can hold the job alone; that job is listed unpinned ([`Schedule::push`]), at its best
+/// pair's rank when the round still has as many GPUs in all, and runs across types. A job that
+/// runs on GPUs of several types is credited to its first GPU's type.
 ///
 /// Simplifications: "rounds received" is time received since admission (Gavel counts rounds
 /// since its last allocation change); all jobs have weight 1; GPU packing (space sharing) is not
@@ -277,6 +281,17 @@ impl Gavel {
             })),
             _ => out.extend(std::iter::repeat(1.0).take(k_types)),
         }
+        // A type too small to hold the job on its own gets no share of it, unless no type
+        // can: such a job spans types, and its time is shared out over all of them.
+        let n = job.n_gpus();
+        let start = out.len() - k_types;
+        if (0..k_types).any(|k| cluster.gpus_of_type(GpuTypeId(k as u32)) >= n) {
+            for (k, v) in out[start..].iter_mut().enumerate() {
+                if cluster.gpus_of_type(GpuTypeId(k as u32)) < n {
+                    *v = 0.0;
+                }
+            }
+        }
     }
 
     fn recompute_typed(&mut self, jobs: &[Job], cluster: &Cluster) {
@@ -387,19 +402,45 @@ impl Gavel {
         self.chosen.clear();
         self.chosen.resize(jobs.len(), false);
         out.entries.reserve(jobs.len());
+        let largest = (0..k_types)
+            .map(|k| cluster.gpus_of_type(GpuTypeId(k as u32)))
+            .max()
+            .unwrap_or(0);
         for &(_, _, _, _, id, k, i) in &self.pairs {
             let n = jobs[i as usize].n_gpus();
-            if self.chosen[i as usize] || self.remaining[k as usize] < n {
+            if self.chosen[i as usize] {
+                continue;
+            }
+            if n > largest {
+                // No type holds the job alone: it runs unpinned, across types, at its best
+                // pair's rank, when the round still has that many GPUs in all.
+                if self.remaining.iter().sum::<u32>() >= n {
+                    take_across(&mut self.remaining, n);
+                    self.chosen[i as usize] = true;
+                    out.push(id, n);
+                }
+                continue;
+            }
+            if self.remaining[k as usize] < n {
                 continue;
             }
             self.remaining[k as usize] -= n;
             self.chosen[i as usize] = true;
             out.push_on(id, n, GpuTypeId(k));
         }
+        // Jobs left over, each on its best pair's type among those that can hold it (never a
+        // type with fewer GPUs than the job asks for), or unpinned when none can.
         for &(_, _, _, _, id, k, i) in &self.pairs {
-            if !self.chosen[i as usize] {
+            let n = jobs[i as usize].n_gpus();
+            if self.chosen[i as usize] {
+                continue;
+            }
+            if n > largest {
                 self.chosen[i as usize] = true;
-                out.push_on(id, jobs[i as usize].n_gpus(), GpuTypeId(k));
+                out.push(id, n);
+            } else if cluster.gpus_of_type(GpuTypeId(k)) >= n {
+                self.chosen[i as usize] = true;
+                out.push_on(id, n, GpuTypeId(k));
             }
         }
     }
@@ -461,6 +502,24 @@ impl Gavel {
             // Water-filling, also the fallback should the LP solver fail.
             self.water_fill_alloc(jobs, gpus);
         }
+    }
+}
+
+/// Takes `n` GPUs out of the per-type counts `remaining`, from the type with the most left
+/// first (ties: lowest type): the round's estimate of what a job spanning types uses.
+fn take_across(remaining: &mut [u32], mut n: u32) {
+    while n > 0 {
+        let Some((k, &left)) = remaining
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(&a.0)))
+        else {
+            return;
+        };
+        let take = left.min(n);
+        remaining[k] -= take;
+        n -= take;
     }
 }
 
@@ -980,6 +1039,40 @@ mod tests {
     }
 
     #[test]
+    fn a_job_is_never_pinned_to_a_type_too_small_for_it() {
+        // Two types of 8 GPUs: a 16-GPU job fits only across types, so it is listed unpinned;
+        // with an 8-GPU and a 4-GPU type, a 6-GPU job only ever goes on the 8-GPU type.
+        for (spec, n, ok) in [
+            ("2x4:v100,2x4:k80", 16, None),
+            ("1x8:v100,1x4:k80", 6, Some("v100")),
+            ("1x4:v100,1x8:k80", 6, Some("k80")),
+        ] {
+            let cluster = Cluster::new(spec.parse().unwrap());
+            let mut jobs = blox_core::JobTable::new();
+            // Small jobs first, so they take the pairs of higher priority.
+            for id in 0..3 {
+                jobs.push(typed_job(id, 1, None));
+            }
+            jobs.push(typed_job(3, n, None));
+            for solver in [MaxMinSolver::WaterFilling, MaxMinSolver::Lp] {
+                let mut g = Gavel::new(solver);
+                let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), &cluster, &jobs);
+                let mut out = Schedule::default();
+                g.schedule(&ctx, &mut out);
+                assert_eq!(out.len(), 4, "{spec}: every active job is listed: {out:?}");
+                let big = out.iter().find(|a| a.job == JobId(3)).unwrap();
+                let ty = big.gpu_type.map(|t| cluster.gpu_type_name(t).to_owned());
+                assert_eq!(ty.as_deref(), ok, "{spec} {solver:?}: {out:?}");
+                for a in out.iter() {
+                    if let Some(t) = a.gpu_type {
+                        assert!(cluster.gpus_of_type(t) >= a.n_gpus, "{spec}: {out:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn typed_rounds_rotate_by_time_received_per_type() {
         // One V100 and one K80, three equal jobs: each should get 1/3 of each type. Round 1:
         // jobs 0 and 1 run (all infinite priority, ties by least received then id); round 2:
@@ -1076,7 +1169,17 @@ mod tests {
             for e in a.iter() {
                 prop_assert_eq!(e.n_gpus, jobs.get(e.job).unwrap().n_gpus());
                 if k_types > 1 {
-                    prop_assert!(e.gpu_type.is_some_and(|t| t.index() < k_types));
+                    // Pinned to a type that can hold it; unpinned only when no type can.
+                    let largest = (0..k_types)
+                        .map(|k| cluster.gpus_of_type(GpuTypeId(k as u32)))
+                        .max()
+                        .unwrap();
+                    match e.gpu_type {
+                        Some(t) => prop_assert!(
+                            t.index() < k_types && cluster.gpus_of_type(t) >= e.n_gpus
+                        ),
+                        None => prop_assert!(e.n_gpus > largest),
+                    }
                 }
             }
             let mut b = Schedule::default();

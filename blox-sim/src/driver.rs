@@ -103,6 +103,12 @@ impl Driver {
         Self::default()
     }
 
+    /// The schedule of the last [`Driver::decide`], in the policy's order (what it asked for
+    /// before placement).
+    pub fn last_schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
     /// Run admission over the host's queue and apply it (see the [module docs](self)).
     pub fn admit<S: Scheduler + ?Sized, H: Host>(
         &mut self,
@@ -157,6 +163,11 @@ impl Driver {
         {
             let ctx = host.ctx(now);
             scheduler.schedule(&ctx, &mut self.schedule);
+            check_pins(&self.schedule, host.cluster()).map_err(|message| DecisionError {
+                component: format!("scheduling policy of `{}`", scheduler.name()),
+                time: now,
+                message,
+            })?;
             scheduler.place(&ctx, &self.schedule, &mut self.decisions);
         }
         self.decisions
@@ -200,6 +211,34 @@ impl Driver {
         host.applied(counted, now)?;
         Ok(Applied { counted, started })
     }
+}
+
+/// A schedule may pin a job only to one of the cluster's types that has at least as many GPUs
+/// as the job asks for: a job pinned to a smaller type could never start, and the run would
+/// stall with every GPU idle instead of naming the component at fault.
+fn check_pins(schedule: &Schedule, cluster: &Cluster) -> Result<(), String> {
+    for a in &schedule.entries {
+        let Some(t) = a.gpu_type else { continue };
+        if t.index() >= cluster.n_gpu_types() {
+            return Err(format!(
+                "job {} is pinned to GPU type #{}, but the cluster has {} types",
+                a.job.0,
+                t.index(),
+                cluster.n_gpu_types()
+            ));
+        }
+        let have = cluster.gpus_of_type(t);
+        if have < a.n_gpus {
+            return Err(format!(
+                "job {} ({} GPUs) is pinned to GPU type `{}`, which has only {have} GPUs: it \
+                 could never start there",
+                a.job.0,
+                a.n_gpus,
+                cluster.gpu_type_name(t)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether two GPU lists hold the same GPUs, in any order.

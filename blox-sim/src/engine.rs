@@ -49,7 +49,7 @@ use crate::workload::Workload;
 use crate::SimError;
 use blox_core::{
     Cluster, ClusterSpec, Ctx, Decisions, Event, GpuSet, Job, JobId, JobSpec, JobTable, MetricSink,
-    QueuedJob, RoundSample, Scheduler, ThroughputModel, Time, PRIORITY_STARVED,
+    QueuedJob, RoundSample, Schedule, Scheduler, ThroughputModel, Time, PRIORITY_STARVED,
 };
 use blox_nodes::{BoxEvents, Checkpointing, ClusterEvents, NodeEvent};
 use serde::{Deserialize, Serialize};
@@ -531,7 +531,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
             };
             debug_assert!(next > t, "time models move time forward");
             self.age(t, next.max(t) - t);
-            self.check_stall(t)?;
+            self.check_stall(t, driver.last_schedule())?;
             t = next;
         }
     }
@@ -628,7 +628,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
         }
     }
 
-    fn check_stall(&mut self, t: Time) -> Result<(), SimError> {
+    fn check_stall(&mut self, t: Time, last: &Schedule) -> Result<(), SimError> {
         // Some job holds GPUs (as `free < total` said before GPUs could be out of service).
         let running = self.core.running_jobs > 0;
         if running
@@ -638,18 +638,32 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
             self.idle_rounds = 0;
             return Ok(());
         }
-        let cluster = &self.core.cluster;
-        let waiting = self.core.table.iter().find(|j| !j.is_running());
         self.idle_rounds += 1;
         if self.idle_rounds >= STALL_ROUNDS {
+            let cluster = &self.core.cluster;
+            // The job that blocks: the first the policy asked for that did not start (with a
+            // strict-order placement nothing behind it starts either); else the first waiting.
+            let head = last
+                .entries
+                .iter()
+                .filter_map(|a| self.core.table.get(a.job))
+                .find(|j| !j.is_running());
+            let which = if head.is_some() {
+                ", first in the policy's order,"
+            } else {
+                ""
+            };
+            let waiting = head.or_else(|| self.core.table.iter().find(|j| !j.is_running()));
             let what = match waiting {
                 Some(j) => format!(
-                    "job {} (arrival {} s, {} GPUs) has waited on an idle cluster of {} GPUs for \
-                     {STALL_ROUNDS} rounds up to t={t} s; the placement can never start it",
+                    "job {} (arrival {} s, {} GPUs){which} has waited on an idle cluster of {} \
+                     GPUs for {STALL_ROUNDS} rounds up to t={t} s, with {} jobs waiting in all; \
+                     the placement can never start it",
                     j.id,
                     j.arrival(),
                     j.n_gpus(),
-                    cluster.total_gpus()
+                    cluster.total_gpus(),
+                    self.core.table.len()
                 ),
                 None => format!(
                     "{} jobs have been held by admission for {STALL_ROUNDS} rounds on an idle \

@@ -172,6 +172,12 @@ fn a_blox_stall_is_explained_and_the_exact_mode_runs_it() {
         err.contains("cannot make progress") && err.contains("Blox itself stalls here"),
         "{err}"
     );
+    // The message names the job that blocks (the 12-GPU job the scattered fit never places),
+    // not merely the first waiting one.
+    assert!(
+        err.contains("(arrival 589639.344 s, 12 GPUs), first in the policy's order"),
+        "{err}"
+    );
     for fix in [
         &["--semantics", "exact"][..],
         &["--semantics", "blox", "--placement", "first-fit"],
@@ -188,4 +194,32 @@ fn a_blox_stall_is_explained_and_the_exact_mode_runs_it() {
     ]);
     let (code, _, err) = blox_sim(&blox);
     assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn gavel_on_two_types_never_pins_a_job_to_a_type_too_small_for_it() {
+    // Two 8-GPU types: 16-GPU jobs fit the cluster but neither type. Gavel used to pin them to
+    // one type, and most seeds stalled with every GPU idle.
+    for seed in 0..20 {
+        let seed = seed.to_string();
+        let (code, out, err) = blox_sim(&[
+            "run",
+            "--workload",
+            "poisson",
+            "--load",
+            "1",
+            "--jobs",
+            "200",
+            "--cluster",
+            "2x4:v100+2x4:k80",
+            "--policy",
+            "gavel:solver=lp",
+            "--placement",
+            "consolidated",
+            "--seed",
+            &seed,
+        ]);
+        assert_eq!(code, 0, "seed {seed}: {err}");
+        assert!(out.contains("gavel:solver=lp/consolidated"), "{out}");
+    }
 }

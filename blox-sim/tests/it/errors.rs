@@ -41,3 +41,36 @@ fn a_job_that_can_never_be_placed_stalls_with_a_clear_error() {
     let (out, _, _) = run_jobs(exact(), 2, 4, "fifo", vec![job(0, 10.0, 6)]);
     assert_eq!(out.completed, 1);
 }
+
+/// Pins every job to the cluster's last GPU type, whatever its size.
+struct PinLast;
+
+impl blox_core::SchedulingPolicy for PinLast {
+    fn schedule(&mut self, ctx: &blox_core::Ctx<'_>, out: &mut blox_core::Schedule) {
+        let last = blox_core::GpuTypeId(ctx.cluster.n_gpu_types() as u32 - 1);
+        for j in ctx.jobs.iter() {
+            out.push_on(j.id, j.n_gpus(), last);
+        }
+    }
+}
+
+#[test]
+fn a_job_pinned_to_a_type_too_small_for_it_is_an_error_naming_the_policy() {
+    // 8 V100s and 4 K80s: a 6-GPU job fits the cluster, but never the K80s it is pinned to.
+    let mut sim = Simulator::new(
+        exact(),
+        "1x8:v100,1x4:k80".parse::<ClusterSpec>().unwrap(),
+        Pipeline::new(AcceptAll, PinLast, blox_placement::Consolidated::default()),
+        ConstantSpeed(1.0),
+        blox_metrics::JobLog::default(),
+    );
+    let e = sim
+        .run(&mut JobList::new(vec![job(0, 10.0, 1), job(0, 10.0, 6)]))
+        .unwrap_err();
+    assert!(matches!(e, SimError::InvalidDecision { .. }), "{e:?}");
+    let e = e.to_string();
+    assert!(
+        e.contains("job 1 (6 GPUs) is pinned to GPU type `k80`, which has only 4 GPUs"),
+        "{e}"
+    );
+}
