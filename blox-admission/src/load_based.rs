@@ -1,9 +1,9 @@
 use blox_core::{AdmissionPolicy, Admissions, ConfigError, Ctx, QueuedJob};
 
 /// Blox's load-based admission (`LoadBasedAccept`): admits queued jobs, oldest first, while the
-/// GPU demand of the job table stays within `factor × total GPUs`.
+/// GPU demand of the job table stays within `factor × GPUs in service`.
 ///
-/// Each round, with `cap = factor × total_gpus` (a float: 1.2 × 128 = 153.6) and `demand` the
+/// Each round, with `cap = factor × available_gpus` (a float: 1.2 × 128 = 153.6) and `demand` the
 /// GPUs requested by every job in the table (running and waiting):
 ///
 /// ```text
@@ -23,7 +23,8 @@ pub struct LoadBased {
 }
 
 impl LoadBased {
-    /// A threshold of `factor × total GPUs`; `factor` must be finite and positive.
+    /// A threshold of `factor × GPUs in service` (all GPUs unless cluster events took some
+    /// out); `factor` must be finite and positive.
     pub fn new(factor: f64) -> Result<Self, ConfigError> {
         if !(factor.is_finite() && factor > 0.0) {
             return Err(ConfigError::new(format!(
@@ -41,7 +42,8 @@ impl LoadBased {
 
 impl AdmissionPolicy for LoadBased {
     fn admit(&mut self, ctx: &Ctx<'_>, queue: &[QueuedJob], out: &mut Admissions) {
-        let cap = self.factor * f64::from(ctx.cluster.total_gpus());
+        // GPUs in service: a drained or failed node takes its GPUs out of the threshold.
+        let cap = self.factor * f64::from(ctx.cluster.available_gpus());
         let demand = ctx.jobs.gpu_demand();
         let mut added = 0u64;
         for (i, job) in queue.iter().enumerate() {
@@ -55,5 +57,37 @@ impl AdmissionPolicy for LoadBased {
 
     fn name(&self) -> String {
         format!("load-based:{}", self.factor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blox_core::{Cluster, ClusterSpec, GpuId, JobSpec, JobTable, Time};
+
+    #[test]
+    fn the_threshold_counts_only_gpus_in_service() {
+        // 2 x 4 GPUs, factor 1.0, ten 1-GPU jobs queued. With every GPU in service nine enter
+        // (the test comes before each admission: demand 8 <= 8 still admits a ninth); with
+        // node 1 out of service the cap is 4, so five.
+        let queue: Vec<QueuedJob> = (0..10)
+            .map(|seq| QueuedJob {
+                seq,
+                spec: JobSpec::new(Time::ZERO, 1, 1.0),
+            })
+            .collect();
+        let mut cluster = Cluster::new(ClusterSpec::uniform(2, 4));
+        let jobs = JobTable::new();
+        let admitted = |cluster: &Cluster| {
+            let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), cluster, &jobs);
+            let mut out = Admissions::default();
+            LoadBased::new(1.0).unwrap().admit(&ctx, &queue, &mut out);
+            out.admit.len()
+        };
+        assert_eq!(admitted(&cluster), 9);
+        for g in 4..8 {
+            cluster.set_available(GpuId(g), false);
+        }
+        assert_eq!(admitted(&cluster), 5);
     }
 }

@@ -174,6 +174,8 @@ pub struct Gavel {
     /// Several types: `x_jk`, row-major by job (id order), `n_types` per row.
     by_type: Vec<f64>,
     n_types: usize,
+    /// One type: the GPUs in service the allocation was computed for.
+    capacity: u32,
     /// The active set the allocation was computed for.
     key: Vec<(JobId, u32)>,
     demands: Vec<f64>,
@@ -199,6 +201,7 @@ impl Default for Gavel {
             alloc: Vec::new(),
             by_type: Vec::new(),
             n_types: 1,
+            capacity: 0,
             key: Vec::new(),
             demands: Vec::new(),
             shares: Vec::new(),
@@ -539,10 +542,13 @@ impl SchedulingPolicy for Gavel {
             return self.schedule_typed(ctx, out);
         }
         let jobs = ctx.jobs.as_slice();
-        if !self.same_active_set(jobs) || self.n_types != 1 {
+        // The allocation is over the GPUs in service; it is recomputed when they change.
+        let gpus = ctx.cluster.available_gpus();
+        if !self.same_active_set(jobs) || self.n_types != 1 || self.capacity != gpus {
             self.key.clear();
             self.key.extend(jobs.iter().map(|j| (j.id, j.n_gpus())));
-            self.recompute(jobs, ctx.cluster.total_gpus());
+            self.capacity = gpus;
+            self.recompute(jobs, gpus);
         }
         self.buf.clear();
         for (j, &(_, x)) in jobs.iter().zip(&self.alloc) {
@@ -1036,6 +1042,27 @@ mod tests {
             .map(|(j, _)| j)
             .collect();
         assert_ne!(on_v100, vec![1, 3], "{out:?}");
+    }
+
+    #[test]
+    fn one_type_shares_only_the_gpus_in_service() {
+        // 2 x 4 GPUs, two 4-GPU jobs: x = 1 each; with node 1 out of service, x = 1/2 each
+        // (recomputed although the active set did not change).
+        let mut cluster = Cluster::new(blox_core::ClusterSpec::uniform(2, 4));
+        let mut jobs = blox_core::JobTable::new();
+        jobs.push(typed_job(0, 4, None));
+        jobs.push(typed_job(1, 4, None));
+        let mut g = Gavel::default();
+        let mut out = Schedule::default();
+        let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), &cluster, &jobs);
+        g.schedule(&ctx, &mut out);
+        assert_eq!(g.allocation(), &[(JobId(0), 1.0), (JobId(1), 1.0)]);
+        for gpu in 4..8 {
+            cluster.set_available(blox_core::GpuId(gpu), false);
+        }
+        let ctx = Ctx::new(Time::ZERO, 0, Time::from_secs(300), &cluster, &jobs);
+        g.schedule(&ctx, &mut out);
+        assert_eq!(g.allocation(), &[(JobId(0), 0.5), (JobId(1), 0.5)]);
     }
 
     #[test]
