@@ -227,20 +227,7 @@ pub fn parse_gavel_trace(bytes: &[u8], origin: &Path) -> Result<Vec<GavelTraceJo
         let text = std::str::from_utf8(raw).map_err(|e| {
             WorkloadError::input(origin, Some(line), None, format!("not UTF-8: {e}"))
         })?;
-        let f: Vec<&str> = text.split('\t').collect();
-        if f.len() != FIELDS.len() {
-            let field = FIELDS.get(f.len()).or(FIELDS.last()).copied().unwrap_or("");
-            return Err(WorkloadError::at(
-                origin,
-                line,
-                field,
-                format!(
-                    "expected {} tab-separated fields, found {}",
-                    FIELDS.len(),
-                    f.len()
-                ),
-            ));
-        }
+        let f = fields(text, line, origin)?;
         let err = |i: usize, what: &str| {
             WorkloadError::at(origin, line, FIELDS[i], format!("`{}` is not {what}", f[i]))
         };
@@ -331,13 +318,8 @@ const FIELDS: [&str; 10] = [
     "arrival_time",
 ];
 
-fn row(
-    text: &str,
-    line: u64,
-    origin: &Path,
-    table: &GavelThroughputs,
-    worker: &str,
-) -> Result<Row, WorkloadError> {
+/// A trace line's tab-separated fields, exactly as many as Gavel's format has.
+fn fields<'a>(text: &'a str, line: u64, origin: &Path) -> Result<Vec<&'a str>, WorkloadError> {
     let f: Vec<&str> = text.split('\t').collect();
     if f.len() != FIELDS.len() {
         let field = FIELDS.get(f.len()).or(FIELDS.last()).copied().unwrap_or("");
@@ -352,6 +334,17 @@ fn row(
             ),
         ));
     }
+    Ok(f)
+}
+
+fn row(
+    text: &str,
+    line: u64,
+    origin: &Path,
+    table: &GavelThroughputs,
+    worker: &str,
+) -> Result<Row, WorkloadError> {
+    let f = fields(text, line, origin)?;
     let err = |i: usize, what: &str| {
         WorkloadError::at(origin, line, FIELDS[i], format!("`{}` is not {what}", f[i]))
     };
