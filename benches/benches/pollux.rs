@@ -1,0 +1,115 @@
+//! Pollux benchmarks (`blox-pollux`), on the artifact's workload 6 (160 jobs) on 16x4 GPUs,
+//! read from `../shared/traces/pollux` (or `$BLOX_TRACES/pollux`):
+//!
+//! - `pollux/ga-round`: one decision of the Pollux policy (agent fits, then the genetic search
+//!   over 16 nodes) at the state the artifact's loop reaches after 2 simulated hours; the
+//!   bulk of a `--semantics pollux --policy pollux` run's CPU time.
+//! - `pollux/tiresias-run`: the whole workload under the artifact's Tiresias+TunedJobs baseline
+//!   through the self-contained loop (`PolluxSim`): the job model's cost alone.
+//!
+//! Without the traces the benchmarks are skipped with a message (they are data, not code, and
+//! never committed here).
+
+use blox_core::Seed;
+use blox_pollux::{
+    build_jobs, read_workload, Applications, JobSetup, PolluxJob, PolluxPolicy, PolluxPolicyConfig,
+    PolluxSim, RoundPolicy, SimConfig, Tiresias,
+};
+use criterion::{BatchSize, Criterion};
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The Pollux artifact's folder, if present.
+fn pollux_dir() -> Option<PathBuf> {
+    let base = std::env::var_os("BLOX_TRACES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"));
+    let dir = base.join("pollux");
+    dir.join("workloads/workload-6.csv")
+        .is_file()
+        .then_some(dir)
+}
+
+/// Workload 6's jobs for `setup`.
+fn jobs(dir: &std::path::Path, setup: JobSetup) -> Vec<PolluxJob> {
+    let path = dir.join("workloads/workload-6.csv");
+    let rows = read_workload(&path).expect("workload 6 reads");
+    let mut apps = Applications::new(dir.join("traces"));
+    build_jobs(&path, &rows, &mut apps, setup).expect("workload 6 builds")
+}
+
+fn config() -> SimConfig {
+    let mut c = SimConfig::default();
+    c.seed = Seed(1);
+    c
+}
+
+fn pollux(c: &mut Criterion, dir: &std::path::Path) {
+    // Run the artifact's loop to 2 h, then time one decision from that state.
+    let mut sim = PolluxSim::new(jobs(dir, JobSetup::Adaptive), config());
+    let mut policy = PolluxPolicy::new(PolluxPolicyConfig::default());
+    while sim.now < 7200 {
+        sim.step(&mut policy).expect("the warm-up runs");
+    }
+    let (state, allocations, now, round) = (
+        sim.jobs.clone(),
+        sim.allocations.clone(),
+        sim.now,
+        sim.round,
+    );
+    let mut group = c.benchmark_group("pollux");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    group.bench_function("ga-round", |b| {
+        b.iter_batched(
+            || {
+                let mut s = PolluxSim::new(state.clone(), config());
+                s.allocations = allocations.clone();
+                s.now = now;
+                s.round = round;
+                (s, PolluxPolicy::new(PolluxPolicyConfig::default()))
+            },
+            |(mut s, mut p)| {
+                s.step(&mut p).expect("the round runs");
+                black_box(s.allocations.len())
+            },
+            BatchSize::LargeInput,
+        );
+    });
+    let tiresias_jobs = jobs(dir, JobSetup::TunedGang);
+    group.bench_function("tiresias-run", |b| {
+        b.iter_batched(
+            || {
+                (
+                    PolluxSim::new(tiresias_jobs.clone(), config()),
+                    Tiresias::new(),
+                )
+            },
+            |(mut s, mut p)| {
+                let out = s
+                    .run(&mut p as &mut dyn RoundPolicy, 100_000)
+                    .expect("the run completes");
+                black_box(out.len())
+            },
+            BatchSize::LargeInput,
+        );
+    });
+    group.finish();
+}
+
+// What `criterion_group!`/`criterion_main!` expand to, without the undocumented `pub fn` the
+// macro generates (the workspace warns on missing docs).
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    match pollux_dir() {
+        Some(dir) => pollux(&mut c, &dir),
+        None => eprintln!(
+            "pollux benchmarks skipped: no Pollux artifact at ../shared/traces/pollux (set \
+             BLOX_TRACES)"
+        ),
+    }
+    c.final_summary();
+}
