@@ -14,14 +14,14 @@
 //!
 //! Randomness comes from named streams of one `Seed`, so every run benchmarks the same inputs.
 
+use blox_benches::{bench_policy, half_busy};
 use blox_core::{
-    Cluster, ClusterSpec, Ctx, Decisions, GpuId, Job, JobId, JobSpec, JobTable, PlacementPolicy,
-    Schedule, SchedulingPolicy, Seed, Time, PRIORITY_STARVED,
+    Cluster, ClusterSpec, Ctx, Decisions, Job, JobId, JobSpec, JobTable, PlacementPolicy, Seed,
+    Time, PRIORITY_STARVED,
 };
 use blox_placement::Scattered;
 use blox_policies::{Fifo, Las, Srtf};
-use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -55,26 +55,6 @@ fn job_table(n: usize) -> JobTable {
     table
 }
 
-/// One round of `policy` on `ctx`'s job table, checked once outside the timing.
-fn bench_policy<P: SchedulingPolicy>(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    name: &str,
-    ctx: &Ctx<'_>,
-    mut policy: P,
-) {
-    let n = ctx.jobs.len();
-    let mut out = Schedule::default();
-    policy.schedule(ctx, &mut out);
-    assert_eq!(out.len(), n, "{name} schedules every active job");
-    group.bench_function(BenchmarkId::new(name, n), |b| {
-        b.iter(|| {
-            out.clear();
-            policy.schedule(black_box(ctx), &mut out);
-            black_box(out.len())
-        });
-    });
-}
-
 fn schedule(c: &mut Criterion) {
     let cluster = Cluster::new(ClusterSpec::uniform(32, 4));
     let mut group = c.benchmark_group("schedule");
@@ -104,55 +84,6 @@ fn schedule(c: &mut Criterion) {
     group.finish();
 }
 
-/// A cluster of `nodes` x `per_node` GPUs, half of them held by running 1-GPU jobs on GPUs chosen
-/// at random, and a schedule of waiting jobs asking for `waiting_gpus` GPUs in all, followed by
-/// the running jobs.
-fn placement_input(nodes: u32, per_node: u32, waiting_gpus: u32) -> (Cluster, JobTable, Schedule) {
-    let mut rng = SEED.stream("bench/placement");
-    let mut cluster = Cluster::new(ClusterSpec::uniform(nodes, per_node));
-    let total = cluster.total_gpus();
-    // A partial Fisher-Yates shuffle picks the busy half.
-    let mut gpus: Vec<u32> = (0..total).collect();
-    for i in 0..(total / 2) as usize {
-        let j = i + rng.below((gpus.len() - i) as u64) as usize;
-        gpus.swap(i, j);
-    }
-    let mut busy = gpus[..(total / 2) as usize].to_vec();
-    busy.sort_unstable();
-
-    let mut jobs = JobTable::new();
-    let mut running = Vec::new();
-    for &g in &busy {
-        let id = JobId(jobs.len() as u32);
-        let mut job = Job::new(id, JobSpec::new(Time::ZERO, 1, 1e6), Time::ZERO);
-        job.gpus.push(GpuId(g));
-        job.attained_gpu_s = 3600.0;
-        job.attained_wall_s = 3600.0;
-        cluster.allocate(id, &[GpuId(g)]);
-        jobs.push(job);
-        running.push(id);
-    }
-    let mut schedule = Schedule::default();
-    let mut left = waiting_gpus;
-    let mut k = 0;
-    while left > 0 {
-        let n_gpus = if k % 2 == 1 && left >= 4 { 4 } else { 1 };
-        let id = JobId(jobs.len() as u32);
-        jobs.push(Job::new(
-            id,
-            JobSpec::new(Time::from_secs(60), n_gpus, 1e5),
-            Time::from_secs(300),
-        ));
-        schedule.push(id, n_gpus);
-        left -= n_gpus;
-        k += 1;
-    }
-    for id in running {
-        schedule.push(id, 1);
-    }
-    (cluster, jobs, schedule)
-}
-
 fn place(c: &mut Criterion) {
     let mut group = c.benchmark_group("place");
     group
@@ -162,7 +93,7 @@ fn place(c: &mut Criterion) {
     for (nodes, per_node) in [(16, 4), (128, 4), (512, 8)] {
         let total = nodes * per_node;
         for (case, waiting, stops) in [("fit", total / 2, 0), ("preempt", total, total / 2)] {
-            let (cluster, jobs, schedule) = placement_input(nodes, per_node, waiting);
+            let (cluster, jobs, schedule) = half_busy(SEED, nodes, per_node, waiting, [1, 4]);
             let ctx = Ctx::new(ROUND, 1, ROUND, &cluster, &jobs);
             let mut policy = Scattered::new();
             let mut out = Decisions::default();

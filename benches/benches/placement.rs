@@ -11,10 +11,8 @@
 //!
 //! Randomness comes from named streams of one `Seed`, so every run benchmarks the same inputs.
 
-use blox_core::{
-    Cluster, ClusterSpec, Ctx, Decisions, GpuId, Job, JobId, JobSpec, JobTable, PlacementPolicy,
-    Schedule, Seed, Time,
-};
+use blox_benches::half_busy;
+use blox_core::{Cluster, Ctx, Decisions, PlacementPolicy, Schedule, Seed, Time};
 use blox_placement::{
     BloxScattered, Consolidated, FirstFit, ResourceAware, Scattered, Topology, TopologyAware,
 };
@@ -26,57 +24,6 @@ use std::time::Duration;
 
 const SEED: Seed = Seed(2024);
 const ROUND: Time = Time::from_secs(300);
-
-/// A cluster of `nodes` x `per_node` GPUs, half of them held by running 1-GPU jobs on GPUs chosen
-/// at random, and a schedule of waiting jobs asking for `waiting_gpus` GPUs in all (`sizes`
-/// alternately), followed by the running jobs.
-fn input(
-    nodes: u32,
-    per_node: u32,
-    waiting_gpus: u32,
-    sizes: [u32; 2],
-) -> (Cluster, JobTable, Schedule) {
-    let mut rng = SEED.stream("bench/placement");
-    let mut cluster = Cluster::new(ClusterSpec::uniform(nodes, per_node));
-    let total = cluster.total_gpus();
-    let mut gpus: Vec<u32> = (0..total).collect();
-    for i in 0..(total / 2) as usize {
-        let j = i + rng.below((gpus.len() - i) as u64) as usize;
-        gpus.swap(i, j);
-    }
-    let mut busy = gpus[..(total / 2) as usize].to_vec();
-    busy.sort_unstable();
-    let mut jobs = JobTable::new();
-    let mut running = Vec::new();
-    for &g in &busy {
-        let id = JobId(jobs.len() as u32);
-        let mut job = Job::new(id, JobSpec::new(Time::ZERO, 1, 1e6), Time::ZERO);
-        job.gpus.push(GpuId(g));
-        cluster.allocate(id, &[GpuId(g)]);
-        jobs.push(job);
-        running.push(id);
-    }
-    let mut schedule = Schedule::default();
-    let mut left = waiting_gpus;
-    let mut k = 0;
-    while left > 0 {
-        let want = sizes[k % 2];
-        let n_gpus = if left >= want { want } else { 1 };
-        let id = JobId(jobs.len() as u32);
-        jobs.push(Job::new(
-            id,
-            JobSpec::new(Time::from_secs(60), n_gpus, 1e5),
-            Time::from_secs(300),
-        ));
-        schedule.push(id, n_gpus);
-        left -= n_gpus;
-        k += 1;
-    }
-    for id in running {
-        schedule.push(id, 1);
-    }
-    (cluster, jobs, schedule)
-}
 
 fn placements(cluster: &Cluster) -> Vec<(&'static str, Box<dyn PlacementPolicy>)> {
     let topo = Arc::new(Topology::default_for(cluster.spec()));
@@ -117,7 +64,7 @@ fn rounds(c: &mut Criterion) {
     for (nodes, per_node) in SHAPES {
         let total = nodes * per_node;
         for (case, waiting, stops) in [("fit", total / 2, 0), ("preempt", total, total / 2)] {
-            let (cluster, jobs, schedule) = input(nodes, per_node, waiting, [1, 4]);
+            let (cluster, jobs, schedule) = half_busy(SEED, nodes, per_node, waiting, [1, 4]);
             let ctx = Ctx::new(ROUND, 1, ROUND, &cluster, &jobs);
             for (name, mut p) in placements(&cluster) {
                 let mut out = Decisions::default();
@@ -153,7 +100,7 @@ fn decisions(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(1));
     for (nodes, per_node) in SHAPES {
         let total = nodes * per_node;
-        let (cluster, jobs, mut schedule) = input(nodes, per_node, 8, [8, 8]);
+        let (cluster, jobs, mut schedule) = half_busy(SEED, nodes, per_node, 8, [8, 8]);
         schedule.entries.truncate(1);
         let ctx = Ctx::new(ROUND, 1, ROUND, &cluster, &jobs);
         for (name, mut p) in placements(&cluster) {

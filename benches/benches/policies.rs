@@ -27,6 +27,7 @@
 //!
 //! Randomness comes from named streams of one `Seed`, so every run benchmarks the same inputs.
 
+use blox_benches::bench_policy;
 use blox_core::{
     Cluster, ClusterSpec, Ctx, GpuId, GpuTypeId, Job, JobId, JobSpec, JobTable, Schedule,
     SchedulingPolicy, Seed, ThroughputTable, Time, PRIORITY_STARVED,
@@ -34,8 +35,7 @@ use blox_core::{
 use blox_policies::{
     max_min_lp, Fifo, Gavel, Las, MaxMinSolver, Optimus, Sjf, Srtf, Themis, Tiresias,
 };
-use criterion::measurement::WallTime;
-use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
@@ -174,26 +174,6 @@ fn ctx_at<'a>(cluster: &'a Cluster, jobs: &'a JobTable) -> Ctx<'a> {
         cluster,
         jobs,
     )
-}
-
-/// One round of `policy` on `ctx`'s job table, checked once outside the timing.
-fn bench_policy<P: SchedulingPolicy>(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    name: &str,
-    ctx: &Ctx<'_>,
-    mut policy: P,
-) {
-    let n = ctx.jobs.len();
-    let mut out = Schedule::default();
-    policy.schedule(ctx, &mut out);
-    assert_eq!(out.len(), n, "{name} schedules every active job");
-    group.bench_function(BenchmarkId::new(name, n), |b| {
-        b.iter(|| {
-            out.clear();
-            policy.schedule(black_box(ctx), &mut out);
-            black_box(out.len())
-        });
-    });
 }
 
 fn order(c: &mut Criterion) {
