@@ -237,6 +237,12 @@ impl IntervalModel for PolluxShared {
                 completed.push((JobId(i as u32), Time::from_secs(c.max(0) as u64)));
             }
         }
+        // A job that completed held its GPUs to the end of this interval (its interference
+        // counted above, as in the artifact's loop); from the boundary on it holds none, so it
+        // interferes with nobody (the artifact's allocations keep only active jobs).
+        for &(id, _) in completed.iter() {
+            st.alloc.remove(&id.index());
+        }
     }
 
     fn attained_gpu_seconds(&self, id: JobId) -> Option<f64> {

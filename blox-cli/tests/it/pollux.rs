@@ -217,3 +217,61 @@ fn other_policies_run_on_the_pollux_job_model() {
     // A job cannot finish before its first decision plus the 30 s restart.
     assert!(j.iter().all(|(_, jct)| *jct > 30), "{j:?}");
 }
+
+#[test]
+fn interference_through_the_engine_matches_the_artifacts_loop_per_job() {
+    // With --interference 0.5, the Tiresias baseline (deterministic; it shares nodes between
+    // distributed jobs) through the engine must give every job the JCT the artifact's own loop
+    // gives (`blox_pollux::PolluxSim`, whose allocations hold only active jobs). A completed
+    // job that kept its allocation in the engine used to slow its former neighbours for ever.
+    use blox_pollux::{build_jobs, read_workload, Applications, JobSetup, PolluxSim, Tiresias};
+    let Some(dir) = pollux_dir() else { return };
+    let wl = dir.join("workloads/workload-6.csv");
+    let rows = read_workload(&wl).unwrap();
+    let mut apps = Applications::new(dir.join("traces"));
+    let jobs = build_jobs(&wl, &rows, &mut apps, JobSetup::TunedGang).unwrap();
+    let mut cfg = blox_pollux::SimConfig::default();
+    cfg.interference = 0.5;
+    let mut sim = PolluxSim::new(jobs, cfg);
+    let mut want: Vec<(String, i64)> = sim
+        .run(&mut Tiresias::new(), 1_000_000)
+        .unwrap()
+        .iter()
+        .map(|o| (o.name.clone(), o.jct()))
+        .collect();
+    want.sort();
+    let out = tempdir("pollux-interference");
+    let (code, text) = run(&[
+        "run",
+        "--semantics",
+        "pollux",
+        "--trace",
+        wl.to_str().unwrap(),
+        "--trace-format",
+        "pollux",
+        "--cluster",
+        "16x4",
+        "--round",
+        "60",
+        "--policy",
+        "tiresias",
+        "--interference",
+        "0.5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{text}");
+    let got = jcts(&out.join("jobs.csv"));
+    assert_eq!(got.len(), 160);
+    let diff: Vec<_> = got.iter().zip(&want).filter(|(a, b)| a != b).collect();
+    assert!(
+        diff.is_empty(),
+        "{} jobs differ: {:?}",
+        diff.len(),
+        &diff[..diff.len().min(5)]
+    );
+    // And interference does slow the baseline down (the test is not vacuous).
+    let base = published(&dir, "tiresias-1.0", 6);
+    let total = |v: &[(String, i64)]| v.iter().map(|x| x.1).sum::<i64>();
+    assert!(total(&got) > total(&base), "interference changed nothing");
+}
