@@ -11,6 +11,7 @@
 //! | [`Registry`] | your own components by name, usable everywhere a stock name is |
 //! | [`progress`] | progress on standard error, `--max-sim-time`, the overload warning, all from outside the engine |
 //! | [`gavel`] | `--semantics gavel`: Gavel's trace simulator job by job ([`gavel::run_gavel`], the preset wiring Gavel's mechanism into the `gavel` time model) |
+//! | [`tiresias_peer`] | `--semantics tiresias`: Tiresias' event loops, and its time model composed with Tiresias' components or any engine policy and placement |
 //! | [`main`], [`main_with`] | the whole `blox-sim` program, with or without your components |
 
 mod bench;
@@ -23,6 +24,7 @@ pub mod registry;
 mod scenario;
 pub mod sweep;
 mod tiresias;
+pub mod tiresias_peer;
 
 pub use cli::{main, main_with};
 pub use registry::{Named, Registry};
