@@ -64,9 +64,10 @@ struct ScenarioArgs {
     /// --class-split 20,70,10 --cluster 16x8 with 24 CPUs and 500 GB per node
     /// --placement synergy:mode=tune --track 4000..4999 --seed 42), `tiresias` (the Tiresias
     /// authors' simulator job by job, with its schedules and placements by their own names, or
-    /// any engine policy and placement on its clock; `run` and `compare`, on a trace), `gavel` (Gavel's trace simulator job by job: `run` with a
-    /// gavel --trace, --cluster of v100/p100/k80, --round, --seed and Gavel's --policy names)
-    /// or `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
+    /// any engine policy and placement on its clock; `run` and `compare`, on a trace), `gavel`
+    /// (Gavel's trace simulator job by job: `run` or `compare` with a gavel --trace, --cluster
+    /// of v100/p100/k80, --round, --seed and Gavel's --policy names or any engine policy) or
+    /// `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
     /// policies pollux, optimus and tiresias; `run` only) [default: exact].
     #[arg(long, value_name = "blox|exact|synergy|tiresias|gavel|pollux")]
     semantics: Option<SemanticsArg>,
@@ -228,7 +229,8 @@ struct RunArgs {
     /// `name:key=value,...`, e.g. `tiresias:queues=2,threshold=3600`. In blox semantics
     /// tiresias and optimus are Blox's versions. With --semantics gavel: Gavel's own fifo,
     /// fifo_perf, max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf (`-` or
-    /// `_`) [default: fifo]. With --semantics tiresias: Tiresias' fifo, sjf, shortest,
+    /// `_`), or any engine policy on Gavel's clock (`engine:fifo` is the engine's FIFO)
+    /// [default: fifo]. With --semantics tiresias: Tiresias' fifo, sjf, shortest,
     /// shortest-gpu, dlas, dlas-gpu, dlas-gpu-gittins, or any engine policy (Tiresias' name
     /// wins; `engine:fifo`, `engine:sjf` name the engine's).
     #[arg(long, value_name = "POLICY")]
@@ -787,8 +789,41 @@ impl ScenarioArgs {
 }
 
 /// `run --semantics gavel`: checks that only flags Gavel's simulator has are given.
-fn gavel_run(a: RunArgs) -> Result<(), SimError> {
-    let sc = &a.scenario;
+fn gavel_run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
+    let policy = a
+        .policy
+        .map(|p| p.to_string())
+        .unwrap_or_else(|| "fifo".into());
+    let run = gavel_settings(&a.scenario, policy, a.out, reg)?;
+    crate::gavel::run_cli(&run)
+}
+
+/// `compare --semantics gavel`: each policy on Gavel's clock.
+fn gavel_compare(a: &CompareArgs, reg: &Registry) -> Result<(), SimError> {
+    if a.placements.is_some() || a.class_splits.is_some() {
+        return Err(SimError::Config(
+            "--placements and --class-splits do not apply to --semantics gavel (Gavel's round \
+             fill is its placement)"
+                .into(),
+        ));
+    }
+    let runs = split_specs(&a.policy)
+        .into_iter()
+        .map(|p| {
+            let dir = a.out.as_ref().map(|d| d.join(dir_name(&p)));
+            gavel_settings(&a.scenario, p.clone(), dir, reg).map(|r| (p, r))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    crate::gavel::compare_cli(&runs, a.out.as_deref())
+}
+
+/// The `--semantics gavel` run the flags describe.
+fn gavel_settings(
+    sc: &ScenarioArgs,
+    policy: String,
+    out: Option<PathBuf>,
+    reg: &Registry,
+) -> Result<crate::gavel::GavelRun, SimError> {
     let unused: [(&str, bool); 17] = [
         ("--scenario", sc.scenario.is_some()),
         ("--workload", sc.workload.is_some()),
@@ -840,13 +875,11 @@ fn gavel_run(a: RunArgs) -> Result<(), SimError> {
         })?,
         round_s: sc.round.unwrap_or(360),
         seed: sc.seed.unwrap_or(0),
-        policy: a
-            .policy
-            .map(|p| p.to_string())
-            .unwrap_or_else(|| "fifo".into()),
-        out: a.out,
+        policy,
+        out,
+        registry: reg.clone(),
     };
-    crate::gavel::run_cli(&run)
+    Ok(run)
 }
 
 fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
@@ -854,7 +887,7 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
         return run_tiresias(a, reg);
     }
     if a.scenario.semantics == Some(SemanticsArg::Gavel) {
-        return gavel_run(a);
+        return gavel_run(a, reg);
     }
     let mut s = a.scenario.build()?;
     if let Some(p) = a.policy {
@@ -1148,6 +1181,9 @@ fn compare_tiresias(a: &CompareArgs, reg: &Registry) -> Result<(), SimError> {
 fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     if a.scenario.semantics == Some(SemanticsArg::Tiresias) {
         return compare_tiresias(&a, reg);
+    }
+    if a.scenario.semantics == Some(SemanticsArg::Gavel) {
+        return gavel_compare(&a, reg);
     }
     let base = a.scenario.build()?;
     let policies: Vec<Named<PolicyConfig>> = parse_list(&Some(a.policy.clone()), "policy")?;
