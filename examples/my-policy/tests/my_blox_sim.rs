@@ -177,3 +177,43 @@ fn the_registered_policy_runs_under_tiresias_semantics() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The registered `srsf` runs under Gavel's clock too (`--semantics gavel`), beside Gavel's
+/// own policy in `compare`; needs the shared traces (`$BLOX_TRACES`), skipped without them.
+#[test]
+fn the_registered_policy_runs_under_gavel_semantics() {
+    let dir = match std::env::var_os("BLOX_TRACES") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"),
+    };
+    let trace = dir.join("gavel/physical_cluster/small_test.trace");
+    if !trace.is_file() {
+        assert!(
+            std::env::var_os("BLOX_TRACES").is_none(),
+            "BLOX_TRACES is set but has no {}",
+            trace.display()
+        );
+        eprintln!("skipped: set BLOX_TRACES to the shared traces folder");
+        return;
+    }
+    let (ok, stdout, stderr) = my_blox_sim(&[
+        "compare",
+        "--semantics",
+        "gavel",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--cluster",
+        "4x1:v100,4x1:p100,4x1:k80",
+        "--policy",
+        "srsf,max_min_fairness_perf",
+    ]);
+    assert!(ok, "{stderr}");
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("srsf ") || l.starts_with("max_min_fairness_perf "))
+        .collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    // Every job completed under srsf: `jobs  completed  dropped` read 20 20 0.
+    let srsf: Vec<&str> = rows[0].split_whitespace().collect();
+    assert_eq!(&srsf[..4], &["srsf", "20", "20", "0"], "{stdout}");
+}
