@@ -63,10 +63,11 @@ struct ScenarioArgs {
     /// iterations credited at allocation; its defaults: --workload synergy-default --load 9
     /// --class-split 20,70,10 --cluster 16x8 with 24 CPUs and 500 GB per node
     /// --placement synergy:mode=tune --track 4000..4999 --seed 42), `tiresias` (the Tiresias
-    /// authors' simulator job by job, with its schedules and placements by their own names;
-    /// `run` only, on a trace), `gavel` (Gavel's trace simulator job by job: `run` with a
-    /// gavel --trace, --cluster of v100/p100/k80, --round, --seed and Gavel's --policy names)
-    /// or `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
+    /// authors' simulator job by job, with its schedules and placements by their own names, or
+    /// any engine policy and placement on its clock; `run` and `compare`, on a trace), `gavel`
+    /// (Gavel's trace simulator job by job: `run` or `compare` with a gavel --trace, --cluster
+    /// of v100/p100/k80, --round, --seed and Gavel's --policy names or any engine policy) or
+    /// `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
     /// policies pollux, optimus and tiresias; `run` only) [default: exact].
     #[arg(long, value_name = "blox|exact|synergy|tiresias|gavel|pollux")]
     semantics: Option<SemanticsArg>,
@@ -150,7 +151,9 @@ struct ScenarioArgs {
     admission: Option<Named<AdmissionConfig>>,
     /// Placement: scattered (Blox's Place), first-fit, consolidated, topology, resource-aware;
     /// options as `name:key=value,...` (e.g. `consolidated:wait=true,backfill=true`)
-    /// [default: scattered].
+    /// [default: scattered]. With --semantics tiresias: Tiresias' yarn, count, random, balance
+    /// (default yarn; count under an engine policy), or an engine placement with an engine
+    /// policy.
     #[arg(long, value_name = "POLICY")]
     placement: Option<Named<PlacementConfig>>,
     /// Interconnect model: a topology JSON file or a shape (default, dgx, pcie, with options
@@ -226,7 +229,10 @@ struct RunArgs {
     /// `name:key=value,...`, e.g. `tiresias:queues=2,threshold=3600`. In blox semantics
     /// tiresias and optimus are Blox's versions. With --semantics gavel: Gavel's own fifo,
     /// fifo_perf, max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf (`-` or
-    /// `_`) [default: fifo].
+    /// `_`), or any engine policy on Gavel's clock (`engine:fifo` is the engine's FIFO)
+    /// [default: fifo]. With --semantics tiresias: Tiresias' fifo, sjf, shortest,
+    /// shortest-gpu, dlas, dlas-gpu, dlas-gpu-gittins, or any engine policy (Tiresias' name
+    /// wins; `engine:fifo`, `engine:sjf` name the engine's).
     #[arg(long, value_name = "POLICY")]
     policy: Option<Named<PolicyConfig>>,
     /// Write jobs.csv, summary.json, timeline.csv, fairness.csv, jct_cdf.csv and timeline.svg
@@ -783,8 +789,41 @@ impl ScenarioArgs {
 }
 
 /// `run --semantics gavel`: checks that only flags Gavel's simulator has are given.
-fn gavel_run(a: RunArgs) -> Result<(), SimError> {
-    let sc = &a.scenario;
+fn gavel_run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
+    let policy = a
+        .policy
+        .map(|p| p.to_string())
+        .unwrap_or_else(|| "fifo".into());
+    let run = gavel_settings(&a.scenario, policy, a.out, reg)?;
+    crate::gavel::run_cli(&run)
+}
+
+/// `compare --semantics gavel`: each policy on Gavel's clock.
+fn gavel_compare(a: &CompareArgs, reg: &Registry) -> Result<(), SimError> {
+    if a.placements.is_some() || a.class_splits.is_some() {
+        return Err(SimError::Config(
+            "--placements and --class-splits do not apply to --semantics gavel (Gavel's round \
+             fill is its placement)"
+                .into(),
+        ));
+    }
+    let runs = split_specs(&a.policy)
+        .into_iter()
+        .map(|p| {
+            let dir = a.out.as_ref().map(|d| d.join(dir_name(&p)));
+            gavel_settings(&a.scenario, p.clone(), dir, reg).map(|r| (p, r))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    crate::gavel::compare_cli(&runs, a.out.as_deref())
+}
+
+/// The `--semantics gavel` run the flags describe.
+fn gavel_settings(
+    sc: &ScenarioArgs,
+    policy: String,
+    out: Option<PathBuf>,
+    reg: &Registry,
+) -> Result<crate::gavel::GavelRun, SimError> {
     let unused: [(&str, bool); 17] = [
         ("--scenario", sc.scenario.is_some()),
         ("--workload", sc.workload.is_some()),
@@ -836,21 +875,19 @@ fn gavel_run(a: RunArgs) -> Result<(), SimError> {
         })?,
         round_s: sc.round.unwrap_or(360),
         seed: sc.seed.unwrap_or(0),
-        policy: a
-            .policy
-            .map(|p| p.to_string())
-            .unwrap_or_else(|| "fifo".into()),
-        out: a.out,
+        policy,
+        out,
+        registry: reg.clone(),
     };
-    crate::gavel::run_cli(&run)
+    Ok(run)
 }
 
 fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     if a.scenario.semantics == Some(SemanticsArg::Tiresias) {
-        return run_tiresias(a);
+        return run_tiresias(a, reg);
     }
     if a.scenario.semantics == Some(SemanticsArg::Gavel) {
-        return gavel_run(a);
+        return gavel_run(a, reg);
     }
     let mut s = a.scenario.build()?;
     if let Some(p) = a.policy {
@@ -928,9 +965,15 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     Ok(())
 }
 
-/// `run --semantics tiresias`: Tiresias' own model, schedules and placements.
-fn run_tiresias(a: RunArgs) -> Result<(), SimError> {
-    let sc = &a.scenario;
+/// The `--semantics tiresias` run the flags describe (for `run` and `compare`): refuses the
+/// flags Tiresias' model has no meaning for.
+fn tiresias_args(
+    sc: &ScenarioArgs,
+    policy: Option<String>,
+    placement: Option<String>,
+    out: Option<PathBuf>,
+    reg: &Registry,
+) -> Result<crate::tiresias::TiresiasArgs, SimError> {
     let unused: Vec<&str> = [
         (sc.scenario.is_some(), "--scenario"),
         (sc.workload.is_some(), "--workload"),
@@ -962,16 +1005,30 @@ fn run_tiresias(a: RunArgs) -> Result<(), SimError> {
             if unused.len() == 1 { "has" } else { "have" }
         )));
     }
-    let args = crate::tiresias::TiresiasArgs {
+    Ok(crate::tiresias::TiresiasArgs {
         trace: sc.trace.clone(),
         trace_format: sc.trace_format.clone(),
         skip_bad_lines: sc.skip_bad_lines,
         cluster: sc.cluster.clone(),
         cluster_spec: sc.cluster_spec.clone(),
-        policy: a.policy.as_ref().map(|p| p.to_string()),
-        placement: sc.placement.as_ref().map(|p| p.to_string()),
-        out: a.out.clone(),
-    };
+        policy,
+        placement,
+        out,
+        registry: reg.clone(),
+    })
+}
+
+/// `run --semantics tiresias`: Tiresias' own model, with its schedules and placements or any
+/// engine policy and placement.
+fn run_tiresias(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
+    let sc = &a.scenario;
+    let args = tiresias_args(
+        sc,
+        a.policy.as_ref().map(|p| p.to_string()),
+        sc.placement.as_ref().map(|p| p.to_string()),
+        a.out.clone(),
+        reg,
+    )?;
     let started = Instant::now();
     let r = args.run()?;
     let mut row = r.metrics.row();
@@ -981,7 +1038,7 @@ fn run_tiresias(a: RunArgs) -> Result<(), SimError> {
         "\ntiresias {}/{} | {} GPUs (spec {}) | {} of {} jobs completed, {} | mean JCT {:.1} s, \
          makespan {} s | {} events | {:.3} s wall",
         r.policy,
-        r.scheme,
+        r.placement,
         r.cluster.total_gpus(),
         r.cluster,
         r.run.rows.len(),
@@ -1029,7 +1086,105 @@ impl std::str::FromStr for SemanticsArg {
     }
 }
 
+/// `compare --semantics tiresias`: each policy (Tiresias' schedules or engine policies) with
+/// each placement on Tiresias' model, one row each.
+fn compare_tiresias(a: &CompareArgs, reg: &Registry) -> Result<(), SimError> {
+    if a.class_splits.is_some() {
+        return Err(SimError::Config(
+            "--class-splits goes with --workload synergy-default, not --semantics tiresias".into(),
+        ));
+    }
+    let policies = split_specs(&a.policy);
+    let placements: Vec<Option<String>> = match &a.placements {
+        Some(list) => split_specs(list).into_iter().map(Some).collect(),
+        None => vec![a.scenario.placement.as_ref().map(|p| p.to_string())],
+    };
+    let several_placements = placements.len() > 1;
+    let out = a.out.clone();
+    let mut runs = Vec::new();
+    for placement in &placements {
+        for p in &policies {
+            let name = match (several_placements, placement) {
+                (true, Some(pl)) => format!("{p}+{pl}"),
+                _ => p.clone(),
+            };
+            let dir = out.as_ref().map(|d| d.join(dir_name(&name)));
+            runs.push(tiresias_args(
+                &a.scenario,
+                Some(p.clone()),
+                placement.clone(),
+                dir,
+                reg,
+            )?);
+        }
+    }
+    let started = Instant::now();
+    let results: Vec<Result<crate::tiresias::TiresiasReport, SimError>> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = runs.iter().map(|r| scope.spawn(move || r.run())).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a simulation thread panicked"))
+                .collect()
+        });
+    let reports = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let rows: Vec<blox_metrics::ComparisonRow> = reports
+        .iter()
+        .map(|r| {
+            let mut row = r.metrics.row();
+            if several_placements {
+                row.label = format!("{}+{}", r.policy, r.placement);
+            }
+            row.preemptions = r.run.rows.iter().map(|x| u64::from(x.preempt)).sum();
+            row
+        })
+        .collect();
+    print!("{}", blox_metrics::comparison_table(&rows));
+    let first = &reports[0];
+    println!(
+        "\ntiresias semantics | {} GPUs (spec {}) | {} | {:.2} s wall",
+        first.cluster.total_gpus(),
+        first.cluster,
+        match a.scenario.trace.as_slice() {
+            [one] => format!("trace {}", one.display()),
+            many => format!("{} trace files", many.len()),
+        },
+        started.elapsed().as_secs_f64()
+    );
+    for r in &reports {
+        if r.run.rows.len() < r.run.jobs.len() {
+            println!(
+                "{}/{}: {} of {} jobs completed, {}",
+                r.policy,
+                r.placement,
+                r.run.rows.len(),
+                r.run.jobs.len(),
+                r.stop_text()
+            );
+        }
+    }
+    if let Some(dir) = &out {
+        let series: Vec<(&str, &[f64])> = rows
+            .iter()
+            .zip(&reports)
+            .map(|(row, r)| (row.label.as_str(), r.metrics.jcts_s.as_slice()))
+            .collect();
+        write_comparison(dir, &series, &rows)?;
+        println!(
+            "wrote {}/{{compare.csv,compare.json,jct_cdf.svg}} and one folder per policy",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
+    if a.scenario.semantics == Some(SemanticsArg::Tiresias) {
+        return compare_tiresias(&a, reg);
+    }
+    if a.scenario.semantics == Some(SemanticsArg::Gavel) {
+        return gavel_compare(&a, reg);
+    }
     let base = a.scenario.build()?;
     let policies: Vec<Named<PolicyConfig>> = parse_list(&Some(a.policy.clone()), "policy")?;
     let mut placements: Vec<Named<PlacementConfig>> = parse_list(&a.placements, "placements")?;
@@ -1123,7 +1278,11 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
         started.elapsed().as_secs_f64()
     );
     if let Some(dir) = a.out.as_ref().or(base.out.as_ref()) {
-        write_comparison(dir, &reports, &rows)?;
+        let series: Vec<(&str, &[f64])> = reports
+            .iter()
+            .map(|r| (r.metrics.label.as_str(), r.metrics.jcts_s.as_slice()))
+            .collect();
+        write_comparison(dir, &series, &rows)?;
         println!(
             "wrote {}/{{compare.csv,compare.json,jct_cdf.svg}} and one folder per policy",
             dir.display()
@@ -1442,7 +1601,7 @@ fn dir_name(spec: &str) -> String {
 
 fn write_comparison(
     dir: &std::path::Path,
-    reports: &[RunReport],
+    series: &[(&str, &[f64])],
     rows: &[blox_metrics::ComparisonRow],
 ) -> Result<(), SimError> {
     let io = |e: std::io::Error| SimError::io(dir, e);
@@ -1451,12 +1610,8 @@ fn write_comparison(
     blox_metrics::write_comparison_csv(&mut csv, rows).map_err(io)?;
     let mut json = Vec::new();
     blox_metrics::write_comparison_json(&mut json, rows).map_err(io)?;
-    let series: Vec<(&str, &[f64])> = reports
-        .iter()
-        .map(|r| (r.metrics.label.as_str(), r.metrics.jcts_s.as_slice()))
-        .collect();
     let mut svg = Vec::new();
-    blox_metrics::plot_jct_cdf(&mut svg, "JCT CDF of the tracked jobs", &series)
+    blox_metrics::plot_jct_cdf(&mut svg, "JCT CDF of the tracked jobs", series)
         .map_err(|e| SimError::Config(format!("CDF plot: {e}")))?;
     crate::scenario::write_all_or_nothing(
         dir,

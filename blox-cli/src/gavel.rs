@@ -1,10 +1,15 @@
 //! `--semantics gavel`: Gavel's (OSDI 2020) trace simulator, reproduced job by job. The preset
 //! wires Gavel's round mechanism and policies (`blox_policies::gavel_osdi`) into the `gavel`
-//! time model (`blox_sim::time::gavel`).
+//! time model (`blox_sim::time::gavel`); any other policy name is an engine policy (stock or
+//! registered) on the same clock through [`crate::gavel_any::EngineRounds`] ([`run_gavel_engine`]).
+//! Gavel's names win (`fifo` is Gavel's); `engine:NAME` names the engine's.
 
+use crate::gavel_any::EngineRounds;
+use crate::registry::{Named, Registry};
 use crate::scenario::write_atomically;
-use blox_core::{ClusterSpec, ThroughputTable};
+use blox_core::{ClusterSpec, SchedulingPolicy, Semantics, ThroughputTable};
 use blox_policies::gavel_osdi::{Credit, GavelMechanism, GavelPolicyKind, MechJob};
+use blox_policies::{PolicyConfig, PolicyEnv};
 use blox_sim::time::gavel::{
     lookup_throughputs, register_types, simulate, GavelError, GavelOutcome, GavelRounds,
     MicroTaskOutcome,
@@ -83,6 +88,52 @@ pub fn run_gavel(
     simulate(&gjobs, &types, round_s, &mut preset)
 }
 
+/// Runs Gavel's simulation clock of `jobs` (trace order) with `table` on `cluster`, round
+/// `round_s` and `seed`, with the engine policy `policy` choosing each round's jobs
+/// ([`EngineRounds`]: the fill, crediting and failure rules are in `gavel_any`'s docs).
+///
+/// # Errors
+///
+/// As [`run_gavel`].
+pub fn run_gavel_engine<S: SchedulingPolicy>(
+    jobs: &[GavelTraceJob],
+    table: &ThroughputTable,
+    cluster: &[(String, u32)],
+    policy: S,
+    round_s: f64,
+    seed: u64,
+) -> Result<GavelOutcome, GavelError> {
+    let types = register_types(cluster)?;
+    let gjobs = lookup_throughputs(jobs, table, &types)?;
+    let mut rounds = EngineRounds::new(policy, jobs, &gjobs, &types, table, round_s, seed)
+        .map_err(GavelError::Config)?;
+    simulate(&gjobs, &types, round_s, &mut rounds)
+}
+
+/// The prefix that names the engine's policy where Gavel has one of the same name (`fifo`).
+pub(crate) const ENGINE_PREFIX: &str = "engine:";
+
+/// What `--policy` names under `--semantics gavel`.
+enum GavelChoice {
+    /// One of Gavel's five policies.
+    Gavel(GavelPolicyKind),
+    /// An engine policy, stock or registered.
+    Engine(Named<PolicyConfig>),
+}
+
+impl GavelChoice {
+    fn parse(text: &str) -> Result<Self, SimError> {
+        let err = |e: blox_core::ConfigError| SimError::Config(format!("--policy: {e}"));
+        if let Some(rest) = text.trim().strip_prefix(ENGINE_PREFIX) {
+            return rest.parse().map(GavelChoice::Engine).map_err(err);
+        }
+        if let Ok(kind) = text.parse::<GavelPolicyKind>() {
+            return Ok(GavelChoice::Gavel(kind));
+        }
+        text.parse().map(GavelChoice::Engine).map_err(err)
+    }
+}
+
 /// Parses `--cluster` for Gavel: typed groups `NODESxGPUS:TYPE` (GPUs summed per type, one GPU
 /// per server does not matter: Gavel has no placement effects) or Gavel's own `V:P:K`. An
 /// untyped group is an error (the type decides the throughputs).
@@ -128,12 +179,14 @@ pub(crate) struct GavelRun {
     pub(crate) seed: u64,
     pub(crate) policy: String,
     pub(crate) out: Option<PathBuf>,
+    /// Where engine policies not stock are found.
+    pub(crate) registry: Registry,
 }
 
 #[derive(Serialize)]
 struct Summary<'a> {
     semantics: &'static str,
-    policy: &'static str,
+    policy: &'a str,
     trace: &'a Path,
     throughputs: &'a Path,
     throughputs_source: &'static str,
@@ -149,30 +202,71 @@ struct Summary<'a> {
     solves: u64,
 }
 
-/// `blox-sim run --semantics gavel ...`.
-pub(crate) fn run_cli(r: &GavelRun) -> Result<(), SimError> {
-    let policy: GavelPolicyKind = r
-        .policy
-        .parse()
-        .map_err(|e: blox_core::ConfigError| SimError::Config(format!("--policy: {e}")))?;
-    let cluster = parse_cluster(&r.cluster)?;
-    let jobs = read_gavel_trace(&r.trace)?;
-    let opts = blox_workload::ReadOptions::default().with_gavel_throughputs(r.throughputs.clone());
-    let (table_path, source) = match locate_table_path(&r.trace, &opts) {
-        Some(p) if r.throughputs.is_some() => (p, "--throughputs"),
-        Some(p) => (p, "found next to the trace"),
-        None => {
-            return Err(SimError::Config(format!(
-                "{}: no --throughputs and no simulation_throughputs.json[.gz] (or \
-                 physical_cluster_throughputs.json[.gz]) next to the trace, in its parent or \
-                 grandparent folder",
-                r.trace.display()
-            )))
-        }
-    };
-    let table = GavelThroughputs::load(&table_path)?.into_table();
-    let out = run_gavel(&jobs, &table, &cluster, policy, r.round_s as f64, r.seed).map_err(
-        |e| match e {
+/// A finished `--semantics gavel` run.
+pub(crate) struct GavelReport {
+    /// The policy as Gavel or the engine names it.
+    pub(crate) label: String,
+    /// The trace's jobs.
+    pub(crate) jobs: Vec<GavelTraceJob>,
+    /// The outcome.
+    pub(crate) out: GavelOutcome,
+    /// The throughput table read, and how it was found.
+    pub(crate) table_path: PathBuf,
+    pub(crate) source: &'static str,
+    /// The registered types.
+    pub(crate) types: Vec<(String, u32)>,
+}
+
+impl GavelRun {
+    /// Read the trace and table, and run the policy.
+    pub(crate) fn run(&self) -> Result<GavelReport, SimError> {
+        let r = self;
+        let choice = GavelChoice::parse(&r.policy)?;
+        let cluster = parse_cluster(&r.cluster)?;
+        let jobs = read_gavel_trace(&r.trace)?;
+        let opts =
+            blox_workload::ReadOptions::default().with_gavel_throughputs(r.throughputs.clone());
+        let (table_path, source) = match locate_table_path(&r.trace, &opts) {
+            Some(p) if r.throughputs.is_some() => (p, "--throughputs"),
+            Some(p) => (p, "found next to the trace"),
+            None => {
+                return Err(SimError::Config(format!(
+                    "{}: no --throughputs and no simulation_throughputs.json[.gz] (or \
+                     physical_cluster_throughputs.json[.gz]) next to the trace, in its parent or \
+                     grandparent folder",
+                    r.trace.display()
+                )))
+            }
+        };
+        let table = GavelThroughputs::load(&table_path)?.into_table();
+        let (label, result) = match choice {
+            GavelChoice::Gavel(policy) => (
+                policy.as_str().to_string(),
+                run_gavel(&jobs, &table, &cluster, policy, r.round_s as f64, r.seed),
+            ),
+            GavelChoice::Engine(p) => {
+                let env = PolicyEnv::new(None)
+                    .with_throughputs(std::sync::Arc::new(table.clone()), "v100");
+                let policy = crate::preset::build_policy(Semantics::Exact, &r.registry, &p, &env)
+                    .map_err(|e| {
+                    SimError::Config(format!(
+                        "--policy: {e}; or one of Gavel's: fifo, fifo_perf, \
+                             max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf"
+                    ))
+                })?;
+                let name = p.to_string();
+                let label = if name.parse::<GavelPolicyKind>().is_ok() {
+                    format!("{ENGINE_PREFIX}{name}")
+                } else {
+                    name
+                };
+                (
+                    label,
+                    run_gavel_engine(&jobs, &table, &cluster, policy, r.round_s as f64, r.seed),
+                )
+            }
+        };
+        let out = result.map_err(|e| match e {
             GavelError::MissingThroughput { line, .. } => SimError::input(
                 &r.trace,
                 Some(line),
@@ -181,40 +275,33 @@ pub(crate) fn run_cli(r: &GavelRun) -> Result<(), SimError> {
             ),
             GavelError::Stuck { .. } => SimError::Stalled(e.to_string()),
             _ => SimError::Config(e.to_string()),
-        },
-    )?;
-    let types = register_types(&cluster).map_err(|e| SimError::Config(e.to_string()))?;
-    let summary = Summary {
-        semantics: "gavel",
-        policy: policy.as_str(),
-        trace: &r.trace,
-        throughputs: &table_path,
-        throughputs_source: source,
-        cluster: &types,
-        round_s: r.round_s,
-        seed: r.seed,
-        n_jobs: jobs.len(),
-        n_completed: jobs.len() - out.dropped(),
-        n_dropped: out.dropped(),
-        avg_jct_s: out.avg_jct(),
-        makespan_s: out.makespan,
-        rounds: out.rounds,
-        solves: out.solves,
-    };
+        })?;
+        let types = register_types(&cluster).map_err(|e| SimError::Config(e.to_string()))?;
+        Ok(GavelReport {
+            label,
+            jobs,
+            out,
+            table_path,
+            source,
+            types,
+        })
+    }
+}
+
+/// `blox-sim run --semantics gavel ...`.
+pub(crate) fn run_cli(r: &GavelRun) -> Result<(), SimError> {
+    let rep = r.run()?;
+    let (jobs, out, types) = (&rep.jobs, &rep.out, &rep.types);
     println!(
         "gavel semantics | {} | {} | R = {} s | seed {} | {} jobs ({} dropped)",
-        policy,
-        types
-            .iter()
-            .map(|(t, c)| format!("{c} {t}"))
-            .collect::<Vec<_>>()
-            .join(" + "),
+        rep.label,
+        types_text(types),
         r.round_s,
         r.seed,
         jobs.len(),
         out.dropped()
     );
-    println!("throughputs: {} ({source})", table_path.display());
+    println!("throughputs: {} ({})", rep.table_path.display(), rep.source);
     match out.avg_jct() {
         Some(a) => println!(
             "avg JCT {a:.6} s | makespan {:.6} s | {} rounds | {} solves",
@@ -223,12 +310,127 @@ pub(crate) fn run_cli(r: &GavelRun) -> Result<(), SimError> {
         None => println!("no job completed"),
     }
     if let Some(dir) = &r.out {
+        rep.write(r, dir)?;
+        println!("wrote {}/{{jobs.csv,summary.json}}", dir.display());
+    }
+    Ok(())
+}
+
+fn types_text(types: &[(String, u32)]) -> String {
+    types
+        .iter()
+        .map(|(t, c)| format!("{c} {t}"))
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+impl GavelReport {
+    /// `jobs.csv` and `summary.json` into `dir`.
+    fn write(&self, r: &GavelRun, dir: &Path) -> Result<(), SimError> {
+        let (jobs, out) = (&self.jobs, &self.out);
+        let summary = Summary {
+            semantics: "gavel",
+            policy: &self.label,
+            trace: &r.trace,
+            throughputs: &self.table_path,
+            throughputs_source: self.source,
+            cluster: &self.types,
+            round_s: r.round_s,
+            seed: r.seed,
+            n_jobs: jobs.len(),
+            n_completed: jobs.len() - out.dropped(),
+            n_dropped: out.dropped(),
+            avg_jct_s: out.avg_jct(),
+            makespan_s: out.makespan,
+            rounds: out.rounds,
+            solves: out.solves,
+        };
         std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
-        write_atomically(dir, "jobs.csv", jobs_csv(&jobs, &out).as_bytes())?;
+        write_atomically(dir, "jobs.csv", jobs_csv(jobs, out).as_bytes())?;
         let mut json = serde_json::to_vec_pretty(&summary).expect("serialising to memory");
         json.push(b'\n');
-        write_atomically(dir, "summary.json", &json)?;
-        println!("wrote {}/{{jobs.csv,summary.json}}", dir.display());
+        write_atomically(dir, "summary.json", &json)
+    }
+}
+
+/// `blox-sim compare --semantics gavel`: each of `runs` (one per policy) on Gavel's clock, one
+/// row each; with `out`, `compare.csv` there and each run's files in `out/NAME/`.
+pub(crate) fn compare_cli(runs: &[(String, GavelRun)], out: Option<&Path>) -> Result<(), SimError> {
+    let started = std::time::Instant::now();
+    let results: Vec<Result<GavelReport, SimError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|(_, r)| scope.spawn(move || r.run()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a simulation thread panicked"))
+            .collect()
+    });
+    let reports = results.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let width = reports
+        .iter()
+        .map(|r| r.label.len())
+        .max()
+        .unwrap_or(0)
+        .max("policy".len());
+    let mut table = format!(
+        "{:<width$}  {:>5}  {:>9}  {:>7}  {:>12}  {:>13}  {:>6}\n",
+        "policy", "jobs", "completed", "dropped", "avg JCT (s)", "makespan (s)", "rounds"
+    );
+    let mut csv =
+        String::from("policy,n_jobs,n_completed,n_dropped,avg_jct_s,makespan_s,rounds,solves\n");
+    for r in &reports {
+        let n = r.jobs.len();
+        let d = r.out.dropped();
+        let avg = r.out.avg_jct();
+        let _ = writeln!(
+            table,
+            "{:<width$}  {:>5}  {:>9}  {:>7}  {:>12}  {:>13.1}  {:>6}",
+            r.label,
+            n,
+            n - d,
+            d,
+            avg.map_or_else(|| "-".to_string(), |a| format!("{a:.1}")),
+            r.out.makespan,
+            r.out.rounds
+        );
+        let _ = writeln!(
+            csv,
+            "{},{n},{},{d},{},{:?},{},{}",
+            r.label,
+            n - d,
+            avg.map(|a| format!("{a:?}")).unwrap_or_default(),
+            r.out.makespan,
+            r.out.rounds,
+            r.out.solves
+        );
+    }
+    print!("{table}");
+    if let Some((_, first)) = runs.first() {
+        println!(
+            "\ngavel semantics | {} | R = {} s | seed {} | trace {} | {:.2} s wall",
+            reports
+                .first()
+                .map_or_else(String::new, |r| types_text(&r.types)),
+            first.round_s,
+            first.seed,
+            first.trace.display(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    if let Some(dir) = out {
+        for ((_, r), rep) in runs.iter().zip(&reports) {
+            if let Some(sub) = &r.out {
+                rep.write(r, sub)?;
+            }
+        }
+        std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
+        write_atomically(dir, "compare.csv", csv.as_bytes())?;
+        println!(
+            "wrote {}/compare.csv and one folder per policy",
+            dir.display()
+        );
     }
     Ok(())
 }

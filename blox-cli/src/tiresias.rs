@@ -1,18 +1,36 @@
 //! `--semantics tiresias`: runs the `tiresias` time model of `blox-sim`
 //! ([`blox_sim::time::tiresias`]) with Tiresias' schedules and placement schemes by their own
-//! names, and writes the project's output files plus Tiresias' own `job.csv`.
+//! names, or with any engine policy and placement (stock or registered), and writes the
+//! project's output files plus Tiresias' own `job.csv`.
+//!
+//! Names resolve in this order: a Tiresias schedule (`fifo`, `sjf`, `shortest`,
+//! `shortest-gpu`, `dlas`, `dlas-gpu`, `dlas-gpu-gittins`) or scheme (`yarn`, `count`,
+//! `random`, `balance`) wins; any other name is an engine component, through the preset and
+//! the [`Registry`]. `engine:NAME` always names the engine's component (`engine:fifo`,
+//! `engine:sjf`, the two names both have). An engine policy runs on Tiresias' clock without
+//! queue jumps (decisions at arrivals and completions, as Tiresias' preemptive single-list
+//! loop takes them); with a Tiresias scheme its order goes through Tiresias' re-placement pass
+//! ([`SchemePass`]), with an engine placement through that placement. An engine policy's
+//! default scheme is `count` (GPU counts only): `yarn`'s memory leak under the re-placement
+//! pass (TIRESIAS-SEMANTICS.md §7.3) would end most runs early.
 
+use crate::registry::{Named, Registry};
+use crate::tiresias_peer::{
+    run_on_tiresias_model, run_tiresias, run_tiresias_engine, PeerInput, PeerRun, PeerStop,
+    SchemePass, TiresiasConfig,
+};
+use blox_core::{BoxPlacement, BoxScheduling, Semantics};
 use blox_metrics::{
     write_jct_cdf_csv, write_jobs_csv, write_timeline_csv, JobLog, RunMetrics, Timeline,
 };
 use blox_placement::tiresias::{PeerScheme, TiresiasClusterSpec};
+use blox_placement::PlacementConfig;
 use blox_policies::tiresias_peer::{
     GittinsTable, PeerPolicy, PeerSchedule, TIRESIAS_GITTINS_SAMPLE,
 };
-use blox_sim::time::tiresias::{
-    run_tiresias, run_tiresias_engine, PeerInput, PeerRun, PeerStop, TiresiasConfig,
-};
+use blox_policies::{PolicyConfig, PolicyEnv};
 use blox_sim::SimError;
+use blox_sim::TiresiasTime;
 use blox_workload::{read_traces, ReadOptions, TraceFormat};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -29,12 +47,81 @@ pub(crate) struct TiresiasArgs {
     pub policy: Option<String>,
     pub placement: Option<String>,
     pub out: Option<PathBuf>,
+    /// Where engine components not stock are found.
+    pub registry: Registry,
+}
+
+/// The prefix that names the engine's component where Tiresias has one of the same name.
+pub(crate) const ENGINE_PREFIX: &str = "engine:";
+
+/// What `--policy` names under `--semantics tiresias`.
+enum PolicyChoice {
+    /// One of Tiresias' schedules.
+    Peer(PeerPolicy),
+    /// An engine policy (stock or registered), as its spec.
+    Engine(Named<PolicyConfig>),
+}
+
+/// What `--placement` names under `--semantics tiresias`.
+enum PlacementChoice {
+    /// One of Tiresias' schemes.
+    Peer(PeerScheme),
+    /// An engine placement (stock or registered).
+    Engine(Named<PlacementConfig>),
+}
+
+/// An engine policy's label: `engine:NAME` where Tiresias has a schedule of the same name, so
+/// that the two never share a row label.
+fn engine_label(spec: &str) -> String {
+    let name = spec.split(':').next().unwrap_or(spec);
+    if PeerSchedule::ALL.iter().any(|p| p.name() == name) {
+        format!("{ENGINE_PREFIX}{spec}")
+    } else {
+        spec.to_string()
+    }
+}
+
+fn tiresias_schedules() -> String {
+    PeerSchedule::ALL
+        .iter()
+        .map(|p| p.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl PolicyChoice {
+    fn parse(text: &str) -> Result<Self, SimError> {
+        let err = |e: blox_core::ConfigError| SimError::Config(format!("--policy: {e}"));
+        if let Some(rest) = text.trim().strip_prefix(ENGINE_PREFIX) {
+            return rest.parse().map(PolicyChoice::Engine).map_err(err);
+        }
+        let spec = blox_core::ComponentSpec::parse(text, "policy").map_err(err)?;
+        if PeerSchedule::ALL.iter().any(|p| p.name() == spec.name) {
+            return PeerPolicy::parse(text).map(PolicyChoice::Peer).map_err(err);
+        }
+        text.parse().map(PolicyChoice::Engine).map_err(err)
+    }
+}
+
+impl PlacementChoice {
+    fn parse(text: &str) -> Result<Self, SimError> {
+        let err = |e: blox_core::ConfigError| SimError::Config(format!("--placement: {e}"));
+        if let Some(rest) = text.trim().strip_prefix(ENGINE_PREFIX) {
+            return rest.parse().map(PlacementChoice::Engine).map_err(err);
+        }
+        if let Ok(scheme) = PeerScheme::parse(text) {
+            return Ok(PlacementChoice::Peer(scheme));
+        }
+        text.parse().map(PlacementChoice::Engine).map_err(err)
+    }
 }
 
 /// A finished `--semantics tiresias` run.
 pub(crate) struct TiresiasReport {
-    pub policy: PeerPolicy,
-    pub scheme: PeerScheme,
+    /// The policy as named (a Tiresias schedule with its options, or an engine policy).
+    pub policy: String,
+    /// The placement as named.
+    pub placement: String,
     pub cluster: TiresiasClusterSpec,
     pub gittins_sample: Option<PathBuf>,
     pub run: PeerRun,
@@ -95,6 +182,27 @@ impl TiresiasArgs {
         })
     }
 
+    /// The Gittins table `policy` needs (and where it was read), or none.
+    fn gittins(
+        &self,
+        policy: &PeerPolicy,
+    ) -> Result<(Option<Arc<GittinsTable>>, Option<PathBuf>), SimError> {
+        if policy.schedule != PeerSchedule::DlasGpuGittins {
+            return Ok((None, None));
+        }
+        let path = self.gittins_sample(policy)?;
+        let text = std::fs::read_to_string(&path).map_err(|e| SimError::io(&path, e))?;
+        let table = GittinsTable::parse_csv(&text, policy.delta).map_err(|e| {
+            SimError::input(
+                &path,
+                (e.line > 0).then_some(e.line as u64),
+                Some("duration"),
+                e.message,
+            )
+        })?;
+        Ok((Some(Arc::new(table)), Some(path)))
+    }
+
     /// Read, run and (with `out`) write.
     pub(crate) fn run(&self) -> Result<TiresiasReport, SimError> {
         if self.trace.is_empty() {
@@ -110,53 +218,115 @@ impl TiresiasArgs {
             .unwrap_or("tiresias")
             .parse()
             .map_err(|e: blox_workload::UnknownFormat| SimError::Config(e.to_string()))?;
-        let policy = PeerPolicy::parse(self.policy.as_deref().unwrap_or("fifo"))
-            .map_err(|e| SimError::Config(format!("--policy: {e}")))?;
-        let scheme = PeerScheme::parse(self.placement.as_deref().unwrap_or("yarn"))
-            .map_err(|e| SimError::Config(format!("--placement: {e}")))?;
-        let cluster = self.cluster()?;
-        let (gittins, gittins_sample) = if policy.schedule == PeerSchedule::DlasGpuGittins {
-            let path = self.gittins_sample(&policy)?;
-            let text = std::fs::read_to_string(&path).map_err(|e| SimError::io(&path, e))?;
-            let table = GittinsTable::parse_csv(&text, policy.delta).map_err(|e| {
-                SimError::input(
-                    &path,
-                    (e.line > 0).then_some(e.line as u64),
-                    Some("duration"),
-                    e.message,
-                )
-            })?;
-            (Some(Arc::new(table)), Some(path))
-        } else {
-            (None, None)
+        let policy_text = self.policy.as_deref().unwrap_or("fifo");
+        let policy = PolicyChoice::parse(policy_text)?;
+        // Tiresias' default scheme is `yarn`; under an engine policy (Tiresias' preemptive
+        // re-placement pass) its memory leak (TIRESIAS-SEMANTICS.md §7.3) ends the run early
+        // on most traces, so an engine policy defaults to `count`, which never leaks.
+        let default_scheme = match policy {
+            PolicyChoice::Peer(_) => "yarn",
+            PolicyChoice::Engine(_) => "count",
         };
+        let placement =
+            PlacementChoice::parse(self.placement.as_deref().unwrap_or(default_scheme))?;
+        let cluster = self.cluster()?;
         let mut opts = ReadOptions::default();
         opts.skip_bad_lines = self.skip_bad_lines;
         let inputs: Vec<(PathBuf, TraceFormat)> =
             self.trace.iter().map(|p| (p.clone(), format)).collect();
-        let read = read_traces(&inputs, &opts)?;
-        let jobs = PeerInput::from_specs(&read.jobs)?;
-        let cfg = TiresiasConfig::new(policy.clone(), scheme, cluster, gittins)?;
+        let placement_label = match &placement {
+            PlacementChoice::Peer(s) => s.name().to_string(),
+            PlacementChoice::Engine(p) => p.to_string(),
+        };
         let sink = (JobLog::default(), Timeline::default());
-        // The engine's decision times only move forward: runs the original can take back in
-        // time (a queue jump predicted before the current event, possible only with thresholds
-        // that decrease) and `random`'s crash run on the self-contained event loop.
-        let backwards =
-            policy.schedule.is_dlas() && policy.thresholds.windows(2).any(|w| w[0] > w[1]);
-        let (run, (log, timeline)) =
-            if backwards || (scheme == PeerScheme::Random && !policy.schedule.is_dlas()) {
-                let mut sink = sink;
-                let run = run_tiresias(&cfg, &jobs, &mut sink);
-                (run, sink)
-            } else {
-                let (outcome, model, sink) = run_tiresias_engine(&cfg, &jobs, sink)?;
-                (PeerRun::from_engine(&model, &outcome, scheme, &jobs), sink)
-            };
+        let (label, _scheme, gittins_sample, run, (log, timeline)) = match (policy, placement) {
+            (PolicyChoice::Peer(policy), PlacementChoice::Peer(scheme)) => {
+                let (gittins, gittins_sample) = self.gittins(&policy)?;
+                let read = read_traces(&inputs, &opts)?;
+                let jobs = PeerInput::from_specs(&read.jobs)?;
+                let cfg = TiresiasConfig::new(policy.clone(), scheme, cluster, gittins)?;
+                // The engine's decision times only move forward: runs the original can take
+                // back in time (a queue jump predicted before the current event, possible only
+                // with thresholds that decrease) and `random`'s crash run on the
+                // self-contained event loop.
+                let backwards =
+                    policy.schedule.is_dlas() && policy.thresholds.windows(2).any(|w| w[0] > w[1]);
+                let (run, sink) =
+                    if backwards || (scheme == PeerScheme::Random && !policy.schedule.is_dlas()) {
+                        let mut sink = sink;
+                        let run = run_tiresias(&cfg, &jobs, &mut sink);
+                        (run, sink)
+                    } else {
+                        let (outcome, model, sink) = run_tiresias_engine(&cfg, &jobs, sink)?;
+                        (PeerRun::from_engine(&model, &outcome, scheme, &jobs), sink)
+                    };
+                (policy.to_string(), scheme, gittins_sample, run, sink)
+            }
+            (PolicyChoice::Peer(policy), PlacementChoice::Engine(p)) => {
+                return Err(SimError::Config(format!(
+                    "--placement {p}: Tiresias' schedule `{}` runs on Tiresias' placement \
+                     schemes (yarn, count, random, balance); engine placements go with engine \
+                     policies (e.g. --policy las, or engine:fifo for the engine's fifo)",
+                    policy.schedule
+                )));
+            }
+            (PolicyChoice::Engine(p), placement) => {
+                let env = PolicyEnv::new(None);
+                let built: BoxScheduling =
+                    crate::preset::build_policy(Semantics::Exact, &self.registry, &p, &env)
+                        .map_err(|e| {
+                            SimError::Config(format!(
+                                "--policy: {e}; or one of Tiresias' schedules: {}",
+                                tiresias_schedules()
+                            ))
+                        })?;
+                let read = read_traces(&inputs, &opts)?;
+                let jobs = PeerInput::from_specs(&read.jobs)?;
+                let model = TiresiasTime::events_only();
+                let (scheme, result) = match placement {
+                    PlacementChoice::Peer(PeerScheme::Random) => {
+                        return Err(SimError::Config(
+                            "--placement random: Tiresias' random placement crashes at the first \
+                             completion under every schedule that calls the placement, as an \
+                             engine policy's does; use yarn, count or balance"
+                                .into(),
+                        ))
+                    }
+                    PlacementChoice::Peer(scheme) => (
+                        scheme,
+                        run_on_tiresias_model(
+                            model,
+                            cluster,
+                            &jobs,
+                            built,
+                            SchemePass::new(cluster, scheme),
+                            sink,
+                        )?,
+                    ),
+                    PlacementChoice::Engine(pl) => {
+                        let placement: BoxPlacement = crate::preset::build_placement(
+                            Semantics::Exact,
+                            &self.registry,
+                            &pl,
+                            None,
+                        )
+                        .map_err(|e| SimError::Config(format!("--placement: {e}")))?;
+                        (
+                            PeerScheme::Yarn,
+                            run_on_tiresias_model(model, cluster, &jobs, built, placement, sink)?,
+                        )
+                    }
+                };
+                let (outcome, model, sink) = result;
+                let run = PeerRun::from_engine(&model, &outcome, scheme, &jobs);
+                (engine_label(&p.to_string()), scheme, None, run, sink)
+            }
+        };
         let total = cluster.total_gpus().clamp(0, u32::MAX as i64) as u32;
-        let metrics = RunMetrics::compute(policy.to_string(), &log, &timeline, None, total);
+        let metrics = RunMetrics::compute(label.clone(), &log, &timeline, None, total);
         let report = TiresiasReport {
-            policy,
-            scheme,
+            policy: label,
+            placement: placement_label,
             cluster,
             gittins_sample,
             run,
@@ -189,7 +359,7 @@ impl TiresiasArgs {
 struct Summary<'a> {
     semantics: &'static str,
     policy: String,
-    placement: &'static str,
+    placement: String,
     cluster: String,
     trace: &'a [PathBuf],
     gittins_sample: Option<&'a Path>,
@@ -220,7 +390,6 @@ impl TiresiasReport {
             PeerStop::NeverEnds { .. } => {
                 "stopped: the original never terminates here (a predicted queue jump at the current time that demotes nothing repeats forever); rows up to then kept"
             }
-            _ => "stopped",
         }
     }
 
@@ -247,8 +416,8 @@ impl TiresiasReport {
         write_jct_cdf_csv(&mut cdf, &self.metrics.jcts_s).expect("writing to memory");
         let summary = Summary {
             semantics: "tiresias",
-            policy: self.policy.to_string(),
-            placement: self.scheme.name(),
+            policy: self.policy.clone(),
+            placement: self.placement.clone(),
             cluster: self.cluster.to_string(),
             trace,
             gittins_sample: self.gittins_sample.as_deref(),

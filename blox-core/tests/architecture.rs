@@ -1,6 +1,7 @@
 //! Architecture invariants that live in the manifests: a component crate depends on `blox-core`,
 //! serde and its own algorithm crates only, so a researcher can add one policy crate and use it;
-//! `blox-core` depends on no other blox crate.
+//! `blox-core` depends on no other blox crate; the engine (`blox-sim`) depends on no component
+//! crate (a peer's components are composed with its time model in `blox-cli`).
 
 use std::path::Path;
 
@@ -73,6 +74,46 @@ fn component_crates_depend_on_the_core_serde_and_their_own_algorithm_crates_only
              own algorithm crates): the engine, the CLI and other blox crates stay out"
         );
     }
+}
+
+/// The component crates: the engine may name none of them in its `[dependencies]`.
+const COMPONENT_CRATES: &[&str] = &[
+    "blox-admission",
+    "blox-policies",
+    "blox-placement",
+    "blox-pollux",
+];
+
+#[test]
+fn the_engine_depends_on_no_component_crate() {
+    let deps = dependencies(&manifest("blox-sim"));
+    let components: Vec<&String> = deps
+        .iter()
+        .filter(|d| COMPONENT_CRATES.contains(&d.as_str()))
+        .collect();
+    assert!(
+        components.is_empty(),
+        "blox-sim depends on component crates {components:?}: a peer's components are composed \
+         with its time model in blox-cli (or reach the model through a blox-core trait)"
+    );
+    // What the engine may depend on at all: the core, cluster events, trace reading, serde.
+    assert_eq!(
+        check(
+            "blox-sim",
+            &["blox-core", "blox-nodes", "blox-workload", "serde"]
+        ),
+        Ok(()),
+        "blox-sim is the engine only"
+    );
+}
+
+#[test]
+fn the_engine_check_catches_a_component_dependency() {
+    let m = "[dependencies]\nblox-core.workspace = true\nblox-policies.workspace = true\n\n\
+             [dev-dependencies]\nblox-placement.workspace = true\n";
+    let deps = dependencies(m);
+    assert_eq!(deps, vec!["blox-core", "blox-policies"]);
+    assert!(deps.iter().any(|d| COMPONENT_CRATES.contains(&d.as_str())));
 }
 
 #[test]

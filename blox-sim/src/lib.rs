@@ -12,7 +12,7 @@
 //! | [`Workload`] | where jobs come from: [`BloxDefaultWorkload`] (Blox's generator on a bit-exact CPython `random`), [`JobList`] (e.g. from [`read_canonical_csv`]) |
 //! | [`time::gavel`] | Gavel's (OSDI 2020) trace simulator's clock, self-contained (f64 seconds, rounds ending at their slowest micro-task), driving Gavel's mechanism through [`time::gavel::GavelRounds`]; `blox-sim run --semantics gavel` |
 //! | [`time::Synergy`] | Synergy's time model (OSDI 2022), a third [`TimeModel`]: 300 s rounds, every job re-decided each round, whole iterations credited at allocation with the placement's host-resource speed-ups, completion at the round end; its generator is [`workload::SynergyWorkload`] |
-//! | [`TiresiasTime`] | the `tiresias` time model: the Tiresias authors' event loops job by job, through the engine with Tiresias' own schedules and placements ([`time::tiresias::run_tiresias_engine`]; self-contained: [`time::tiresias::run_tiresias`]) |
+//! | [`TiresiasTime`] | the `tiresias` time model: the Tiresias authors' clock job by job (integer seconds, decisions at arrivals, completions and predicted queue jumps), driven by any scheduler; `blox-cli` composes it with Tiresias' own schedules and placements or with any engine policy (`blox_cli::tiresias_peer`) |
 //!
 //! ## Compose and run a scheduler
 //!

@@ -281,9 +281,10 @@ fn cli_errors_name_the_flag_or_the_line() {
     let cases: [(&[&str], &str); 6] = [
         (&["--cluster", "4x1:a100"], "GPU type `a100`"),
         (&["--cluster", "8x1"], "needs typed groups"),
+        // Neither Gavel's nor the engine's (`las` is an engine policy now: both lists named).
         (
-            &["--cluster", "2x1:v100", "--policy", "las"],
-            "unknown Gavel policy `las`",
+            &["--cluster", "2x1:v100", "--policy", "lsa"],
+            "fifo_perf, max_min_fairness",
         ),
         (
             &["--cluster", "2x1:v100", "--placement", "first-fit"],
@@ -407,4 +408,105 @@ fn engine_jobs_csv_names_the_gpu_types_each_job_ran_on() {
         }
     }
     assert_eq!(seen.len(), 2, "both types were used: {seen:?}");
+}
+
+/// Mean JCT and the `jobs.csv` of a `run --semantics gavel` of vector trace `g4` (4 GPUs of
+/// each type, as its vectors).
+fn g4_run(d: &Path, policy: &str) -> (f64, String) {
+    let out = d.join(format!("out-{}", policy.replace(':', "-")));
+    let (code, _, stderr) = blox_sim(&[
+        "run",
+        "--semantics",
+        "gavel",
+        "--trace",
+        d.join("g4.trace").to_str().unwrap(),
+        "--cluster",
+        "2x1:v100,2x1:p100,2x1:k80",
+        "--policy",
+        policy,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{policy}: {stderr}");
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["n_dropped"].as_u64(), Some(0), "{policy}");
+    (
+        s["avg_jct_s"].as_f64().unwrap(),
+        std::fs::read_to_string(out.join("jobs.csv")).unwrap(),
+    )
+}
+
+/// Any engine policy runs under Gavel's clock: `las`, `srtf` and the engine's `fifo` complete
+/// every job with JCTs of their own; Gavel's `fifo` keeps Gavel's name and its vector value.
+#[test]
+fn engine_policies_run_under_gavels_clock() {
+    let Some(d) = scratch("any", "g4") else {
+        return;
+    };
+    let (mmf, mmf_csv) = g4_run(&d, "max_min_fairness_perf");
+    let want = VECTORS
+        .iter()
+        .find(|v| v.0 == "g4" && v.1 == "max_min_fairness_perf")
+        .unwrap();
+    let jcts: Vec<f64> = want.4.iter().map(|j| j.unwrap()).collect();
+    assert_eq!(mmf, jcts.iter().sum::<f64>() / jcts.len() as f64);
+    let (las, las_csv) = g4_run(&d, "las");
+    let (srtf, _) = g4_run(&d, "srtf");
+    let (fifo, fifo_csv) = g4_run(&d, "fifo");
+    let (engine_fifo, engine_fifo_csv) = g4_run(&d, "engine:fifo");
+    assert_ne!(mmf_csv, las_csv);
+    assert_ne!(fifo_csv, engine_fifo_csv, "engine:fifo is the engine's");
+    for (name, v) in [("las", las), ("srtf", srtf), ("engine:fifo", engine_fifo)] {
+        assert!(v > 0.0 && v != mmf && v != fifo, "{name}: {v}");
+    }
+    // Same scenario, same bytes.
+    assert_eq!(g4_run(&d, "las").1, las_csv);
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `compare --semantics gavel`: one row per policy, each the run's own result.
+#[test]
+fn compare_under_gavel_prints_each_row() {
+    let Some(d) = scratch("compare", "g4") else {
+        return;
+    };
+    let out = d.join("cmp");
+    let (code, stdout, stderr) = blox_sim(&[
+        "compare",
+        "--semantics",
+        "gavel",
+        "--trace",
+        d.join("g4.trace").to_str().unwrap(),
+        "--cluster",
+        "2x1:v100,2x1:p100,2x1:k80",
+        "--policy",
+        "max_min_fairness_perf,las,fifo",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    for p in ["max_min_fairness_perf ", "las ", "fifo "] {
+        assert_eq!(
+            stdout.lines().filter(|l| l.starts_with(p)).count(),
+            1,
+            "{p}: {stdout}"
+        );
+    }
+    let csv = std::fs::read_to_string(out.join("compare.csv")).unwrap();
+    for p in ["max_min_fairness_perf", "las", "fifo"] {
+        let row: Vec<&str> = csv
+            .lines()
+            .find(|l| l.starts_with(&format!("{p},")))
+            .unwrap()
+            .split(',')
+            .collect();
+        let (avg, _) = g4_run(&d, p);
+        assert_eq!(row[4].parse::<f64>().unwrap(), avg, "{p}");
+        assert!(
+            out.join(p.replace('_', "-")).join("jobs.csv").is_file(),
+            "{p}"
+        );
+    }
+    std::fs::remove_dir_all(&d).unwrap();
 }

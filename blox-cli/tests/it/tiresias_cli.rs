@@ -162,12 +162,15 @@ fn bad_input_is_named() {
     )
     .unwrap();
     let t = trace.to_str().unwrap();
-    let cases: [(&[&str], &str); 6] = [
+    let cases: [(&[&str], &str); 8] = [
         (
             &["--cluster-spec", spec.to_str().unwrap()],
             "line 2, field `num_gpu_p_node`",
         ),
-        (&["--policy", "las"], "dlas-gpu-gittins"),
+        // Neither Tiresias' nor the engine's: both lists are named.
+        (&["--policy", "lsa"], "dlas-gpu-gittins"),
+        (&["--policy", "lsa"], "fifo, las, srtf"),
+        (&["--policy", "las", "--placement", "random"], "crashes"),
         (&["--placement", "scattered"], "yarn, count"),
         (&["--policy", "dlas-gpu:thresholds=7200/x"], "whole numbers"),
         (&["--round", "300"], "--round has no meaning"),
@@ -182,4 +185,134 @@ fn bad_input_is_named() {
         assert!(err.contains(want), "{extra:?}: {err}");
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Mean JCT and completed jobs of a `run --semantics tiresias` on the 60-job trace, from its
+/// `summary.json`, and the `job.csv` text.
+fn sixty(bin: &str, policy: &str, placement: Option<&str>) -> Option<(f64, u64, String)> {
+    let dir = tiresias_dir()?;
+    let trace = dir.join("60_job.csv");
+    let out = std::env::temp_dir().join(format!(
+        "blox-tiresias-any-{}-{}-{}",
+        std::process::id(),
+        policy.replace([':', ',', '='], "-"),
+        placement.unwrap_or("default")
+    ));
+    let mut args = vec![
+        "run",
+        "--semantics",
+        "tiresias",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--trace-format",
+        "tiresias",
+        "--cluster",
+        "2x4",
+        "--policy",
+        policy,
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    if let Some(p) = placement {
+        args.extend(["--placement", p]);
+    }
+    let o = Command::new(bin).args(&args).output().unwrap();
+    assert!(
+        o.status.success(),
+        "{policy}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let job = std::fs::read_to_string(out.join("job.csv")).unwrap();
+    std::fs::remove_dir_all(&out).ok();
+    Some((
+        summary["avg_jct_s"].as_f64().unwrap(),
+        summary["n_completed"].as_u64().unwrap(),
+        job,
+    ))
+}
+
+/// Any engine policy runs on Tiresias' model: `las` completes every job of the 60-job trace
+/// (on `count`, an engine policy's default scheme) with other JCTs than `dlas-gpu`; `srtf` on a
+/// scheme gives exactly Tiresias' own `shortest` on it (the same order through the same pass),
+/// `yarn`'s memory leak included.
+#[test]
+fn engine_policies_run_on_tiresias_model() {
+    let bin = env!("CARGO_BIN_EXE_blox-sim");
+    let Some((dlas, n_dlas, dlas_csv)) = sixty(bin, "dlas-gpu", None) else {
+        return;
+    };
+    let (las, n_las, las_csv) = sixty(bin, "las", None).unwrap();
+    assert_eq!((n_dlas, n_las), (60, 60));
+    assert!((dlas - las).abs() > 1.0, "las {las} vs dlas-gpu {dlas}");
+    assert_ne!(dlas_csv, las_csv);
+    // `count` writes the `resume` column: the default scheme of an engine policy.
+    assert!(las_csv.starts_with("time,job_id,num_gpu,submit_time,start_time,end_time,executed_time,JCT,duration,pending_time,preempt,resume,promote"));
+    for scheme in ["count", "yarn"] {
+        let (srtf, n_srtf, srtf_csv) = sixty(bin, "srtf", Some(scheme)).unwrap();
+        let (shortest, n_shortest, shortest_csv) = sixty(bin, "shortest", Some(scheme)).unwrap();
+        assert_eq!((srtf, n_srtf), (shortest, n_shortest), "{scheme}");
+        assert_eq!(srtf_csv, shortest_csv, "{scheme}");
+    }
+    // `fifo` is Tiresias' (non-preemptive, head-of-line); `engine:fifo` the engine's.
+    let (fifo, _, _) = sixty(bin, "fifo", None).unwrap();
+    let (engine_fifo, n, _) = sixty(bin, "engine:fifo", None).unwrap();
+    assert_eq!(n, 60);
+    assert!((fifo - engine_fifo).abs() > 1.0, "{fifo} vs {engine_fifo}");
+    // An engine placement with an engine policy.
+    let (ff, n, _) = sixty(bin, "las", Some("first-fit")).unwrap();
+    assert_eq!(n, 60);
+    assert!(ff > 0.0);
+}
+
+/// `compare --semantics tiresias`: one row per policy, Tiresias' and the engine's.
+#[test]
+fn compare_under_tiresias_prints_each_row() {
+    let Some(dir) = tiresias_dir() else { return };
+    let trace = dir.join("60_job.csv");
+    let out = std::env::temp_dir().join(format!("blox-tiresias-compare-{}", std::process::id()));
+    let o = blox_sim(&[
+        "compare",
+        "--semantics",
+        "tiresias",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--trace-format",
+        "tiresias",
+        "--cluster",
+        "2x4",
+        "--policy",
+        "dlas-gpu,las,srtf,engine:fifo",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| {
+            ["dlas-gpu ", "las ", "srtf ", "engine:fifo "]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .collect();
+    assert_eq!(rows.len(), 4, "{stdout}");
+    // Each row is the run's own: its mean JCT equals `run`'s.
+    let (las, _, _) = sixty(env!("CARGO_BIN_EXE_blox-sim"), "las", None).unwrap();
+    let csv = std::fs::read_to_string(out.join("compare.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = header.iter().position(|h| *h == "avg_jct_s").unwrap();
+    let las_row: Vec<&str> = csv
+        .lines()
+        .find(|l| l.starts_with("las,"))
+        .unwrap()
+        .split(',')
+        .collect();
+    let got: f64 = las_row[col].parse().unwrap();
+    assert!((got - las).abs() < 1e-6, "compare {got} vs run {las}");
+    for sub in ["dlas-gpu", "las", "srtf", "engine-fifo"] {
+        assert!(out.join(sub).join("job.csv").is_file(), "{sub}");
+    }
+    std::fs::remove_dir_all(&out).ok();
 }

@@ -102,3 +102,118 @@ fn unknown_names_and_parameters_are_clear_errors() {
         "{stderr}"
     );
 }
+
+/// A Tiresias trace of twelve jobs on two 4-GPU nodes (the shape of TIRESIAS-SEMANTICS.md's
+/// appendix example), written here so the test needs no shared traces.
+fn tiresias_trace(dir: &std::path::Path) -> PathBuf {
+    let jobs = [
+        (0, 4, 0, 1800),
+        (1, 2, 0, 600),
+        (2, 1, 0, 5000),
+        (3, 3, 100, 900),
+        (4, 8, 200, 700),
+        (5, 1, 200, 300),
+        (6, 2, 400, 2500),
+        (7, 1, 400, 1200),
+        (8, 4, 1000, 400),
+        (9, 2, 1000, 1000),
+        (10, 1, 2000, 100),
+        (11, 3, 2500, 1500),
+    ];
+    let mut text =
+        String::from("job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n");
+    for (id, g, s, d) in jobs {
+        text.push_str(&format!("{id},{g},{s},100,resnet50,{d},10\n"));
+    }
+    let path = dir.join("toy.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The registered `srsf` runs on Tiresias' model (`--semantics tiresias`), in `run` and beside
+/// Tiresias' own `dlas-gpu` in `compare`, and schedules differently from `las` there.
+#[test]
+fn the_registered_policy_runs_under_tiresias_semantics() {
+    let dir = tmp("tiresias");
+    let trace = tiresias_trace(&dir);
+    let trace = trace.to_str().unwrap();
+    let base = [
+        "--semantics",
+        "tiresias",
+        "--trace",
+        trace,
+        "--trace-format",
+        "tiresias",
+        "--cluster",
+        "2x4",
+    ];
+    let mut jcts = Vec::new();
+    for policy in ["srsf", "las"] {
+        let out = dir.join(policy);
+        let mut args = vec!["run"];
+        args.extend_from_slice(&base);
+        args.extend(["--policy", policy, "--out", out.to_str().unwrap()]);
+        let (ok, stdout, stderr) = my_blox_sim(&args);
+        assert!(ok, "{policy}: {stderr}");
+        assert!(
+            stdout.contains(&format!("tiresias {policy}/count")),
+            "{stdout}"
+        );
+        assert!(stdout.contains("12 of 12 jobs completed"), "{stdout}");
+        jcts.push(std::fs::read_to_string(out.join("job.csv")).unwrap());
+    }
+    assert_ne!(jcts[0], jcts[1], "srsf and las gave the same job.csv");
+    let mut args = vec!["compare"];
+    args.extend_from_slice(&base);
+    args.extend(["--policy", "srsf,dlas-gpu,las"]);
+    let (ok, stdout, stderr) = my_blox_sim(&args);
+    assert!(ok, "{stderr}");
+    for p in ["srsf ", "dlas-gpu ", "las "] {
+        assert_eq!(
+            stdout.lines().filter(|l| l.starts_with(p)).count(),
+            1,
+            "{p}: {stdout}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The registered `srsf` runs under Gavel's clock too (`--semantics gavel`), beside Gavel's
+/// own policy in `compare`; needs the shared traces (`$BLOX_TRACES`), skipped without them.
+#[test]
+fn the_registered_policy_runs_under_gavel_semantics() {
+    let dir = match std::env::var_os("BLOX_TRACES") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"),
+    };
+    let trace = dir.join("gavel/physical_cluster/small_test.trace");
+    if !trace.is_file() {
+        assert!(
+            std::env::var_os("BLOX_TRACES").is_none(),
+            "BLOX_TRACES is set but has no {}",
+            trace.display()
+        );
+        eprintln!("skipped: set BLOX_TRACES to the shared traces folder");
+        return;
+    }
+    let (ok, stdout, stderr) = my_blox_sim(&[
+        "compare",
+        "--semantics",
+        "gavel",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--cluster",
+        "4x1:v100,4x1:p100,4x1:k80",
+        "--policy",
+        "srsf,max_min_fairness_perf",
+    ]);
+    assert!(ok, "{stderr}");
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("srsf ") || l.starts_with("max_min_fairness_perf "))
+        .collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    // Every job completed under srsf: `jobs  completed  dropped` read 20 20 0.
+    let srsf: Vec<&str> = rows[0].split_whitespace().collect();
+    assert_eq!(&srsf[..4], &["srsf", "20", "20", "0"], "{stdout}");
+}
