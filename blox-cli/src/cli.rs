@@ -68,7 +68,8 @@ struct ScenarioArgs {
     /// (Gavel's trace simulator job by job: `run` or `compare` with a gavel --trace, --cluster
     /// of v100/p100/k80, --round, --seed and Gavel's --policy names or any engine policy) or
     /// `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
-    /// policies pollux, optimus and tiresias; `run` only) [default: exact].
+    /// policies pollux, optimus and tiresias, or any engine policy on its goodput-aware jobs; `run`
+    /// and `compare`, on a pollux --trace) [default: exact].
     #[arg(long, value_name = "blox|exact|synergy|tiresias|gavel|pollux")]
     semantics: Option<SemanticsArg>,
     /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
@@ -205,10 +206,9 @@ struct ScenarioArgs {
     decide: Option<blox_sim::Decide>,
 }
 
-#[derive(Args)]
-struct RunArgs {
-    #[command(flatten)]
-    scenario: ScenarioArgs,
+/// The Pollux preset's knobs (`run` and `compare`).
+#[derive(Args, Default)]
+struct PolluxArgs {
     /// Pollux semantics: the applications' trace folder [default: `traces/` beside the
     /// workload's folder, as in the artifact].
     #[arg(long, value_name = "DIR")]
@@ -224,6 +224,38 @@ struct RunArgs {
     /// Pollux semantics: generations of the Pollux policy's genetic search [default: 100].
     #[arg(long, value_name = "N")]
     generations: Option<usize>,
+}
+
+impl PolluxArgs {
+    /// The options, or an error when they are given without `--semantics pollux`.
+    fn options(&self, pollux: bool) -> Result<crate::pollux::PolluxOptions, SimError> {
+        if !pollux
+            && (self.pollux_traces.is_some()
+                || self.interference.is_some()
+                || self.no_interference_avoidance
+                || self.generations.is_some())
+        {
+            return Err(SimError::Config(
+                "--pollux-traces, --interference, --no-interference-avoidance and --generations \
+                 apply to --semantics pollux only"
+                    .into(),
+            ));
+        }
+        Ok(crate::pollux::PolluxOptions {
+            traces: self.pollux_traces.clone(),
+            interference: self.interference.unwrap_or(0.0),
+            no_avoidance: self.no_interference_avoidance,
+            generations: self.generations,
+        })
+    }
+}
+
+#[derive(Args)]
+struct RunArgs {
+    #[command(flatten)]
+    scenario: ScenarioArgs,
+    #[command(flatten)]
+    pollux: PolluxArgs,
     /// Scheduling policy: fifo, las, srtf, sjf, tiresias, optimus, gavel (Gavel-style max-min,
     /// alias gavel-style), themis (greedy finish-time fairness, alias ftf-greedy); parameters as
     /// `name:key=value,...`, e.g. `tiresias:queues=2,threshold=3600`. In blox semantics
@@ -249,6 +281,8 @@ struct RunArgs {
 struct CompareArgs {
     #[command(flatten)]
     scenario: ScenarioArgs,
+    #[command(flatten)]
+    pollux: PolluxArgs,
     /// Policies to compare, comma-separated (parameters stay with their policy:
     /// `tiresias:queues=2,threshold=3600,las`).
     #[arg(long, value_name = "P1,P2,...", default_value = "fifo,las,srtf")]
@@ -495,6 +529,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         None => compare(
             CompareArgs {
                 scenario: ScenarioArgs::default(),
+                pollux: PolluxArgs::default(),
                 policy: "fifo,las,srtf".into(),
                 placements: None,
                 class_splits: None,
@@ -897,18 +932,7 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
         s.out = Some(out);
     }
     let pollux = a.scenario.semantics == Some(SemanticsArg::Pollux);
-    if !pollux
-        && (a.pollux_traces.is_some()
-            || a.interference.is_some()
-            || a.no_interference_avoidance
-            || a.generations.is_some())
-    {
-        return Err(SimError::Config(
-            "--pollux-traces, --interference, --no-interference-avoidance and --generations \
-             apply to --semantics pollux only"
-                .into(),
-        ));
-    }
+    let pollux_opts = a.pollux.options(pollux)?;
     use crate::progress::ProgressMode;
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mode = match (a.progress.as_str(), terminal) {
@@ -918,13 +942,7 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     };
     let started = Instant::now();
     let report = if pollux {
-        let opts = crate::pollux::PolluxOptions {
-            traces: a.pollux_traces.clone(),
-            interference: a.interference.unwrap_or(0.0),
-            no_avoidance: a.no_interference_avoidance,
-            generations: a.generations,
-        };
-        crate::pollux::run(&s, &opts, reg)?
+        crate::pollux::run(&s, &pollux_opts, reg)?
     } else {
         s.run_observed(reg, mode, true)
             .map_err(|e| explain_stall(e, &s))?
@@ -1185,6 +1203,8 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     if a.scenario.semantics == Some(SemanticsArg::Gavel) {
         return gavel_compare(&a, reg);
     }
+    let pollux = a.scenario.semantics == Some(SemanticsArg::Pollux);
+    let pollux_opts = a.pollux.options(pollux)?;
     let base = a.scenario.build()?;
     let policies: Vec<Named<PolicyConfig>> = parse_list(&Some(a.policy.clone()), "policy")?;
     let mut placements: Vec<Named<PlacementConfig>> = parse_list(&a.placements, "placements")?;
@@ -1245,7 +1265,14 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
             .enumerate()
             .map(|(i, s)| {
                 // One overload warning for the comparison (every policy sees the same jobs).
-                scope.spawn(move || s.run_observed(reg, crate::progress::ProgressMode::Off, i == 0))
+                let opts = &pollux_opts;
+                scope.spawn(move || {
+                    if pollux {
+                        crate::pollux::run(s, opts, reg)
+                    } else {
+                        s.run_observed(reg, crate::progress::ProgressMode::Off, i == 0)
+                    }
+                })
             })
             .collect();
         handles
@@ -1268,7 +1295,11 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     print!("{}", blox_metrics::comparison_table(&rows));
     println!(
         "\n{} semantics | {} GPUs ({}) | {} | admission {} | placement {} | jobs {} tracked | {:.2} s wall",
-        base.semantics,
+        if pollux {
+            "pollux".to_string()
+        } else {
+            base.semantics.to_string()
+        },
         base.cluster_spec()?.total_gpus(),
         base.cluster,
         workload_label(&base),
