@@ -96,7 +96,12 @@ struct ServeArgs {
     #[arg(long, default_value_t = 64.0)]
     mem_per_node: f64,
     /// Round length in seconds.
-    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    #[arg(
+        long,
+        default_value_t = 30.0,
+        value_name = "SECONDS",
+        allow_negative_numbers = true
+    )]
     round: f64,
     /// Admission policy: `accept-all` or `load-based:FACTOR`.
     #[arg(long, default_value = "accept-all", value_name = "POLICY")]
@@ -108,13 +113,18 @@ struct ServeArgs {
     #[arg(long, default_value = "scattered", value_name = "POLICY")]
     placement: PlacementConfig,
     /// Seconds between the preemption signal and SIGKILL.
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    #[arg(
+        long,
+        default_value_t = 10.0,
+        value_name = "SECONDS",
+        allow_negative_numbers = true
+    )]
     grace: f64,
     /// Lease: seconds a launch must have been working (since its `started` line or first
     /// progress report, so process start-up does not count) before the scheduler may preempt
     /// it; until then its stop is deferred and it keeps running. 0 disables leases
     /// [default: one round, --round].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     min_run: Option<f64>,
     /// Preemption signal (TERM, INT, USR1, …).
     #[arg(long, default_value = "TERM", value_name = "SIGNAL")]

@@ -200,3 +200,22 @@ fn every_stock_policy_finishes_every_job_and_respects_the_lease() {
         check(p, &d.0.join("state"), jobs.len(), 2000);
     }
 }
+
+/// A bad lease is refused with the flag named (a negative number included, which the argument
+/// parser would otherwise take for an unknown flag).
+#[test]
+fn a_bad_min_run_is_refused_naming_the_flag() {
+    let dir = TempDir::new("progress-flag");
+    for (value, says) in [("-1", "--min-run `-1`"), ("abc", "--min-run")] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_blox-cluster"))
+            .arg("serve")
+            .arg("--state")
+            .arg(dir.0.join("state"))
+            .args(["--listen", "127.0.0.1:0", "--min-run", value])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{value}: {err}");
+        assert!(err.contains(says), "{value}: {err}");
+    }
+}
