@@ -6,7 +6,7 @@
 //!
 //! | part | what it is |
 //! |---|---|
-//! | [`RoundLoop`] | the round loop over an executor, mirroring `blox-sim`'s engine (`exact` semantics, wall-clock time) |
+//! | [`RoundLoop`] | the round loop over an executor, mirroring `blox-sim`'s engine (`exact` semantics, wall-clock time); attained service from reported progress; a lease (`--min-run`, one round by default) before a launch may be preempted |
 //! | [`LocalExecutor`] | the `local` backend: one process per rank, one process group per launch, SIGTERM then SIGKILL |
 //! | [`SlurmExecutor`] | the `slurm` backend: one Slurm job per launch pinned with typed GRES, `scancel --signal` then `scancel` |
 //! | [`Store`] | all job state in SQLite (bundled), so a restarted server loses no job |

@@ -96,7 +96,12 @@ struct ServeArgs {
     #[arg(long, default_value_t = 64.0)]
     mem_per_node: f64,
     /// Round length in seconds.
-    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    #[arg(
+        long,
+        default_value_t = 30.0,
+        value_name = "SECONDS",
+        allow_negative_numbers = true
+    )]
     round: f64,
     /// Admission policy: `accept-all` or `load-based:FACTOR`.
     #[arg(long, default_value = "accept-all", value_name = "POLICY")]
@@ -108,8 +113,19 @@ struct ServeArgs {
     #[arg(long, default_value = "scattered", value_name = "POLICY")]
     placement: PlacementConfig,
     /// Seconds between the preemption signal and SIGKILL.
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    #[arg(
+        long,
+        default_value_t = 10.0,
+        value_name = "SECONDS",
+        allow_negative_numbers = true
+    )]
     grace: f64,
+    /// Lease: seconds a launch must have been working (since its `started` line or first
+    /// progress report, so process start-up does not count) before the scheduler may preempt
+    /// it; until then its stop is deferred and it keeps running. 0 disables leases
+    /// [default: one round, --round].
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    min_run: Option<f64>,
     /// Preemption signal (TERM, INT, USR1, …).
     #[arg(long, default_value = "TERM", value_name = "SIGNAL")]
     preempt_signal: String,
@@ -226,6 +242,10 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
         ));
     }
     let grace = secs("--grace", a.grace)?;
+    let min_run = match a.min_run {
+        Some(s) => secs("--min-run", s)?,
+        None => round,
+    };
     let signal = parse_signal(&a.preempt_signal)?;
     let env = PolicyEnv::new(None);
     let cfg_err = |e: blox_core::ConfigError| ClusterError::Config(e.0);
@@ -274,11 +294,13 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
         "policy": a.policy.to_string(),
         "placement": a.placement.to_string(),
         "grace_s": a.grace,
+        "min_run_s": min_run.as_secs_f64(),
         "preempt_signal": signal.as_str(),
     });
     let cfg = LoopConfig {
         round,
         grace,
+        min_run,
         tick: Duration::from_millis(a.tick_ms.clamp(10, 10_000)),
         starvation: (a.starvation > 0).then(|| Time::from_secs(a.starvation)),
         out: a.out.clone().unwrap_or_else(|| a.state.join("out")),

@@ -3,8 +3,8 @@
 //! # The loop
 //!
 //! Every tick (100 ms) the loop polls the executor (starts, progress, exits), applies cancel
-//! requests, credits attained service (GPU-seconds, as in `exact` simulation), and launches
-//! placed jobs whose GPUs have been drained by their previous holders. Every round (`--round`)
+//! requests, credits attained service, and launches placed jobs whose GPUs have been drained by
+//! their previous holders. Every round (`--round`)
 //! it does what the simulator's round does, in the same order: arrivals (new submissions),
 //! admission, scheduling, placement (validated like the simulator validates it: no GPU twice,
 //! none busy, no unknown job, rigid sizes kept; every stop before any start; a stop undone by a
@@ -13,6 +13,29 @@
 //! A stop frees the job's GPUs in the scheduler's view at once (as in simulation); the executor
 //! sends the preemption signal and kills the job after the grace period, and a launch on those
 //! GPUs waits until the victim has exited (Blox's node manager waits the same way).
+//!
+//! # Attained service
+//!
+//! Jobs carry the simulator's facts, [`Job::attained_gpu_s`] and [`Job::attained_wall_s`],
+//! but real service is what a job did, not how long its process existed: a job that reports
+//! iterations (submitted with `total_iterations` and a known amount of work) is credited its
+//! nominal work per iteration (work ÷ iterations) for every iteration it reports beyond what
+//! was already credited, times its GPUs for the GPU-seconds; when it exits successfully the
+//! iterations it did not get to report are credited too, so a completed job's service is its
+//! work exactly. Any other job is credited wall-clock time while its launch is working (from
+//! its `started` line or first progress report; see [`lease`]) until it is stopped. Process
+//! start-up, checkpoint restore and the drain after a preemption signal are never service.
+//! `executed` (the work done, which SRTF-like policies read) comes from the iterations
+//! reported, or from the same working time.
+//!
+//! # Leases
+//!
+//! A launch that has started working may not be preempted by the scheduler until it has
+//! worked for `--min-run` (by default one round): the round's stops of such jobs are deferred
+//! by the server (the driver's [`Host`]) and the jobs keep running, together with any start
+//! that needed their GPUs. Without it, a policy such as LAS, whose order changes as soon as a
+//! job has run, preempts every launch at the next round, however little of it ran. The
+//! details are in [`lease`].
 //!
 //! # State
 //!
@@ -26,8 +49,8 @@ use crate::model::{JobState, LiveRecord, RunRecord, Submission};
 use crate::store::{unix_ms, Store, StoredEvent};
 use crate::ClusterError;
 use blox_core::{
-    Cluster, Ctx, Event, ExecEvent, Executor, ExitStatus, GpuId, GpuSet, Job, JobId, JobTable,
-    Launch, MetricSink, QueuedJob, RoundSample, Scheduler, Time, PRIORITY_STARVED,
+    Cluster, Ctx, Decisions, Event, ExecEvent, Executor, ExitStatus, GpuId, GpuSet, Job, JobId,
+    JobTable, Launch, MetricSink, QueuedJob, RoundSample, Scheduler, Time, PRIORITY_STARVED,
 };
 use blox_metrics::{write_jobs_csv_with, write_timeline_csv_with, JobLog, RunMetrics, Timeline};
 use blox_sim::{DecisionError, Driver, Host};
@@ -45,6 +68,9 @@ pub struct LoopConfig {
     pub round: Duration,
     /// Time between a preemption signal and the kill.
     pub grace: Duration,
+    /// The lease: how long a launch must have been working before the scheduler may preempt
+    /// it (zero: no lease). See the module docs.
+    pub min_run: Duration,
     /// How often the executor is polled.
     pub tick: Duration,
     /// Waiting time after which a job is promoted to the starved class (`None`: never).
@@ -76,6 +102,10 @@ pub struct RunCounters {
     pub cancelled: u64,
     /// Preemptions.
     pub preemptions: u64,
+    /// Stops the scheduler decided that were not applied because the job was within its lease
+    /// (or its move to other GPUs waited on another job's lease); the job kept running. Counted
+    /// by this server process.
+    pub lease_kept: u64,
     /// Launches adopted after a restart.
     pub adopted: u64,
     /// Launches requeued because they could not be found after a restart, or vanished (e.g.
@@ -95,6 +125,12 @@ struct Live {
     attempt: u32,
     gpus: GpuSet,
     stopping: bool,
+    /// When it was launched (or adopted).
+    launched: Time,
+    /// When it first said it works (its `started` line or a progress report).
+    working: Option<Time>,
+    /// The job's iteration count up to which this launch's service has been credited.
+    credited_iter: u64,
 }
 
 /// The loop: a scheduler, the one round driver (`blox_sim::Driver`, the same as the simulator's)
@@ -136,6 +172,10 @@ struct Server<E> {
     down: BTreeMap<blox_core::NodeId, blox_core::NodeChange>,
     /// Node events and failures of this server process (for the outputs).
     cluster_log: blox_metrics::ClusterLog,
+    /// The lease (`LoopConfig::min_run`).
+    min_run: Time,
+    /// This round's decisions that the leases keep from being applied.
+    deferred: lease::Deferred,
 }
 
 fn gpus_u32(g: &[GpuId]) -> Vec<u32> {
@@ -270,6 +310,9 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
                                 attempt: live.attempt,
                                 gpus: live.gpus.iter().map(|&g| GpuId(g)).collect(),
                                 stopping: live.stopping,
+                                launched: now,
+                                working: Some(now),
+                                credited_iter: e.run.iterations,
                             },
                         );
                     }
@@ -298,6 +341,7 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         let next_seq = counters.arrived;
         let next_id = counters.admitted as u32;
         let round_len = Time(cfg.round.as_millis().max(1) as u64);
+        let min_run = Time(u64::try_from(cfg.min_run.as_millis()).unwrap_or(u64::MAX));
         Ok(RoundLoop {
             scheduler,
             driver: Driver::new(),
@@ -328,6 +372,8 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
                 ever_submitted,
                 down: BTreeMap::new(),
                 cluster_log: blox_metrics::ClusterLog::new(inventory.total_gpus()),
+                min_run,
+                deferred: lease::Deferred::default(),
             },
         })
     }
@@ -417,23 +463,31 @@ impl<E: Executor> Server<E> {
         }
     }
 
+    /// Credit wall-clock service up to `now` to running jobs that do not report iterations
+    /// (those that do are credited from their progress reports, in [`Server::poll`]): only
+    /// while their launch is working, so process start-up is not service.
     fn credit(&mut self, now: Time) {
         for job in self.table.iter_mut() {
             let Some(from) = self.credited_to.get_mut(&job.id) else {
                 continue;
             };
-            let running = job.is_running() && self.lives.get(&job.id).is_some_and(|l| !l.stopping);
-            if running && now > *from {
-                let dt = (now - *from).as_secs_f64();
-                job.attained_gpu_s += f64::from(job.spec.n_gpus) * dt;
-                job.attained_wall_s += dt;
-                let by_iterations = self
-                    .rows
-                    .get(&job.id)
-                    .and_then(|r| self.entries.get(r))
-                    .is_some_and(|e| e.sub.total_iterations.is_some());
-                if !by_iterations {
-                    job.executed = (job.executed + dt).min(job.spec.work_s);
+            let live = self.lives.get(&job.id).filter(|l| !l.stopping);
+            let sub = self
+                .rows
+                .get(&job.id)
+                .and_then(|r| self.entries.get(r))
+                .map(|e| &e.sub);
+            if let (true, Some(live), Some(sub)) = (job.is_running(), live, sub) {
+                let begin = (*from).max(live.working_from());
+                if now > begin {
+                    let dt = (now - begin).as_secs_f64();
+                    if service_per_iteration(sub).is_none() {
+                        job.attained_gpu_s += f64::from(job.spec.n_gpus) * dt;
+                        job.attained_wall_s += dt;
+                    }
+                    if sub.total_iterations.is_none() {
+                        job.executed = (job.executed + dt).min(job.spec.work_s);
+                    }
                 }
             }
             *from = now;
@@ -448,25 +502,46 @@ impl<E: Executor> Server<E> {
             .map_err(|e| ClusterError::Exec(e.0))?;
         for ev in evs.drain(..) {
             match ev {
+                ExecEvent::Started { job, attempt } => {
+                    if let Some(l) = self.lives.get_mut(&job).filter(|l| l.attempt == attempt) {
+                        l.working.get_or_insert(now);
+                    }
+                }
                 ExecEvent::Progress {
                     job,
                     attempt,
                     iterations,
                 } => {
-                    if self.lives.get(&job).map(|l| l.attempt) != Some(attempt) {
+                    let Some(live) = self.lives.get_mut(&job).filter(|l| l.attempt == attempt)
+                    else {
                         continue;
-                    }
-                    let total = self
+                    };
+                    live.working.get_or_insert(now);
+                    // Service is the progress this launch made beyond what was already
+                    // credited (iterations redone after a resume from an older checkpoint are
+                    // not counted twice).
+                    let gained = iterations.saturating_sub(live.credited_iter);
+                    live.credited_iter = live.credited_iter.max(iterations);
+                    let sub = self
                         .rows
                         .get(&job)
                         .and_then(|r| self.entries.get(r))
-                        .and_then(|e| e.sub.total_iterations);
+                        .map(|e| &e.sub);
+                    let total = sub.and_then(|s| s.total_iterations);
+                    let per_iteration = sub.and_then(service_per_iteration);
                     if let Some((_, e)) = self.entry(job) {
                         e.run.iterations = iterations;
                     }
-                    if let (Some(total), Some(j)) = (total, self.table.get_mut(job)) {
-                        j.executed =
-                            (iterations as f64 / total as f64 * j.spec.work_s).min(j.spec.work_s);
+                    if let Some(j) = self.table.get_mut(job) {
+                        if let Some(total) = total {
+                            j.executed = (iterations as f64 / total as f64 * j.spec.work_s)
+                                .min(j.spec.work_s);
+                        }
+                        if let Some(per) = per_iteration {
+                            let s = gained as f64 * per;
+                            j.attained_wall_s += s;
+                            j.attained_gpu_s += s * f64::from(j.spec.n_gpus);
+                        }
                     }
                 }
                 ExecEvent::Exited {
@@ -515,6 +590,18 @@ impl<E: Executor> Server<E> {
                         }
                     } else if status.success() {
                         // Also when it was being stopped: it finished before the signal did.
+                        // It did every iteration, reported or not (its last report may still
+                        // have been unread when it exited): credit the rest.
+                        let sub = self.rows.get(&job).and_then(|r| self.entries.get(r));
+                        let rest = sub.and_then(|e| {
+                            let per = service_per_iteration(&e.sub)?;
+                            let total = e.sub.total_iterations?;
+                            Some(total.saturating_sub(live.credited_iter) as f64 * per)
+                        });
+                        if let (Some(s), Some(j)) = (rest, self.table.get_mut(job)) {
+                            j.attained_wall_s += s;
+                            j.attained_gpu_s += s * f64::from(j.spec.n_gpus);
+                        }
                         self.complete(job, now);
                     } else {
                         eprintln!("blox-cluster: job {job} attempt {attempt} failed: {status}");
@@ -625,12 +712,16 @@ impl<E: Executor> Server<E> {
             match self.exec.launch(&launch) {
                 Ok(handle) => {
                     held.extend(gpus.iter().copied());
+                    let credited_iter = e.run.iterations;
                     self.lives.insert(
                         id,
                         Live {
                             attempt,
                             gpus: gpus.clone(),
                             stopping: false,
+                            launched: now,
+                            working: None,
+                            credited_iter,
                         },
                     );
                     self.credited_to.insert(id, now);
@@ -906,12 +997,22 @@ impl<E: Executor> Host for Server<E> {
         });
     }
 
+    fn decided(&mut self, d: &Decisions, t: Time) -> Result<(), ClusterError> {
+        self.plan_leases(d, t);
+        Ok(())
+    }
+
     fn keep(&mut self, id: JobId, _t: Time) {
         self.touched.insert(id);
     }
 
     fn stop(&mut self, id: JobId, t: Time) -> Result<(), ClusterError> {
         self.touched.insert(id);
+        if self.deferred.stops.contains(&id) {
+            // Within its lease: it keeps running (see `lease`).
+            self.counters.lease_kept += 1;
+            return Ok(());
+        }
         self.credit(t);
         let job = self.table.get_mut(id).expect("validated");
         let gpus = std::mem::take(&mut job.gpus);
@@ -944,6 +1045,10 @@ impl<E: Executor> Host for Server<E> {
     }
 
     fn start(&mut self, id: JobId, gpus: &GpuSet, _t: Time) -> Result<(), ClusterError> {
+        if self.deferred.starts.contains(&id) {
+            // Its GPUs are held by a job within its lease: it waits for the next round.
+            return Ok(());
+        }
         self.touched.insert(id);
         self.cluster.allocate(id, gpus);
         let job = self.table.get_mut(id).expect("validated");
@@ -960,6 +1065,7 @@ impl<E: Executor> Host for Server<E> {
     }
 
     fn applied(&mut self, counted: usize, t: Time) -> Result<(), ClusterError> {
+        let counted = counted - self.deferred.stops.len();
         let running = self.table.iter().filter(|j| j.is_running()).count() as u32;
         let sample = RoundSample::new(
             t,
@@ -980,7 +1086,19 @@ impl<E: Executor> Host for Server<E> {
     }
 }
 
+mod lease;
 mod nodes;
+
+/// Service per reported iteration (nominal seconds of work) of a job that reports iterations
+/// and has a known amount of work; `None` for the others, which are credited wall-clock time
+/// while they work.
+fn service_per_iteration(sub: &Submission) -> Option<f64> {
+    let work = sub.work_s();
+    match sub.total_iterations {
+        Some(n) if n > 0 && work > 0.0 => Some(work / n as f64),
+        _ => None,
+    }
+}
 
 /// A flag set by SIGTERM and SIGINT, for a clean stop of `serve`.
 pub fn stop_flag() -> Result<Arc<AtomicBool>, ClusterError> {

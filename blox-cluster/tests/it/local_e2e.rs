@@ -25,6 +25,9 @@ fn local_backend_preempts_resumes_and_survives_a_restart() {
     let t0 = Instant::now();
     let dir = TempDir::new("e2e");
     let state = dir.0.join("state");
+    // A lease (`--min-run`) shorter than the default round: these jobs run 3 to 6 s, and a
+    // preemption after a whole round of work would often come as the job is finishing, leaving
+    // nothing to resume. Leases themselves are tested in `progress`.
     let args = [
         "--nodes",
         "2x2",
@@ -34,6 +37,8 @@ fn local_backend_preempts_resumes_and_survives_a_restart() {
         "las",
         "--grace",
         "5",
+        "--min-run",
+        "1",
         "--exit-when-done",
     ];
     let mut s = Server::start(&state, &args);

@@ -6,6 +6,7 @@ mod hygiene;
 mod local_e2e;
 mod local_exec;
 mod local_nodes;
+mod progress;
 mod sim_vs_real;
 mod slurm_e2e;
 mod slurm_nodes;

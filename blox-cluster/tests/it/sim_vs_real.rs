@@ -2,6 +2,11 @@
 //! with the same components (accept-all, LAS, scattered; 2x2 GPUs; 2-second rounds). The
 //! simulation is given the work each job really needed (measured from the run), so a loaded
 //! machine, on which every iteration takes longer, does not make reality look slow.
+//!
+//! Real mode runs with its default lease (`--min-run`, one round), which the simulation does
+//! not have: a real launch is not preempted before it has worked a round, so reality preempts
+//! less than the simulation (11 against 26 in one run, where without leases both were about
+//! 25) and its average JCT came closer to the simulation's (+5.8 % against +14 % before).
 
 use crate::common::{read_jobs_csv, serial, Server, TempDir};
 use blox_admission::AcceptAll;

@@ -95,6 +95,9 @@ fn slurm_backend_pins_preempts_resumes_and_requeues() {
     let t0 = Instant::now();
     let dir = TempDir::new("slurm");
     let state = dir.0.join("state");
+    // A lease (`--min-run`) shorter than the default round, as in `local_e2e`: these jobs run
+    // 4 to 7 s, and a preemption after a whole round of work would often come as the job is
+    // finishing. Leases themselves are tested in `progress`.
     let args = [
         "--backend",
         "slurm",
@@ -104,6 +107,8 @@ fn slurm_backend_pins_preempts_resumes_and_requeues() {
         "las",
         "--grace",
         "5",
+        "--min-run",
+        "1",
         "--exit-when-done",
     ];
     std::fs::create_dir_all(&state).unwrap();
