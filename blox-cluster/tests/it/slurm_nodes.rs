@@ -122,8 +122,10 @@ fn a_drained_slurm_node_leaves_placement_and_returns() {
         serde_json::from_str(&std::fs::read_to_string(state.join("out/summary.json")).unwrap())
             .unwrap();
     assert_eq!(summary["cluster"]["node_events"], 2, "{summary}");
-    assert!(
-        summary["run"]["preemptions"].as_u64().unwrap() >= 1,
-        "{summary}"
-    );
+    // The job on the node when Slurm drained it was stopped: Slurm's DRAIN is read from sinfo
+    // as the node leaving with its jobs (a failure hit); a start whose GPUs were still being
+    // freed counts as a preemption. Which of the two a run shows depends on timing.
+    let hit = summary["run"]["preemptions"].as_u64().unwrap()
+        + summary["run"]["failures_hit"].as_u64().unwrap();
+    assert!(hit >= 1, "{summary}");
 }
