@@ -5,6 +5,12 @@
 //! term per round. [`add_repeated`] gives the loop's result, bit for bit, in O(log n) steps, so
 //! a stretch of 10^9 rounds costs what one round costs.
 
+/// Below this many additions [`add_repeated`] simply loops.
+const SHORT: u64 = 32;
+
+/// [`additions_to_reach`] tries this many additions one by one before it searches.
+const LOOP: u64 = 4096;
+
 /// `acc + x + x + … + x` (`n` additions, each rounded to the nearest `f64`, ties to even, as a
 /// loop would compute it), in O(log n) steps rather than `n`.
 ///
@@ -15,18 +21,29 @@
 /// plus single steps at its ends, and a sum stuck at `acc + x = acc` stops. A negative term is
 /// the mirror image; a start of the other sign than the term (never met in the simulator) is
 /// added to one step at a time until it changes sign.
-pub fn add_repeated(mut acc: f64, x: f64, mut n: u64) -> f64 {
-    const TOP: u64 = 1 << 53;
-    if n == 0 {
-        return acc;
+#[inline]
+pub fn add_repeated(mut acc: f64, x: f64, n: u64) -> f64 {
+    if n <= SHORT {
+        // A few additions are cheaper done than reasoned about.
+        for _ in 0..n {
+            acc += x;
+        }
+        acc
+    } else {
+        add_many(acc, x, n)
     }
+}
+
+/// [`add_repeated`] for more than [`SHORT`] additions.
+fn add_many(mut acc: f64, x: f64, mut n: u64) -> f64 {
+    const TOP: u64 = 1 << 53;
     if !(acc.is_finite() && x.is_finite()) || x == 0.0 {
         // Infinities, NaN and zero are fixed points after one addition.
         return acc + x;
     }
     if x < 0.0 {
         // Rounding to nearest is symmetric: the negated sum of the negated terms.
-        return -add_repeated(-acc, -x, n);
+        return -add_many(-acc, -x, n);
     }
     // A negative start is added to one step at a time until the sum is no longer negative.
     while acc < 0.0 && n > 0 {
@@ -86,8 +103,8 @@ pub fn add_repeated(mut acc: f64, x: f64, mut n: u64) -> f64 {
 
 /// The fewest additions of `x` to `acc` (each rounded, as [`add_repeated`]) after which the sum
 /// is at least `target`, with the sum then: `Some((k, sum))`, `k ≥ 1`. `None` when `max`
-/// additions do not get there (e.g. `x` too small to move the sum): O(log max) calls of
-/// [`add_repeated`].
+/// additions do not get there (e.g. `x` too small to move the sum): O(log k) calls of
+/// [`add_repeated`] for an answer `k`.
 pub fn additions_to_reach(acc: f64, x: f64, target: f64, max: u64) -> Option<(u64, f64)> {
     if max == 0 {
         return None;
@@ -97,21 +114,46 @@ pub fn additions_to_reach(acc: f64, x: f64, target: f64, max: u64) -> Option<(u6
         let first = acc + x;
         return (first >= target).then_some((1, first));
     }
-    let at_max = add_repeated(acc, x, max);
-    if at_max < target || at_max.is_nan() || target.is_nan() {
-        return None;
-    }
-    // The sum never decreases with more additions of a non-negative x: bisect.
-    let (mut lo, mut hi) = (0u64, max);
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if add_repeated(acc, x, mid) >= target {
-            hi = mid;
-        } else {
-            lo = mid;
+    // Short answers (most jobs) by the loop itself, as Blox computes them: a few thousand
+    // additions cost less than the search.
+    let (mut k, mut sum) = (0u64, acc);
+    while k < max.min(LOOP) {
+        sum += x;
+        k += 1;
+        if sum >= target {
+            return Some((k, sum));
         }
     }
-    Some((hi, add_repeated(acc, x, hi)))
+    // Longer ones: from there, double the stride until the sum gets there (the sum never
+    // decreases with more additions of a positive x, and once an addition leaves it unchanged
+    // it never moves again), then bisect the last stride. The loop has no memory, so each
+    // stride continues from the sum reached.
+    let mut stride = k.max(1);
+    loop {
+        if k == max {
+            return None;
+        }
+        let step = stride.min(max - k);
+        let next = add_repeated(sum, x, step);
+        if next >= target {
+            let (mut lo, mut lo_sum, mut hi) = (k, sum, k + step);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                let at = add_repeated(lo_sum, x, mid - lo);
+                if at >= target {
+                    hi = mid;
+                } else {
+                    (lo, lo_sum) = (mid, at);
+                }
+            }
+            return Some((hi, add_repeated(lo_sum, x, hi - lo)));
+        }
+        if next == sum {
+            return None;
+        }
+        (k, sum) = (k + step, next);
+        stride = stride.saturating_mul(2);
+    }
 }
 
 #[cfg(test)]
@@ -174,6 +216,21 @@ mod tests {
                 sum >= target && add_loop(acc, x, k - 1) < target,
                 "{acc} {x} {target}"
             );
+        }
+        // Past the plain loop's reach, from random starts: the loop's own first count.
+        let mut rng = crate::Seed(18).stream("additions_to_reach");
+        for _ in 0..40 {
+            let acc = rng.next_f64() * 1e6;
+            let x = 0.01 + rng.next_f64() * 7.0;
+            let k_want = 4000 + rng.below(60_000);
+            let target = add_loop(acc, x, k_want);
+            let (k, sum) = additions_to_reach(acc, x, target, u64::MAX).unwrap();
+            let (mut first, mut at) = (0, acc);
+            while at < target {
+                at += x;
+                first += 1;
+            }
+            assert_eq!((k, sum.to_bits()), (first, at.to_bits()));
         }
         // A term below half the sum's spacing never gets there.
         assert_eq!(additions_to_reach(1e17, 1.0, 2e17, 1 << 40), None);
