@@ -231,7 +231,7 @@ pub struct Timeline {
 impl Timeline {
     /// The stored entries in time order, each as a stretch: a processed round is a stretch of
     /// one ([`RoundStretch::single`]). O(entries) to walk.
-    pub fn stretches(&self) -> impl Iterator<Item = RoundStretch> + '_ {
+    pub fn stretches(&self) -> impl Iterator<Item = RoundStretch> + Clone + '_ {
         let mut next = self.stretches.iter().peekable();
         self.samples.iter().enumerate().map(move |(i, s)| {
             match next.next_if(|(at, _, _)| *at == i) {

@@ -314,8 +314,12 @@ pub fn plot_timeline(
     samples: &[RoundSample],
     total_gpus: u32,
 ) -> Result<(), PlotError> {
-    let stretches: Vec<RoundStretch> = samples.iter().map(|s| RoundStretch::single(*s)).collect();
-    plot_stretches(out, title, &stretches, total_gpus)
+    plot_stretches(
+        out,
+        title,
+        samples.iter().map(|s| RoundStretch::single(*s)),
+        total_gpus,
+    )
 }
 
 /// [`plot_timeline`] of a whole [`Timeline`](crate::Timeline): the same SVG as plotting every
@@ -327,30 +331,32 @@ pub fn plot_timeline_of(
     timeline: &crate::Timeline,
     total_gpus: u32,
 ) -> Result<(), PlotError> {
-    let stretches: Vec<RoundStretch> = timeline.stretches().collect();
-    plot_stretches(out, title, &stretches, total_gpus)
+    plot_stretches(out, title, timeline.stretches(), total_gpus)
 }
 
+/// The timeline plot from stretches in time order, walked a few times and never collected:
+/// memory is the points drawn, whatever the number of rounds.
 fn plot_stretches(
     out: &mut impl Write,
     title: &str,
-    stretches: &[RoundStretch],
+    stretches: impl Iterator<Item = RoundStretch> + Clone,
     total_gpus: u32,
 ) -> Result<(), PlotError> {
     let hours = |t: blox_core::Time| t.as_secs_f64() / 3600.0;
-    let stretches: Vec<RoundStretch> = stretches.iter().copied().filter(|s| s.count > 0).collect();
+    let stretches = stretches.filter(|s| s.count > 0);
     let util_of = |s: &RoundSample| crate::utilisation(s, total_gpus) * 100.0;
     let queue_of = |s: &RoundSample| f64::from(s.jobs_in_queue);
-    let util = envelope_stretches(&stretches, util_of, 2000);
-    let queue = envelope_stretches(&stretches, queue_of, 2000);
-    let empty = stretches.is_empty();
-    let t0 = stretches.first().map_or(0.0, |s| hours(s.first.time));
-    let t1 = stretches.last().map_or(1.0, |s| hours(s.last().time));
+    let util = envelope_stretches(stretches.clone(), util_of, 2000);
+    let queue = envelope_stretches(stretches.clone(), queue_of, 2000);
+    let first = stretches.clone().next();
+    let empty = first.is_none();
+    let t0 = first.map_or(0.0, |s| hours(s.first.time));
+    let t1 = stretches
+        .clone()
+        .last()
+        .map_or(1.0, |s| hours(s.last().time));
     let (t0, t1) = if t1 > t0 { (t0, t1) } else { (t0, t0 + 1.0) };
-    let qmax = stretches
-        .iter()
-        .map(|s| queue_of(&s.first))
-        .fold(0.0, f64::max);
+    let qmax = stretches.map(|s| queue_of(&s.first)).fold(0.0, f64::max);
     let qmax = if qmax > 0.0 { qmax * 1.08 } else { 1.0 };
     render(out, (900, 640), |root| {
         let root = root
@@ -391,7 +397,7 @@ fn plot_stretches(
 /// first lowest and first highest point of a bucket are each at the start of one of the
 /// stretches (or stretch pieces) the bucket covers.
 fn envelope_stretches(
-    stretches: &[RoundStretch],
+    stretches: impl Iterator<Item = RoundStretch> + Clone,
     value: impl Fn(&RoundSample) -> f64,
     buckets: usize,
 ) -> Vec<(f64, f64)> {
@@ -399,25 +405,29 @@ fn envelope_stretches(
         let s = st.sample(k);
         (s.time.as_secs_f64() / 3600.0, value(&s))
     };
-    let n: u64 = stretches.iter().map(|s| s.count).sum();
+    let n: u64 = stretches.clone().map(|s| s.count).sum();
     if n <= 2 * buckets as u64 || buckets == 0 {
         return stretches
-            .iter()
-            .flat_map(|st| (0..st.count).map(move |k| point(st, k)))
+            .flat_map(|st| (0..st.count).map(move |k| (st, k)))
+            .map(|(st, k)| point(&st, k))
             .collect();
     }
     let size = n.div_ceil(buckets as u64);
     let mut out = Vec::with_capacity(2 * buckets);
+    let mut stretches = stretches;
+    let mut cur = stretches.next();
     // (position in the whole series, value, stretch, round within it)
-    let (mut si, mut off, mut pos) = (0usize, 0u64, 0u64);
+    let (mut off, mut pos) = (0u64, 0u64);
     while pos < n {
         let end = (pos + size).min(n);
-        let mut lo: Option<(u64, f64, usize, u64)> = None;
+        let mut lo: Option<(u64, f64, RoundStretch, u64)> = None;
         let mut hi = lo;
         while pos < end {
-            let st = &stretches[si];
+            let Some(st) = cur else {
+                break;
+            };
             let v = value(&st.first);
-            let here = Some((pos, v, si, off));
+            let here = Some((pos, v, st, off));
             if lo.map_or(true, |l| v < l.1) {
                 lo = here;
             }
@@ -428,7 +438,7 @@ fn envelope_stretches(
             pos += take;
             off += take;
             if off == st.count {
-                si += 1;
+                cur = stretches.next();
                 off = 0;
             }
         }
@@ -436,9 +446,9 @@ fn envelope_stretches(
             break;
         };
         let (a, b) = if l.0 <= h.0 { (l, h) } else { (h, l) };
-        out.push(point(&stretches[a.2], a.3));
+        out.push(point(&a.2, a.3));
         if b.0 != a.0 {
-            out.push(point(&stretches[b.2], b.3));
+            out.push(point(&b.2, b.3));
         }
     }
     out
@@ -598,7 +608,7 @@ mod tests {
                 .map(|s| (s.time.as_secs_f64() / 3600.0, value(&s)))
                 .collect();
             proptest::prop_assert_eq!(
-                envelope_stretches(&stretches, value, buckets),
+                envelope_stretches(stretches.iter().copied(), value, buckets),
                 envelope(&points, buckets)
             );
         }
