@@ -112,6 +112,15 @@ impl<M> Progress<M> {
 }
 
 impl<M: MetricSink> MetricSink for Progress<M> {
+    /// A stretch of skipped rounds reaches the inner sinks as one (O(1)) and moves the clock to
+    /// its last round.
+    fn on_rounds(&mut self, stretch: &blox_core::RoundStretch) {
+        self.inner.on_rounds(stretch);
+        if stretch.count > 0 {
+            self.now = self.now.max(stretch.last().time);
+        }
+    }
+
     fn on_event(&mut self, event: &Event<'_>) {
         self.inner.on_event(event);
         match *event {

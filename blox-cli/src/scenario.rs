@@ -9,7 +9,7 @@ use blox_core::{
     ThroughputTable, Time,
 };
 use blox_metrics::{
-    plot_timeline, write_fairness_csv, write_jct_cdf_csv, write_jobs_csv_with,
+    plot_timeline_of, write_fairness_csv, write_jct_cdf_csv, write_jobs_csv_with,
     write_timeline_csv_with, ClusterLog, ClusterStats, JobLog, RunMetrics, Summary, Timeline,
 };
 use blox_nodes::{
@@ -1482,7 +1482,7 @@ impl RunReport {
         let mut svg = Vec::new();
         let total = self.scenario.cluster_spec()?.total_gpus();
         let title = format!("{}: utilisation and queue", self.scenario.label());
-        plot_timeline(&mut svg, &title, self.timeline.samples(), total)
+        plot_timeline_of(&mut svg, &title, &self.timeline, total)
             .map_err(|e| SimError::Config(format!("timeline plot: {e}")))?;
         write_all_or_nothing(
             dir,

@@ -99,6 +99,9 @@ impl<L: MetricSink, R: MetricSink> MetricSink for Either<L, R> {
     fn on_event(&mut self, event: &Event<'_>) {
         either_dispatch!(self, x => x.on_event(event))
     }
+    fn on_rounds(&mut self, stretch: &crate::RoundStretch) {
+        either_dispatch!(self, x => x.on_rounds(stretch))
+    }
 }
 
 impl<L: Scheduler, R: Scheduler> Scheduler for Either<L, R> {

@@ -4,7 +4,10 @@
 //!
 //! Events arrive in non-decreasing time. Within one time, the engine reports them in the order
 //! it acts: completions, arrivals, admissions and rejections, the round sample, stops, starts.
-//! Jobs acted on together are reported in the order the decision lists them.
+//! Jobs acted on together are reported in the order the decision lists them. Round boundaries the
+//! engine skipped (the state unchanged since the last decision) are reported as one
+//! [`RoundStretch`] just before the next decision's events, where their `Round` events would
+//! have been.
 
 use crate::ids::{GpuId, JobId, NodeId};
 use crate::job::JobSpec;
@@ -60,6 +63,71 @@ impl RoundSample {
     pub fn with_available_gpus(mut self, available: u32) -> Self {
         self.available_gpus = Some(available);
         self
+    }
+}
+
+/// Rounds the engine skipped with the state unchanged, reported once: `count` round boundaries at
+/// `first.time`, `first.time + step`, …, `first.time + (count − 1)·step`, each with `first`'s
+/// values. The engine reports a stretch through [`crate::MetricSink::on_rounds`] so that a run
+/// that waits a long time (one job of 10^9 s at one-second rounds) costs O(1) per stretch, not
+/// O(rounds); a sink that stores rounds keeps the stretch as it is.
+///
+/// ```
+/// use blox_core::{RoundSample, RoundStretch, Time};
+/// let first = RoundSample::new(Time::from_secs(600), 0, 1, 0, 3, 1, 0);
+/// let s = RoundStretch::new(first, Time::from_secs(300), 3);
+/// assert_eq!(s.last().time, Time::from_secs(1200));
+/// let times: Vec<Time> = s.samples().map(|r| r.time).collect();
+/// assert_eq!(times, [600, 900, 1200].map(Time::from_secs));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RoundStretch {
+    /// The first round's sample; every round of the stretch has its values.
+    pub first: RoundSample,
+    /// The time between consecutive rounds (the round length).
+    pub step: Time,
+    /// How many rounds the stretch stands for (at least 1).
+    pub count: u64,
+}
+
+impl RoundStretch {
+    /// `count` rounds from `first.time`, `step` apart, all with `first`'s values.
+    pub fn new(first: RoundSample, step: Time, count: u64) -> Self {
+        RoundStretch { first, step, count }
+    }
+
+    /// One round: the stretch of a single sample.
+    pub fn single(sample: RoundSample) -> Self {
+        RoundStretch {
+            first: sample,
+            step: Time::ZERO,
+            count: 1,
+        }
+    }
+
+    /// The time of round `k` (0-based) of the stretch.
+    pub fn time_of(&self, k: u64) -> Time {
+        Time(self.first.time.as_millis() + k * self.step.as_millis())
+    }
+
+    /// Round `k`'s sample (0-based): `first` at [`RoundStretch::time_of`]`(k)`.
+    pub fn sample(&self, k: u64) -> RoundSample {
+        RoundSample {
+            time: self.time_of(k),
+            ..self.first
+        }
+    }
+
+    /// The last round's sample.
+    pub fn last(&self) -> RoundSample {
+        self.sample(self.count.saturating_sub(1))
+    }
+
+    /// Every round of the stretch, in time order: the per-round expansion (O(count) to walk,
+    /// O(1) to hold).
+    pub fn samples(&self) -> impl Iterator<Item = RoundSample> + '_ {
+        (0..self.count).map(|k| self.sample(k))
     }
 }
 
@@ -207,7 +275,9 @@ pub enum Event<'a> {
         lost_gpu_s: f64,
     },
     /// The once-per-round sample, taken after placement decisions are made (see the engine's docs
-    /// for the exact point in each semantics).
+    /// for the exact point in each semantics). Rounds the engine skipped with the state unchanged
+    /// arrive together, through [`crate::MetricSink::on_rounds`], whose default hands them to
+    /// [`crate::MetricSink::on_event`] as one `Round` each.
     Round(RoundSample),
     /// The run ended.
     End {

@@ -13,7 +13,7 @@
 //! | in what order, how many GPUs | [`SchedulingPolicy`] | [`Schedule`]: jobs best first, with GPU counts |
 //! | which GPUs, whom to preempt | [`PlacementPolicy`] | [`Decisions`]: stops, then starts on exact GPUs |
 //! | how fast a job runs where placed | [`ThroughputModel`] | a speed factor |
-//! | what to measure | [`MetricSink`] | observes [`Event`]s |
+//! | what to measure | [`MetricSink`] | observes [`Event`]s, and stretches of skipped rounds as one [`RoundStretch`] |
 //!
 //! A policy author orders jobs with [`order::order_by_key`] (or [`order::order_by_class_key`]):
 //! ascending `(starvation class, key, id)`, floats compared totally, no hand-written comparisons.
@@ -68,6 +68,7 @@ mod context;
 mod decision;
 mod event;
 mod executor;
+mod float;
 mod hetero;
 mod ids;
 mod interval;
@@ -88,10 +89,11 @@ pub use combinators::{
 };
 pub use context::{Ctx, Semantics};
 pub use decision::{Admissions, Allocation, Decisions, HostShare, Schedule, ValidationScratch};
-pub use event::{Event, NodeChange, RoundSample};
+pub use event::{Event, NodeChange, RoundSample, RoundStretch};
 pub use executor::{
     BoxExecutor, ExecError, ExecEvent, Executor, ExitStatus, Inventory, Launch, NodeInfo, NodeSlice,
 };
+pub use float::{add_repeated, additions_to_reach};
 pub use hetero::{HeteroSpeed, ThroughputTable};
 pub use ids::{GpuId, GpuTypeId, JobId, NodeId};
 pub use interval::IntervalModel;

@@ -8,7 +8,7 @@
 use crate::cluster::Cluster;
 use crate::context::Ctx;
 use crate::decision::{Admissions, Decisions, Schedule};
-use crate::event::Event;
+use crate::event::{Event, RoundStretch};
 use crate::ids::GpuId;
 use crate::job::{Job, QueuedJob};
 
@@ -101,6 +101,21 @@ pub trait ThroughputModel {
 pub trait MetricSink {
     /// Called for every event, in the order events happen.
     fn on_event(&mut self, event: &Event<'_>);
+
+    /// Called once for a stretch of rounds the engine skipped with the state unchanged (see
+    /// [`RoundStretch`]), in place of one [`Event::Round`] per round.
+    ///
+    /// The default hands each round to [`MetricSink::on_event`] as an `Event::Round`, in time
+    /// order, so a sink written against `on_event` alone sees exactly the events it always saw
+    /// (at O(rounds) cost). A sink that stores or counts rounds should override this to record
+    /// the stretch in O(1), as `blox-metrics`' `Timeline` does; one that ignores rounds should
+    /// override it to do nothing. Combinators (tuples, `Vec`, `Option`, `Box`, `Either`) forward
+    /// it to each part.
+    fn on_rounds(&mut self, stretch: &RoundStretch) {
+        for s in stretch.samples() {
+            self.on_event(&Event::Round(s));
+        }
+    }
 }
 
 /// The composite: a whole scheduler, from admission to placement. [`Pipeline`] builds one from
@@ -245,22 +260,34 @@ impl<T: MetricSink + ?Sized> MetricSink for Box<T> {
     fn on_event(&mut self, event: &Event<'_>) {
         (**self).on_event(event);
     }
+    fn on_rounds(&mut self, stretch: &RoundStretch) {
+        (**self).on_rounds(stretch);
+    }
 }
 
 impl<T: MetricSink + ?Sized> MetricSink for &mut T {
     fn on_event(&mut self, event: &Event<'_>) {
         (**self).on_event(event);
     }
+    fn on_rounds(&mut self, stretch: &RoundStretch) {
+        (**self).on_rounds(stretch);
+    }
 }
 
 impl MetricSink for () {
     fn on_event(&mut self, _: &Event<'_>) {}
+    fn on_rounds(&mut self, _: &RoundStretch) {}
 }
 
 impl<T: MetricSink> MetricSink for Vec<T> {
     fn on_event(&mut self, event: &Event<'_>) {
         for s in self {
             s.on_event(event);
+        }
+    }
+    fn on_rounds(&mut self, stretch: &RoundStretch) {
+        for s in self {
+            s.on_rounds(stretch);
         }
     }
 }
@@ -271,6 +298,11 @@ impl<T: MetricSink> MetricSink for Option<T> {
             s.on_event(event);
         }
     }
+    fn on_rounds(&mut self, stretch: &RoundStretch) {
+        if let Some(s) = self {
+            s.on_rounds(stretch);
+        }
+    }
 }
 
 macro_rules! tuple_sink {
@@ -278,6 +310,9 @@ macro_rules! tuple_sink {
         impl<$($t: MetricSink),+> MetricSink for ($($t,)+) {
             fn on_event(&mut self, event: &Event<'_>) {
                 $(self.$n.on_event(event);)+
+            }
+            fn on_rounds(&mut self, stretch: &RoundStretch) {
+                $(self.$n.on_rounds(stretch);)+
             }
         }
     };

@@ -65,6 +65,9 @@ impl ClusterLog {
 }
 
 impl MetricSink for ClusterLog {
+    /// Rounds carry nothing the cluster log needs.
+    fn on_rounds(&mut self, _: &blox_core::RoundStretch) {}
+
     fn on_event(&mut self, event: &Event<'_>) {
         match *event {
             Event::NodeChanged {

@@ -59,7 +59,7 @@ impl RunMetrics {
         RunMetrics {
             label: label.into(),
             statistics: Summary::compute_with(log, window, &mut isolated),
-            cluster: TimelineStats::compute(timeline.samples(), total_gpus),
+            cluster: TimelineStats::of_timeline(timeline, total_gpus),
             fairness: Fairness::compute(log, window, &mut isolated),
             jcts_s: log.jcts_s(window),
         }

@@ -7,10 +7,10 @@
 //! |---|---|---|
 //! | [`JobLog`] (sink) | one [`JobRecord`] per arrived job: arrival, id, GPUs, work, first start, first progress, completion, preemptions | O(1) per event |
 //! | [`ClusterLog`] (sink) | node events, GPU-hours in service, work lost to failures and the jobs they hit ([`ClusterStats`]) | O(1) per event |
-//! | [`Timeline`] (sink) | one [`RoundSample`](blox_core::RoundSample) per round: queue, running, free GPUs, GPU demand, preemptions | O(1) per round |
+//! | [`Timeline`] (sink) | one [`RoundSample`](blox_core::RoundSample) per processed round: queue, running, free GPUs, GPU demand, preemptions; a stretch of skipped rounds ([`RoundStretch`](blox_core::RoundStretch)) as one entry | O(1) per round processed or stretch skipped |
 //! | [`Summary`] | over the tracked jobs: JCT mean/p50/p95/p99/max, responsiveness, queueing delay (mean and percentiles), preemptions, makespan, finish-time fairness ρ (mean, worst, fraction > 1, Jain's index) | O(n log n) once |
 //! | [`Fairness`] | per-job ρ = shared JCT ÷ isolated JCT (Themis, NSDI 2020), isolated JCT = `work_s` or a caller's model | O(n) once |
-//! | [`TimelineStats`] | time-weighted mean GPU utilisation, busy/free GPUs, queue length, GPU demand; maxima; preemptions | O(rounds) once |
+//! | [`TimelineStats`] | time-weighted mean GPU utilisation, busy/free GPUs, queue length, GPU demand; maxima; preemptions (stretches weighed, to the bit as their rounds would be) | O(entries) once |
 //! | [`Distribution`], [`cdf_points`], [`nearest_rank`], [`jain_index`] | the plain statistics the above are built from | O(n log n) |
 //! | [`RunMetrics`], [`ComparisonRow`] | all of a run's metrics; one run's line in a comparison | O(n log n + rounds) once |
 //!
@@ -22,12 +22,12 @@
 //! | file | function |
 //! |---|---|
 //! | `jobs.csv` | [`write_jobs_csv`] (format frozen); [`write_jobs_csv_with`] adds `failures` for runs with cluster management |
-//! | `timeline.csv` | [`write_timeline_csv`] (format frozen); [`write_timeline_csv_with`] adds `available_gpus` for runs with cluster management |
+//! | `timeline.csv` | [`write_timeline_csv`] (format frozen; a stretch of three or more skipped rounds is its first and last row); [`write_timeline_csv_with`] adds `available_gpus` for runs with cluster management |
 //! | `fairness.csv` | [`write_fairness_csv`] |
 //! | `jct_cdf.csv` | [`write_jct_cdf_csv`] |
 //! | `compare.csv`, `compare.json` | [`write_comparison_csv`], [`write_comparison_json`]; [`comparison_table`] renders it for a terminal |
 //! | `summary.json`, `metrics.json` | [`Summary`], [`TimelineStats`], [`RunMetrics`] implement `Serialize` |
-//! | `jct_cdf.svg`, `timeline.svg`, `jct_vs_load.svg` | [`plot_jct_cdf`], [`plot_timeline`], [`plot_jct_vs_load`] |
+//! | `jct_cdf.svg`, `timeline.svg`, `jct_vs_load.svg` | [`plot_jct_cdf`], [`plot_timeline`] / [`plot_timeline_of`], [`plot_jct_vs_load`] |
 //!
 //! Plots use plotters' SVG backend only: no system fonts or C libraries are needed; text is
 //! drawn by whatever displays the SVG.
@@ -81,7 +81,9 @@ pub use compare::{
 pub use fairness::{write_fairness_csv, Fairness, FairnessStats, JobFairness, FAIRNESS_CSV_HEADER};
 pub use files::{write_all_or_nothing, FileError};
 pub use log::{JobLog, JobRecord, Timeline};
-pub use plot::{plot_jct_cdf, plot_jct_vs, plot_jct_vs_load, plot_timeline, PlotError};
+pub use plot::{
+    plot_jct_cdf, plot_jct_vs, plot_jct_vs_load, plot_timeline, plot_timeline_of, PlotError,
+};
 pub use series::{busy_gpus, utilisation, TimelineStats};
 pub use stats::{
     cdf_points, jain_index, mean, nearest_rank, pandas_quantile, py_repr, write_jct_cdf_csv,

@@ -1,4 +1,4 @@
-use blox_core::{Cluster, Event, GpuId, JobId, MetricSink, RoundSample, Time};
+use blox_core::{Cluster, Event, GpuId, JobId, MetricSink, RoundSample, RoundStretch, Time};
 use std::sync::Arc;
 
 /// What happened to one job.
@@ -137,6 +137,9 @@ impl JobLog {
 }
 
 impl MetricSink for JobLog {
+    /// Rounds carry nothing a job record needs.
+    fn on_rounds(&mut self, _: &RoundStretch) {}
+
     fn on_event(&mut self, event: &Event<'_>) {
         match *event {
             Event::Arrived { seq, spec, .. } => {
@@ -206,16 +209,59 @@ impl MetricSink for JobLog {
     }
 }
 
-/// Records the once-per-round samples.
+/// Records the once-per-round samples, with rounds the engine skipped kept as stretches.
+///
+/// Each round the engine processes is one stored entry; a stretch of skipped rounds (the state
+/// unchanged, reported through [`MetricSink::on_rounds`]) is one entry too, however many rounds
+/// it spans, so memory grows with the rounds processed, not with idle time: one job of 10^9 s
+/// at one-second rounds is three entries. [`Timeline::rounds`] expands every round when a
+/// caller wants them one by one; the statistics ([`crate::TimelineStats`]), the plot and
+/// `timeline.csv` read the stretches directly.
 #[derive(Clone, Debug, Default)]
 pub struct Timeline {
+    /// One sample per entry: a processed round's, or a stretch's first.
     samples: Vec<RoundSample>,
+    /// The entries that stand for more than one round, by ascending entry index:
+    /// `(index into samples, step, count)`.
+    stretches: Vec<(usize, Time, u64)>,
+    /// Rounds recorded, stretches counted in full.
+    rounds: u64,
 }
 
 impl Timeline {
-    /// The samples, in time order.
-    pub fn samples(&self) -> &[RoundSample] {
-        &self.samples
+    /// The stored entries in time order, each as a stretch: a processed round is a stretch of
+    /// one ([`RoundStretch::single`]). O(entries) to walk.
+    pub fn stretches(&self) -> impl Iterator<Item = RoundStretch> + Clone + '_ {
+        let mut next = self.stretches.iter().peekable();
+        self.samples.iter().enumerate().map(move |(i, s)| {
+            match next.next_if(|(at, _, _)| *at == i) {
+                Some(&(_, step, count)) => RoundStretch::new(*s, step, count),
+                None => RoundStretch::single(*s),
+            }
+        })
+    }
+
+    /// Every round's sample in time order, stretches expanded (O(rounds) to walk, nothing is
+    /// allocated).
+    pub fn rounds(&self) -> impl Iterator<Item = RoundSample> + '_ {
+        self.stretches()
+            .flat_map(|st| (0..st.count).map(move |k| st.sample(k)))
+    }
+
+    /// Rounds recorded, each round of a stretch counted.
+    pub fn round_count(&self) -> u64 {
+        self.rounds
+    }
+
+    /// Entries stored (processed rounds plus stretches): what the timeline's memory grows
+    /// with.
+    pub fn stored_len(&self) -> usize {
+        self.samples.len()
+    }
+
+    /// Whether no round was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.samples.is_empty()
     }
 }
 
@@ -223,6 +269,19 @@ impl MetricSink for Timeline {
     fn on_event(&mut self, event: &Event<'_>) {
         if let Event::Round(s) = event {
             self.samples.push(*s);
+            self.rounds += 1;
+        }
+    }
+
+    fn on_rounds(&mut self, stretch: &RoundStretch) {
+        match stretch.count {
+            0 => {}
+            1 => self.on_event(&Event::Round(stretch.first)),
+            n => {
+                self.stretches.push((self.samples.len(), stretch.step, n));
+                self.samples.push(stretch.first);
+                self.rounds += n;
+            }
         }
     }
 }

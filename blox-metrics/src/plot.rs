@@ -12,7 +12,7 @@
 //! and each series has one legend entry: a short `<polyline>` of two points plus a `<text>` with
 //! its label. Axes are `<polyline>`s of two points too; grid lines are `<line>`s.
 
-use blox_core::RoundSample;
+use blox_core::{RoundSample, RoundStretch};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::fmt;
@@ -273,6 +273,7 @@ pub fn plot_jct_cdf(
 /// Keep the shape of a long series cheaply: when there are more than `2 × buckets` points,
 /// split them into `buckets` runs of consecutive points and keep each run's lowest and highest
 /// point, in time order. Spikes survive; the SVG stays small.
+#[cfg(test)]
 fn envelope(points: &[(f64, f64)], buckets: usize) -> Vec<(f64, f64)> {
     if points.len() <= 2 * buckets || buckets == 0 {
         return points.to_vec();
@@ -305,27 +306,57 @@ fn envelope(points: &[(f64, f64)], buckets: usize) -> Vec<(f64, f64)> {
 /// per sample (runs of more than 4,000 samples are reduced to each stretch's low and high
 /// point).
 ///
-/// `samples` is [`Timeline::samples`](crate::Timeline::samples), in time order.
+/// `samples` are one round each, in time order; [`plot_timeline_of`] plots a
+/// [`Timeline`](crate::Timeline) with its stretches of skipped rounds, to the same picture.
 pub fn plot_timeline(
     out: &mut impl Write,
     title: &str,
     samples: &[RoundSample],
     total_gpus: u32,
 ) -> Result<(), PlotError> {
-    let hours = |s: &RoundSample| s.time.as_secs_f64() / 3600.0;
-    let util: Vec<(f64, f64)> = samples
-        .iter()
-        .map(|s| (hours(s), crate::utilisation(s, total_gpus) * 100.0))
-        .collect();
-    let queue: Vec<(f64, f64)> = samples
-        .iter()
-        .map(|s| (hours(s), f64::from(s.jobs_in_queue)))
-        .collect();
-    let empty = samples.is_empty();
-    let t0 = util.first().map_or(0.0, |p| p.0);
-    let t1 = util.last().map_or(1.0, |p| p.0);
+    plot_stretches(
+        out,
+        title,
+        samples.iter().map(|s| RoundStretch::single(*s)),
+        total_gpus,
+    )
+}
+
+/// [`plot_timeline`] of a whole [`Timeline`](crate::Timeline): the same SVG as plotting every
+/// round one by one, computed in O(stored entries + points drawn), so a run with a stretch of
+/// 10^9 idle rounds plots at once.
+pub fn plot_timeline_of(
+    out: &mut impl Write,
+    title: &str,
+    timeline: &crate::Timeline,
+    total_gpus: u32,
+) -> Result<(), PlotError> {
+    plot_stretches(out, title, timeline.stretches(), total_gpus)
+}
+
+/// The timeline plot from stretches in time order, walked a few times and never collected:
+/// memory is the points drawn, whatever the number of rounds.
+fn plot_stretches(
+    out: &mut impl Write,
+    title: &str,
+    stretches: impl Iterator<Item = RoundStretch> + Clone,
+    total_gpus: u32,
+) -> Result<(), PlotError> {
+    let hours = |t: blox_core::Time| t.as_secs_f64() / 3600.0;
+    let stretches = stretches.filter(|s| s.count > 0);
+    let util_of = |s: &RoundSample| crate::utilisation(s, total_gpus) * 100.0;
+    let queue_of = |s: &RoundSample| f64::from(s.jobs_in_queue);
+    let util = envelope_stretches(stretches.clone(), util_of, 2000);
+    let queue = envelope_stretches(stretches.clone(), queue_of, 2000);
+    let first = stretches.clone().next();
+    let empty = first.is_none();
+    let t0 = first.map_or(0.0, |s| hours(s.first.time));
+    let t1 = stretches
+        .clone()
+        .last()
+        .map_or(1.0, |s| hours(s.last().time));
     let (t0, t1) = if t1 > t0 { (t0, t1) } else { (t0, t0 + 1.0) };
-    let qmax = queue.iter().map(|p| p.1).fold(0.0, f64::max);
+    let qmax = stretches.map(|s| queue_of(&s.first)).fold(0.0, f64::max);
     let qmax = if qmax > 0.0 { qmax * 1.08 } else { 1.0 };
     render(out, (900, 640), |root| {
         let root = root
@@ -353,12 +384,74 @@ pub fn plot_timeline(
                 .map_err(draw_err)?;
             if !points.is_empty() {
                 chart
-                    .draw_series(LineSeries::new(envelope(points, 2000), c.stroke_width(1)))
+                    .draw_series(LineSeries::new(points.iter().copied(), c.stroke_width(1)))
                     .map_err(draw_err)?;
             }
         }
         Ok(())
     })
+}
+
+/// [`envelope`] of the points `(hours, value)` of every round of `stretches` (none empty), in
+/// O(stretches + buckets) instead of O(rounds): within a stretch the value is constant, so the
+/// first lowest and first highest point of a bucket are each at the start of one of the
+/// stretches (or stretch pieces) the bucket covers.
+fn envelope_stretches(
+    stretches: impl Iterator<Item = RoundStretch> + Clone,
+    value: impl Fn(&RoundSample) -> f64,
+    buckets: usize,
+) -> Vec<(f64, f64)> {
+    let point = |st: &RoundStretch, k: u64| {
+        let s = st.sample(k);
+        (s.time.as_secs_f64() / 3600.0, value(&s))
+    };
+    let n: u64 = stretches.clone().map(|s| s.count).sum();
+    if n <= 2 * buckets as u64 || buckets == 0 {
+        return stretches
+            .flat_map(|st| (0..st.count).map(move |k| (st, k)))
+            .map(|(st, k)| point(&st, k))
+            .collect();
+    }
+    let size = n.div_ceil(buckets as u64);
+    let mut out = Vec::with_capacity(2 * buckets);
+    let mut stretches = stretches;
+    let mut cur = stretches.next();
+    // (position in the whole series, value, stretch, round within it)
+    let (mut off, mut pos) = (0u64, 0u64);
+    while pos < n {
+        let end = (pos + size).min(n);
+        let mut lo: Option<(u64, f64, RoundStretch, u64)> = None;
+        let mut hi = lo;
+        while pos < end {
+            let Some(st) = cur else {
+                break;
+            };
+            let v = value(&st.first);
+            let here = Some((pos, v, st, off));
+            if lo.map_or(true, |l| v < l.1) {
+                lo = here;
+            }
+            if hi.map_or(true, |h| v > h.1) {
+                hi = here;
+            }
+            let take = (st.count - off).min(end - pos);
+            pos += take;
+            off += take;
+            if off == st.count {
+                cur = stretches.next();
+                off = 0;
+            }
+        }
+        let (Some(l), Some(h)) = (lo, hi) else {
+            break;
+        };
+        let (a, b) = if l.0 <= h.0 { (l, h) } else { (h, l) };
+        out.push(point(&a.2, a.3));
+        if b.0 != a.0 {
+            out.push(point(&b.2, b.3));
+        }
+    }
+    out
 }
 
 /// Plot average JCT against load, one line with circle markers per policy, with a legend: x is
@@ -489,5 +582,76 @@ mod tests {
         assert_eq!(axis_num(1.5), "1.5");
         assert_eq!(axis_num(12.0), "12");
         assert_eq!(axis_num(250.0), "250");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// The envelope over stretches is the envelope over every round.
+        #[test]
+        fn stretch_envelope_is_the_round_envelope(
+            parts in proptest::collection::vec((1u64..300, 0u32..6, 1u64..4), 1..20),
+            buckets in 0usize..40,
+        ) {
+            let mut t = 0;
+            let mut stretches = Vec::new();
+            for (count, free, step) in parts {
+                let s = RoundSample::new(blox_core::Time::from_secs(t), free, 0, 0, free, 0, 0);
+                let st = RoundStretch::new(s, blox_core::Time::from_secs(step), count);
+                t = st.last().time.as_secs() + 1;
+                stretches.push(st);
+            }
+            let value = |s: &RoundSample| f64::from(s.free_gpus) * 0.7;
+            let points: Vec<(f64, f64)> = stretches
+                .iter()
+                .flat_map(|st| st.samples())
+                .map(|s| (s.time.as_secs_f64() / 3600.0, value(&s)))
+                .collect();
+            proptest::prop_assert_eq!(
+                envelope_stretches(stretches.iter().copied(), value, buckets),
+                envelope(&points, buckets)
+            );
+        }
+    }
+
+    #[test]
+    fn a_timeline_with_stretches_plots_as_its_rounds() {
+        use blox_core::{MetricSink, Time};
+        let mut tl = crate::Timeline::default();
+        let mut round = |t: u64, queue: u32, free: u32| {
+            tl.on_event(&blox_core::Event::Round(RoundSample::new(
+                Time::from_secs(t),
+                queue,
+                1,
+                0,
+                free,
+                2,
+                0,
+            )));
+        };
+        for t in 0..3000 {
+            round(t * 60, (t % 7) as u32, (t % 5) as u32);
+        }
+        let idle = RoundSample::new(Time::from_secs(3000 * 60), 0, 1, 0, 3, 1, 0);
+        tl.on_rounds(&RoundStretch::new(idle, Time::from_secs(60), 9_000));
+        for t in 12_000..13_000 {
+            tl.on_event(&blox_core::Event::Round(RoundSample::new(
+                Time::from_secs(t * 60),
+                2,
+                1,
+                0,
+                (t % 3) as u32,
+                2,
+                0,
+            )));
+        }
+        let rounds: Vec<RoundSample> = tl.rounds().collect();
+        assert_eq!(rounds.len(), 13_000);
+        assert_eq!(tl.stored_len(), 4_001);
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        plot_timeline_of(&mut a, "t", &tl, 4).unwrap();
+        plot_timeline(&mut b, "t", &rounds, 4).unwrap();
+        assert!(a == b, "the stretch plot differs from the per-round plot");
     }
 }

@@ -1,7 +1,7 @@
 //! Cluster time series from the per-round samples: GPU utilisation, free GPUs, queue length and
 //! GPU demand over time, and their time-weighted means.
 
-use blox_core::{RoundSample, Time};
+use blox_core::{add_repeated, RoundSample, RoundStretch, Time};
 use serde::Serialize;
 
 /// GPUs in use in a sample: GPUs in service − free GPUs (0 if the sample reports more free
@@ -85,50 +85,209 @@ impl TimelineStats {
         start: Time,
         end: Time,
     ) -> TimelineStats {
-        let mut out = TimelineStats {
+        Self::of_stretches_between(
+            samples.iter().map(|s| RoundStretch::single(*s)),
             total_gpus,
-            start_s: start.as_secs_f64(),
-            end_s: end.as_secs_f64(),
-            ..TimelineStats::default()
+            start,
+            end,
+        )
+    }
+
+    /// [`TimelineStats::compute`] over a [`Timeline`](crate::Timeline): from its first round to
+    /// its last, stretches of skipped rounds read in O(1) each. The result is exactly (to the
+    /// bit) what `compute` gives on the timeline's per-round expansion
+    /// ([`Timeline::rounds`](crate::Timeline::rounds)).
+    pub fn of_timeline(timeline: &crate::Timeline, total_gpus: u32) -> TimelineStats {
+        let first = timeline.stretches().next();
+        let last = timeline.stretches().last();
+        match (first, last) {
+            (Some(a), Some(b)) => Self::of_stretches_between(
+                timeline.stretches(),
+                total_gpus,
+                a.first.time,
+                b.last().time,
+            ),
+            _ => TimelineStats {
+                total_gpus,
+                ..TimelineStats::default()
+            },
+        }
+    }
+
+    /// [`TimelineStats::compute_between`] over a [`Timeline`](crate::Timeline), in O(entries).
+    pub fn of_timeline_between(
+        timeline: &crate::Timeline,
+        total_gpus: u32,
+        start: Time,
+        end: Time,
+    ) -> TimelineStats {
+        Self::of_stretches_between(timeline.stretches(), total_gpus, start, end)
+    }
+
+    /// Statistics over `[start, end]` from stretches in time order (a stretch's rounds hold
+    /// its first sample's values, one every `step`).
+    ///
+    /// Every round of a stretch adds the same terms, so a stretch is summed with weights: the
+    /// rounds wholly inside the interval at once, the at most three others (cut by `start`, by
+    /// `end`, and the last, which holds until the next stretch) one by one. The sums are the
+    /// very floating-point sums the per-round expansion computes, term after term
+    /// ([`blox_core::add_repeated`]), so the statistics do not depend on how the rounds were stored.
+    pub fn of_stretches_between(
+        stretches: impl IntoIterator<Item = RoundStretch>,
+        total_gpus: u32,
+        start: Time,
+        end: Time,
+    ) -> TimelineStats {
+        let mut acc = Sums {
+            out: TimelineStats {
+                total_gpus,
+                start_s: start.as_secs_f64(),
+                end_s: end.as_secs_f64(),
+                ..TimelineStats::default()
+            },
+            start: start.as_millis(),
+            end: end.as_millis(),
+            ..Sums::default()
         };
-        // Integrals (value × milliseconds) and the covered length, then a plain-mean fallback.
-        let (mut w_total, mut util, mut busy, mut free, mut queue, mut demand) =
-            (0u64, 0.0, 0.0, 0.0, 0.0, 0.0);
-        let (mut n, mut p_util, mut p_busy, mut p_free, mut p_queue, mut p_demand) =
-            (0u64, 0.0, 0.0, 0.0, 0.0, 0.0);
-        for (i, s) in samples.iter().enumerate() {
-            let next = samples.get(i + 1).map_or(end, |n| n.time);
-            let lo = s.time.max(start);
-            let hi = next.min(end);
-            let w = hi.as_millis().saturating_sub(lo.as_millis());
-            let b = f64::from(busy_gpus(s, total_gpus));
-            let u = utilisation(s, total_gpus);
-            if w > 0 {
-                let wf = w as f64;
-                w_total += w;
-                util += u * wf;
-                busy += b * wf;
-                free += f64::from(s.free_gpus) * wf;
-                queue += f64::from(s.jobs_in_queue) * wf;
-                demand += s.gpu_demand as f64 * wf;
-            }
-            if s.time >= start && s.time <= end {
-                n += 1;
-                p_util += u;
-                p_busy += b;
-                p_free += f64::from(s.free_gpus);
-                p_queue += f64::from(s.jobs_in_queue);
-                p_demand += s.gpu_demand as f64;
-                out.max_queue_len = out.max_queue_len.max(s.jobs_in_queue);
-                out.max_gpu_demand = out.max_gpu_demand.max(s.gpu_demand);
-                out.preemptions += u64::from(s.preemptions);
+        let mut it = stretches.into_iter().filter(|s| s.count > 0).peekable();
+        while let Some(st) = it.next() {
+            let after = it.peek().map_or(end, |n| n.first.time);
+            acc.stretch(&st, after.as_millis(), total_gpus);
+        }
+        acc.finish()
+    }
+}
+
+/// One stretch's values, the same for each of its rounds.
+struct Values {
+    util: f64,
+    busy: f64,
+    free: f64,
+    queue: f64,
+    demand: f64,
+    sample: RoundSample,
+}
+
+/// The running sums of [`TimelineStats::of_stretches_between`]: integrals (value ×
+/// milliseconds) with the covered length, and plain sums over the samples inside the interval
+/// for the fallback mean.
+#[derive(Default)]
+struct Sums {
+    out: TimelineStats,
+    start: u64,
+    end: u64,
+    w_total: u64,
+    w: [f64; 5],
+    n: u64,
+    p: [f64; 5],
+}
+
+impl Sums {
+    fn stretch(&mut self, st: &RoundStretch, after: u64, total_gpus: u32) {
+        let s = st.first;
+        let v = Values {
+            util: utilisation(&s, total_gpus),
+            busy: f64::from(busy_gpus(&s, total_gpus)),
+            free: f64::from(s.free_gpus),
+            queue: f64::from(s.jobs_in_queue),
+            demand: s.gpu_demand as f64,
+            sample: s,
+        };
+        let t0 = s.time.as_millis();
+        let q = st.step.as_millis();
+        let k = st.count;
+        let time = |j: u64| t0 + j * q;
+        // Rounds 0..k-1 hold for one step; the last holds until the next stretch.
+        if k >= 2 {
+            let inner_last = k - 2;
+            if q == 0 {
+                // Every round at the same time: no length, only the plain sums.
+                self.add(&v, 0, self.inside(t0), k - 1);
+            } else {
+                // Rounds wholly inside [start, end]: from `ja` (the first at or after `start`)
+                // to `jb` (the last that ends by `end`); i128 so that "none" is -1.
+                let ja: i128 = if self.start <= t0 {
+                    0
+                } else {
+                    i128::from((self.start - t0).div_ceil(q))
+                };
+                let jb: i128 = if self.end < t0 + q {
+                    -1
+                } else {
+                    i128::from((self.end - t0) / q) - 1
+                };
+                let hi = jb.min(i128::from(inner_last));
+                // The only other inner rounds with any weight or inside the interval: the one
+                // cut by `start` (ja - 1) and the one cut by `end` (jb + 1), in round order.
+                let mut cut = [ja - 1, jb + 1];
+                cut.sort_unstable();
+                let cut_at =
+                    |j: i128| j >= 0 && j <= i128::from(inner_last) && !(ja..=hi).contains(&j);
+                let mut prev = None;
+                for j in cut.into_iter().filter(|&j| j < ja) {
+                    if cut_at(j) && prev != Some(j) {
+                        self.round(&v, time(j as u64), time(j as u64) + q);
+                        prev = Some(j);
+                    }
+                }
+                if ja <= hi {
+                    self.add(&v, q, true, (hi - ja + 1) as u64);
+                }
+                for j in cut.into_iter().filter(|&j| j >= ja) {
+                    if cut_at(j) && prev != Some(j) {
+                        self.round(&v, time(j as u64), time(j as u64) + q);
+                        prev = Some(j);
+                    }
+                }
             }
         }
-        out.n_samples = n;
-        let (d, sums) = if w_total > 0 {
-            (w_total as f64, [util, busy, free, queue, demand])
-        } else if n > 0 {
-            (n as f64, [p_util, p_busy, p_free, p_queue, p_demand])
+        let last = time(k - 1);
+        self.round(&v, last, after.max(last));
+    }
+
+    fn inside(&self, t: u64) -> bool {
+        t >= self.start && t <= self.end
+    }
+
+    /// One round at `t` holding until `next`.
+    fn round(&mut self, v: &Values, t: u64, next: u64) {
+        let lo = t.max(self.start);
+        let hi = next.min(self.end);
+        self.add(v, hi.saturating_sub(lo), self.inside(t), 1);
+    }
+
+    /// `times` rounds, each of weight `w` milliseconds and inside the interval or not.
+    fn add(&mut self, v: &Values, w: u64, inside: bool, times: u64) {
+        if times == 0 {
+            return;
+        }
+        let terms = [v.util, v.busy, v.free, v.queue, v.demand];
+        if w > 0 {
+            let wf = w as f64;
+            self.w_total += w * times;
+            for (sum, x) in self.w.iter_mut().zip(terms) {
+                *sum = add_repeated(*sum, x * wf, times);
+            }
+        }
+        if inside {
+            self.n += times;
+            for (sum, x) in self.p.iter_mut().zip(terms) {
+                *sum = add_repeated(*sum, x, times);
+            }
+            let s = &v.sample;
+            self.out.max_queue_len = self.out.max_queue_len.max(s.jobs_in_queue);
+            self.out.max_gpu_demand = self.out.max_gpu_demand.max(s.gpu_demand);
+            self.out.preemptions += u64::from(s.preemptions) * times;
+        }
+    }
+
+    fn finish(self) -> TimelineStats {
+        let mut out = self.out;
+        out.n_samples = self.n;
+        let (d, sums) = if self.w_total > 0 {
+            (self.w_total as f64, self.w)
+        } else if self.n > 0 {
+            (self.n as f64, self.p)
         } else {
             (1.0, [0.0; 5])
         };
@@ -194,6 +353,78 @@ mod tests {
         // Past the last sample, its values hold: 400–500 s fully busy.
         let e = TimelineStats::compute_between(&s, 10, Time::from_secs(400), Time::from_secs(500));
         assert_eq!(e.mean_utilisation, 1.0);
+    }
+
+    /// The loop `add_repeated` stands for.
+    fn add_loop(mut acc: f64, x: f64, n: u64) -> f64 {
+        for _ in 0..n {
+            acc += x;
+        }
+        acc
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+        /// Random sums, addends and counts, addends from every scale: `blox_core::add_repeated`
+        /// is bit-identical to the loop.
+        #[test]
+        fn repeated_addition_is_the_loop(
+            acc_m in 0u64..1 << 53, acc_e in -60i32..60, x_m in 1u64..1 << 53, x_e in -80i32..40,
+            n in 0u64..20_000,
+        ) {
+            let acc = acc_m as f64 * 2f64.powi(acc_e);
+            let x = x_m as f64 * 2f64.powi(x_e);
+            proptest::prop_assert_eq!(add_repeated(acc, x, n).to_bits(), add_loop(acc, x, n).to_bits());
+        }
+
+        /// Few-bit addends at the scale of the sum's spacing, where ties are common.
+        #[test]
+        fn repeated_addition_at_ties_is_the_loop(
+            acc in 0u64..1 << 12, x_m in 1u64..64, x_e in -6i32..0, n in 0u64..5_000,
+        ) {
+            let acc = (acc as f64 + 9_007_199_254_740_992.0) * 0.5;
+            let x = x_m as f64 * 2f64.powi(x_e);
+            proptest::prop_assert_eq!(add_repeated(acc, x, n).to_bits(), add_loop(acc, x, n).to_bits());
+        }
+
+        /// Statistics over stretches equal, to the bit, those over the per-round expansion, for
+        /// any window (cutting stretches anywhere), stretches of any length and step, cluster
+        /// management or not.
+        #[test]
+        fn stretches_weigh_as_their_rounds(
+            parts in proptest::collection::vec(
+                (0u64..5_000, 1u64..40, 0u32..7, 0u32..9, 0u64..40, 0u32..3, 0u32..5, proptest::bool::ANY, 0u64..3),
+                1..12,
+            ),
+            win in (0u64..400_000, 0u64..400_000),
+        ) {
+            let mut stretches = Vec::new();
+            let mut t = 0u64;
+            for (gap, count, queue, free, demand, pre, step_s, managed, avail_off) in parts {
+                t += gap;
+                let step = Time::from_millis(1000 * u64::from(step_s));
+                let mut s = RoundSample::new(Time::from_millis(t), queue, 1, 0, free, demand, pre);
+                if managed {
+                    s = s.with_available_gpus(8 - avail_off as u32);
+                }
+                let count = if step_s == 0 { count.min(3) } else { count };
+                let st = RoundStretch::new(s, step, count);
+                t = st.last().time.as_millis() + 1 + gap % 700;
+                stretches.push(st);
+            }
+            let rounds: Vec<RoundSample> = stretches.iter().flat_map(|s| s.samples()).collect();
+            let (a, b) = (Time::from_millis(win.0.min(win.1)), Time::from_millis(win.0.max(win.1)));
+            let got = TimelineStats::of_stretches_between(stretches.iter().copied(), 8, a, b);
+            let want = TimelineStats::compute_between(&rounds, 8, a, b);
+            proptest::prop_assert_eq!(got, want);
+            let mut tl = crate::Timeline::default();
+            for st in &stretches {
+                blox_core::MetricSink::on_rounds(&mut tl, st);
+            }
+            proptest::prop_assert_eq!(TimelineStats::of_timeline(&tl, 8), TimelineStats::compute(&rounds, 8));
+            proptest::prop_assert_eq!(tl.stored_len(), stretches.len());
+        }
     }
 
     #[test]

@@ -81,7 +81,17 @@ pub fn write_jobs_csv_with(
     Ok(())
 }
 
-/// Write `timeline.csv`: one row per round (see the engine docs for the sampling point).
+/// Write `timeline.csv`: one row per round (see the engine docs for the sampling point), except
+/// that a stretch of rounds the engine skipped with the state unchanged
+/// ([`blox_core::RoundStretch`]) is written as its first and last rows only: the rounds between
+/// them, one every round length, hold the same values. Read as a step function (each row's
+/// values hold until the next row's time) the file is exact; a one-job run of 10^9 s at
+/// one-second rounds is a handful of rows, not 10^9. A stretch of one or two rounds is written
+/// in full, so a run without a skipped stretch of three or more rounds has one row per round.
+///
+/// Columns: `time_s` (seconds), `jobs_in_queue` (admitted, not running), `jobs_running`,
+/// `free_gpus`, `gpu_demand` (Σ requested GPUs of the active jobs), `preemptions` (decided that
+/// round), `jobs_pending_admission` (arrived, not yet admitted).
 pub fn write_timeline_csv(out: &mut impl Write, timeline: &Timeline) -> io::Result<()> {
     write_timeline_csv_with(out, timeline, None)
 }
@@ -99,7 +109,7 @@ pub fn write_timeline_csv_with(
     } else {
         writeln!(out, "{TIMELINE_CSV_HEADER}")?;
     }
-    for s in timeline.samples() {
+    let row = |out: &mut dyn Write, s: &blox_core::RoundSample| -> io::Result<()> {
         write!(
             out,
             "{},{},{},{},{},{},{}",
@@ -114,7 +124,81 @@ pub fn write_timeline_csv_with(
         if let Some(total) = available {
             write!(out, ",{}", s.available_gpus.unwrap_or(total))?;
         }
-        writeln!(out)?;
+        writeln!(out)
+    };
+    for st in timeline.stretches() {
+        row(out, &st.first)?;
+        if st.count >= 2 {
+            row(out, &st.last())?;
+        }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blox_core::{Event, MetricSink, RoundSample, RoundStretch, Time};
+
+    fn sample(t: u64, queue: u32, free: u32) -> RoundSample {
+        RoundSample::new(Time::from_secs(t), queue, 1, 0, free, 1, 0)
+    }
+
+    fn csv(tl: &Timeline) -> String {
+        let mut buf = Vec::new();
+        write_timeline_csv(&mut buf, tl).unwrap();
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn a_stretch_is_its_first_and_last_row() {
+        let mut tl = Timeline::default();
+        tl.on_event(&Event::Round(sample(0, 2, 0)));
+        tl.on_rounds(&RoundStretch::new(
+            sample(300, 0, 3),
+            Time::from_secs(300),
+            1_000_000,
+        ));
+        tl.on_event(&Event::Round(sample(300_000_300, 1, 0)));
+        // A stretch of two is written in full, one of one is a plain row.
+        tl.on_rounds(&RoundStretch::new(
+            sample(300_000_600, 0, 4),
+            Time::from_secs(300),
+            2,
+        ));
+        tl.on_rounds(&RoundStretch::new(
+            sample(300_001_200, 0, 2),
+            Time::from_secs(300),
+            1,
+        ));
+        assert_eq!(tl.round_count(), 1_000_005);
+        assert_eq!(tl.stored_len(), 5);
+        assert_eq!(
+            csv(&tl),
+            format!(
+                "{TIMELINE_CSV_HEADER}\n0,2,1,0,1,0,0\n300,0,1,3,1,0,0\n300000000,0,1,3,1,0,0\n\
+                 300000300,1,1,0,1,0,0\n300000600,0,1,4,1,0,0\n300000900,0,1,4,1,0,0\n\
+                 300001200,0,1,2,1,0,0\n"
+            )
+        );
+    }
+
+    #[test]
+    fn without_long_stretches_there_is_one_row_per_round() {
+        let mut compact = Timeline::default();
+        let mut plain = Timeline::default();
+        for (i, t) in [0u64, 300, 900, 1200].into_iter().enumerate() {
+            let s = sample(t, i as u32, 1);
+            compact.on_event(&Event::Round(s));
+            plain.on_event(&Event::Round(s));
+        }
+        let st = RoundStretch::new(sample(1500, 0, 4), Time::from_secs(300), 2);
+        compact.on_rounds(&st);
+        for s in st.samples() {
+            plain.on_event(&Event::Round(s));
+        }
+        assert_eq!(csv(&compact), csv(&plain));
+        assert_eq!(compact.stored_len(), 5);
+        assert_eq!(plain.stored_len(), 6);
+    }
 }

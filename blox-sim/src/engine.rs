@@ -19,7 +19,9 @@
 //!    reaches the threshold moves to [`PRIORITY_STARVED`] for good.
 //!
 //! Time the model skips (no job waiting) costs nothing; round boundaries skipped this way still
-//! appear in the timeline, with the unchanged state. The run ends when the model reports that the
+//! appear in the timeline, with the unchanged state: the sink receives them as one
+//! [`RoundStretch`] ([`MetricSink::on_rounds`]), so a stretch costs O(1) whatever its length
+//! (one job of 10^9 s at one-second rounds is two decisions and one stretch). The run ends when the model reports that the
 //! last tracked job completed, or when nothing is left to do ([`TimeModel::drained_end`]).
 //!
 //! The two stock models are [`Blox`](crate::time::Blox) (Blox's simulator exactly) and
@@ -49,7 +51,8 @@ use crate::workload::Workload;
 use crate::SimError;
 use blox_core::{
     Cluster, ClusterSpec, Ctx, Decisions, Event, GpuSet, Job, JobId, JobSpec, JobTable, MetricSink,
-    QueuedJob, RoundSample, Schedule, Scheduler, ThroughputModel, Time, PRIORITY_STARVED,
+    QueuedJob, RoundSample, RoundStretch, Schedule, Scheduler, ThroughputModel, Time,
+    PRIORITY_STARVED,
 };
 use blox_nodes::{BoxEvents, Checkpointing, ClusterEvents, NodeEvent};
 use serde::{Deserialize, Serialize};
@@ -473,15 +476,16 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
         let mut driver = Driver::new();
         let mut t = Time::ZERO;
         loop {
-            // Skipped round boundaries keep the previous state; report them in the timeline.
+            // Skipped round boundaries keep the previous state; report them to the timeline as
+            // one stretch, in O(1) however many rounds it spans.
             if let Some(prev) = self.last_sample {
-                let mut skipped = next_boundary(prev.time, r);
-                while skipped < t {
+                let first = next_boundary(prev.time, r);
+                if first < t {
+                    let count = (t - first).as_millis().div_ceil(r.as_millis());
                     let mut s = prev;
-                    s.time = skipped;
+                    s.time = first;
                     s.preemptions = 0;
-                    self.sink.on_event(&Event::Round(s));
-                    skipped += r;
+                    self.sink.on_rounds(&RoundStretch::new(s, r, count));
                 }
             }
             self.now = t;

@@ -8,6 +8,7 @@ mod gavel;
 mod gavel_vectors;
 mod golden;
 mod hetero;
+mod idle;
 mod long_runs;
 mod nodes;
 mod oracle;

@@ -109,8 +109,12 @@ fn check(name: &str, args: &[&str], scenario: Scenario) {
         report.outcome.rounds,
         "{name}"
     );
-    // The timeline's first six columns, row for row.
-    let ours_tl = std::fs::read_to_string(dir.join("rs/timeline.csv")).unwrap();
+    // The timeline's first six columns, row for row, once our stretches of skipped rounds are
+    // expanded as `timeline.csv` documents (the reference writes every round).
+    let ours_tl = expand_stretches(
+        &std::fs::read_to_string(dir.join("rs/timeline.csv")).unwrap(),
+        report.scenario.round_s * 1000,
+    );
     let theirs_tl = std::fs::read_to_string(&ref_tl).unwrap();
     let cut = |s: &str| {
         s.lines()
@@ -119,6 +123,43 @@ fn check(name: &str, args: &[&str], scenario: Scenario) {
     };
     assert_eq!(cut(&ours_tl), cut(&theirs_tl), "{name}: timeline");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `timeline.csv` with every round written out: rows are never more than one round apart but
+/// across a stretch, whose first and last rows are written and whose rounds between, one every
+/// round length, hold the same values.
+pub(crate) fn expand_stretches(csv: &str, round_ms: u64) -> String {
+    let ms = |row: &str| -> u64 {
+        let t: f64 = row.split(',').next().unwrap().parse().unwrap();
+        (t * 1000.0).round() as u64
+    };
+    let rest = |row: &str| row.split_once(',').map(|r| r.1.to_string()).unwrap();
+    let mut out = String::new();
+    let mut prev: Option<&str> = None;
+    for (i, row) in csv.lines().enumerate() {
+        if i > 0 {
+            if let Some(p) = prev {
+                let (a, b) = (ms(p), ms(row));
+                if b - a > round_ms {
+                    assert_eq!(
+                        rest(p),
+                        rest(row),
+                        "a gap of more than a round is a stretch"
+                    );
+                    assert_eq!((b - a) % round_ms, 0, "a stretch is whole rounds");
+                    let mut t = a + round_ms;
+                    while t < b {
+                        out.push_str(&format!("{},{}\n", Time(t), rest(p)));
+                        t += round_ms;
+                    }
+                }
+            }
+            prev = Some(row);
+        }
+        out.push_str(row);
+        out.push('\n');
+    }
+    out
 }
 
 fn blox_scenario(

@@ -2,7 +2,7 @@
 
 use super::{Advance, NextView, SamplePoint, TimeModel, World};
 use crate::SimError;
-use blox_core::{Event, Job, JobId, MetricSink, Time};
+use blox_core::{add_repeated, additions_to_reach, Event, Job, JobId, MetricSink, Time};
 
 /// Blox's round semantics, job by job.
 ///
@@ -79,13 +79,18 @@ impl TimeModel for Blox {
                 continue;
             }
             let st = &mut self.jobs[job.id.index()];
-            while st.credited_to < t {
-                st.credited_to += r;
+            if st.credited_to < t {
+                // One credit per round up to `t`, summed as Blox's per-round loop sums them (the
+                // same rounding at every step) but in O(log rounds): a job skipped over 10^9
+                // rounds costs what one round costs.
+                let rounds = (t - st.credited_to).as_millis().div_ceil(r.as_millis());
+                st.credited_to += Time(rounds * r.as_millis());
                 // Blox: `iters * speed + executed` for Optimus, `executed + iters` otherwise.
                 // IEEE addition is commutative and `iters * 1.0 == iters`, so one form serves.
-                job.executed += r_s * st.speed;
-                job.attained_wall_s += r_s;
-                job.attained_gpu_s += r_s * f64::from(job.spec.n_gpus);
+                job.executed = add_repeated(job.executed, r_s * st.speed, rounds);
+                job.attained_wall_s = add_repeated(job.attained_wall_s, r_s, rounds);
+                job.attained_gpu_s =
+                    add_repeated(job.attained_gpu_s, r_s * f64::from(job.spec.n_gpus), rounds);
             }
             if !st.responded {
                 st.responded = true;
@@ -131,10 +136,7 @@ impl TimeModel for Blox {
         let r = self.round;
         let st = &self.jobs[job.id.index()];
         let rounds = (checkpoint - start).as_millis() / r.as_millis();
-        let mut x = executed_at_start;
-        for _ in 0..rounds {
-            x += r.as_secs_f64() * st.speed;
-        }
+        let x = add_repeated(executed_at_start, r.as_secs_f64() * st.speed, rounds);
         job.executed = job.executed.min(x);
     }
 
@@ -149,21 +151,17 @@ impl TimeModel for Blox {
         let r = self.round;
         let job = world.jobs().get(id).expect("a started job is active");
         // Blox credits `R` per round from the next round on; find the round whose credit reaches
-        // the total, with the same operation order the credit loop uses.
+        // the total, with the same operation order the credit loop uses (in O(log rounds), so
+        // that the engine can skip straight to it however far away it is). A job whose credit
+        // can never reach its total (a term too small to move the sum) has no finish round.
         let step = r.as_secs_f64();
-        let mut x = job.executed;
-        let mut k: u64 = 0;
-        loop {
-            x += step * speed;
-            k += 1;
-            if x >= job.spec.work_s || k >= 100_000_000 {
-                break;
-            }
-        }
+        let max_rounds = (u64::MAX - t.as_millis()) / r.as_millis();
+        let finish = additions_to_reach(job.executed, step * speed, job.spec.work_s, max_rounds)
+            .map_or(Time::MAX, |(k, _)| t + Time(k * r.as_millis()));
         let st = &mut self.jobs[id.index()];
         st.speed = speed;
         st.credited_to = t;
-        st.finish = t + Time(k * r.as_millis());
+        st.finish = finish;
         Ok(())
     }
 

@@ -117,7 +117,7 @@ fn relaunch_in_the_same_round() {
     // needs 3, node 1 has 4 free: relaunched on 4-6 in the same round.
     let jobs = vec![job(0, 50_000.0, 3), job(0, 50_000.0, 4)];
     let (_, log, timeline) = run_jobs(blox(), 2, 4, "las", jobs);
-    let s = timeline.samples()[1];
+    let s = timeline.rounds().nth(1).unwrap();
     assert_eq!(s.time, Time::from_secs(300));
     assert_eq!(s.preemptions, 1, "the relaunched victim still counts");
     assert_eq!(rec(&log, 0).preemptions, 1);

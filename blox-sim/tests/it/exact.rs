@@ -115,11 +115,7 @@ fn event_decisions_start_jobs_at_arrivals_and_completions() {
     assert_eq!(secs(rec(&log, 1).completion), Some(160.0));
     assert_eq!(out.end_time, Time::from_secs(160));
     // One decision at 0 (empty), one per arrival and one per completion that frees the GPU.
-    let times: Vec<f64> = timeline
-        .samples()
-        .iter()
-        .map(|s| s.time.as_secs_f64())
-        .collect();
+    let times: Vec<f64> = timeline.rounds().map(|s| s.time.as_secs_f64()).collect();
     assert_eq!(times, vec![0.0, 10.0, 20.0, 110.0]);
 }
 
@@ -130,11 +126,7 @@ fn event_decisions_keep_round_boundaries_while_jobs_wait() {
     let jobs = vec![job(0, 1000.0, 1), job(5, 1000.0, 1)];
     let events = exact().with_decide(blox_sim::Decide::Events);
     let (_, _, timeline) = run_jobs(events, 1, 1, "las", jobs);
-    let times: Vec<u64> = timeline
-        .samples()
-        .iter()
-        .map(|s| s.time.as_millis())
-        .collect();
+    let times: Vec<u64> = timeline.rounds().map(|s| s.time.as_millis()).collect();
     assert_eq!(&times[..3], &[0, 5_000, 300_000]);
     assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
 }

@@ -3,6 +3,7 @@
 mod blox_rules;
 mod errors;
 mod exact;
+mod idle;
 mod nodes;
 mod placement;
 mod policies;

@@ -118,7 +118,7 @@ fn node_0_fails_for_an_hour_and_nothing_is_lost_but_work() {
             "{sem}"
         );
         // The timeline records the GPUs in service.
-        for smp in timeline.samples() {
+        for smp in timeline.rounds() {
             let want = if smp.time >= Time::from_secs(3600) && smp.time < Time::from_secs(7200) {
                 24
             } else {
