@@ -90,7 +90,7 @@ impl TrackWindow {
         (self.first..=self.last).contains(&id.0)
     }
 
-    /// The window as the id pair [`blox_metrics::Summary::compute`] takes.
+    /// The window as the id pair `blox_metrics::Summary::compute` takes.
     pub fn ids(&self) -> (JobId, JobId) {
         (JobId(self.first), JobId(self.last))
     }
