@@ -1273,35 +1273,15 @@ impl Scenario {
             self.label(),
         );
         // The one place a semantics name becomes a time model type.
-        let (outcome, sink) = match cfg.model.clone() {
-            ModelChoice::Blox(m) => simulate(
-                cfg.with_model(m),
-                cluster,
-                scheduler,
-                throughput,
-                sink,
-                events,
-                &mut workload,
-            )?,
-            ModelChoice::Exact(m) => simulate(
-                cfg.with_model(m),
-                cluster,
-                scheduler,
-                throughput,
-                sink,
-                events,
-                &mut workload,
-            )?,
-            ModelChoice::Synergy(m) => simulate(
-                cfg.with_model(m),
-                cluster,
-                scheduler,
-                throughput,
-                sink,
-                events,
-                &mut workload,
-            )?,
-        };
+        let (outcome, sink) = with_model!(cfg.model.clone(), m => simulate(
+            cfg.with_model(m),
+            cluster,
+            scheduler,
+            throughput,
+            sink,
+            events,
+            &mut workload,
+        )?);
         let (log, timeline, cluster_log) = sink.into_inner();
         let mut report = self.report(outcome, log, timeline)?;
         report.workload = workload_report;
@@ -1358,6 +1338,19 @@ impl Scenario {
         })
     }
 }
+
+/// Runs `$body` with `$m` bound to the time model a [`ModelChoice`] holds, monomorphised once
+/// per model: the one place the choice of semantics becomes a type.
+macro_rules! with_model {
+    ($choice:expr, $m:ident => $body:expr) => {
+        match $choice {
+            ModelChoice::Blox($m) => $body,
+            ModelChoice::Exact($m) => $body,
+            ModelChoice::Synergy($m) => $body,
+        }
+    };
+}
+use with_model;
 
 /// The time model a scenario names (`semantics`): chosen once here, then the engine runs
 /// monomorphised over it.
