@@ -71,10 +71,7 @@ mod tests {
         // (the test comes before each admission: demand 8 <= 8 still admits a ninth); with
         // node 1 out of service the cap is 4, so five.
         let queue: Vec<QueuedJob> = (0..10)
-            .map(|seq| QueuedJob {
-                seq,
-                spec: JobSpec::new(Time::ZERO, 1, 1.0),
-            })
+            .map(|seq| QueuedJob::new(seq, JobSpec::new(Time::ZERO, 1, 1.0)))
             .collect();
         let mut cluster = Cluster::new(ClusterSpec::uniform(2, 4));
         let jobs = JobTable::new();

@@ -61,10 +61,7 @@ mod tests {
 
     fn queue(n: u64) -> Vec<QueuedJob> {
         (0..n)
-            .map(|seq| QueuedJob {
-                seq,
-                spec: JobSpec::new(Time::ZERO, 1, 1.0),
-            })
+            .map(|seq| QueuedJob::new(seq, JobSpec::new(Time::ZERO, 1, 1.0)))
             .collect()
     }
 

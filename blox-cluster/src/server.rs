@@ -241,7 +241,7 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
             match e.state {
                 JobState::Queued => {
                     let seq = e.run.seq.unwrap_or(0);
-                    queued.push((seq, row.id, QueuedJob { seq, spec }));
+                    queued.push((seq, row.id, QueuedJob::new(seq, spec)));
                 }
                 JobState::Waiting | JobState::Starting | JobState::Running | JobState::Stopping => {
                     let id = JobId(e.run.blox_id.ok_or_else(|| {
@@ -794,7 +794,7 @@ impl<E: Executor> Server<E> {
                 seq,
                 spec: &spec,
             });
-            self.queue.push(QueuedJob { seq, spec });
+            self.queue.push(QueuedJob::new(seq, spec));
             self.queue_rows.push(row.id);
             let mut run = row.run;
             run.seq = Some(seq);

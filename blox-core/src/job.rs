@@ -321,11 +321,19 @@ impl<'a> IntoIterator for &'a JobTable {
 
 /// A job that has arrived but is not (yet) admitted: it waits in the engine's admission queue.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct QueuedJob {
     /// Arrival sequence number (0, 1, … in arrival order), stable for the job's whole life.
     pub seq: u64,
     /// What the workload asked for.
     pub spec: JobSpec,
+}
+
+impl QueuedJob {
+    /// The `seq`-th arrival, asking for `spec`.
+    pub fn new(seq: u64, spec: JobSpec) -> Self {
+        QueuedJob { seq, spec }
+    }
 }
 
 #[cfg(test)]

@@ -591,7 +591,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
                 seq,
                 spec: &spec,
             });
-            self.queue.push(QueuedJob { seq, spec });
+            self.queue.push(QueuedJob::new(seq, spec));
         }
         driver.admit(scheduler, self, t)
     }
