@@ -570,17 +570,20 @@ impl ScenarioArgs {
         match self.semantics {
             Some(SemanticsArg::Engine(v)) => s.semantics = v,
             // The Pollux preset keeps the scenario's semantics for what it shares (labels);
-            // `run` dispatches to it before building the engine.
+            // `run` and `compare` dispatch to it after building the scenario.
             Some(SemanticsArg::Pollux) => {}
             Some(SemanticsArg::Tiresias) => {
                 return Err(SimError::Config(
-                    "--semantics tiresias works with `blox-sim run` (one Tiresias run on a trace)"
+                    "--semantics tiresias works with `blox-sim run` and `blox-sim compare` (on a \
+                     trace)"
                         .into(),
                 ))
             }
             Some(SemanticsArg::Gavel) => {
                 return Err(SimError::Config(
-                    "--semantics gavel runs through `blox-sim run` only".into(),
+                    "--semantics gavel works with `blox-sim run` and `blox-sim compare` (on a \
+                     gavel trace)"
+                        .into(),
                 ))
             }
             None => {}
