@@ -921,6 +921,8 @@ fn gavel_settings(
 }
 
 fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
+    let pollux = a.scenario.semantics == Some(SemanticsArg::Pollux);
+    let pollux_opts = a.pollux.options(pollux)?;
     if a.scenario.semantics == Some(SemanticsArg::Tiresias) {
         return run_tiresias(a, reg);
     }
@@ -934,8 +936,6 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     if let Some(out) = a.out {
         s.out = Some(out);
     }
-    let pollux = a.scenario.semantics == Some(SemanticsArg::Pollux);
-    let pollux_opts = a.pollux.options(pollux)?;
     use crate::progress::ProgressMode;
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mode = match (a.progress.as_str(), terminal) {
@@ -1200,14 +1200,14 @@ fn compare_tiresias(a: &CompareArgs, reg: &Registry) -> Result<(), SimError> {
 }
 
 fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
+    let pollux = a.scenario.semantics == Some(SemanticsArg::Pollux);
+    let pollux_opts = a.pollux.options(pollux)?;
     if a.scenario.semantics == Some(SemanticsArg::Tiresias) {
         return compare_tiresias(&a, reg);
     }
     if a.scenario.semantics == Some(SemanticsArg::Gavel) {
         return gavel_compare(&a, reg);
     }
-    let pollux = a.scenario.semantics == Some(SemanticsArg::Pollux);
-    let pollux_opts = a.pollux.options(pollux)?;
     let base = a.scenario.build()?;
     let policies: Vec<Named<PolicyConfig>> = parse_list(&Some(a.policy.clone()), "policy")?;
     let mut placements: Vec<Named<PlacementConfig>> = parse_list(&a.placements, "placements")?;

@@ -315,7 +315,14 @@ fn compare_under_pollux_runs_each_policy_on_the_pollux_model() {
     assert_eq!(avg("optimus"), 5301.875, "{csv}");
     assert!(out.join("tiresias/pollux.json").is_file());
     // Pollux's knobs are refused outside --semantics pollux, in compare as in run.
-    let (code, text) = run(&["compare", "--interference", "0.5"]);
-    assert_ne!(code, 0);
-    assert!(text.contains("apply to --semantics pollux only"), "{text}");
+    for sem in ["exact", "tiresias", "gavel"] {
+        for cmd in ["run", "compare"] {
+            let (code, text) = run(&[cmd, "--semantics", sem, "--interference", "0.5"]);
+            assert_ne!(code, 0);
+            assert!(
+                text.contains("apply to --semantics pollux only"),
+                "{cmd} {sem}: {text}"
+            );
+        }
+    }
 }
