@@ -1191,10 +1191,6 @@ fn compare_tiresias(a: &CompareArgs, reg: &Registry) -> Result<(), SimError> {
             .map(|(row, r)| (row.label.as_str(), r.metrics.jcts_s.as_slice()))
             .collect();
         write_comparison(dir, &series, &rows)?;
-        println!(
-            "wrote {}/{{compare.csv,compare.json,jct_cdf.svg}} and one folder per policy",
-            dir.display()
-        );
     }
     Ok(())
 }
@@ -1317,10 +1313,6 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
             .map(|r| (r.metrics.label.as_str(), r.metrics.jcts_s.as_slice()))
             .collect();
         write_comparison(dir, &series, &rows)?;
-        println!(
-            "wrote {}/{{compare.csv,compare.json,jct_cdf.svg}} and one folder per policy",
-            dir.display()
-        );
     }
     Ok(())
 }
@@ -1654,7 +1646,12 @@ fn write_comparison(
             ("compare.json", json),
             ("jct_cdf.svg", svg),
         ],
-    )
+    )?;
+    println!(
+        "wrote {}/{{compare.csv,compare.json,jct_cdf.svg}} and one folder per policy",
+        dir.display()
+    );
+    Ok(())
 }
 
 fn workload_label(s: &Scenario) -> String {

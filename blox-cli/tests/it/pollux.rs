@@ -33,6 +33,26 @@ fn run(args: &[&str]) -> (i32, String) {
     )
 }
 
+/// `blox-sim CMD --semantics pollux` on workload `wl` on 16x4 GPUs with 60 s intervals, then
+/// `extra`.
+fn pollux_cmd(cmd: &str, wl: &std::path::Path, extra: &[&str]) -> (i32, String) {
+    let mut args = vec![
+        cmd,
+        "--semantics",
+        "pollux",
+        "--trace",
+        wl.to_str().unwrap(),
+        "--trace-format",
+        "pollux",
+        "--cluster",
+        "16x4",
+        "--round",
+        "60",
+    ];
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
 /// `(source_id, jct)` from a jobs.csv, sorted.
 fn jcts(path: &std::path::Path) -> Vec<(String, i64)> {
     let text = std::fs::read_to_string(path).unwrap();
@@ -70,25 +90,18 @@ fn check(policy: &str, w: u32) {
     let Some(dir) = pollux_dir() else { return };
     let out = tempdir(&format!("pollux-{policy}-{w}"));
     let wl = dir.join(format!("workloads/workload-{w}.csv"));
-    let (code, text) = run(&[
+    let (code, text) = pollux_cmd(
         "run",
-        "--semantics",
-        "pollux",
-        "--trace",
-        wl.to_str().unwrap(),
-        "--trace-format",
-        "pollux",
-        "--cluster",
-        "16x4",
-        "--round",
-        "60",
-        "--policy",
-        policy,
-        "--seed",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+        &wl,
+        &[
+            "--policy",
+            policy,
+            "--seed",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
     assert_eq!(code, 0, "{text}");
     assert!(
         text.contains(&format!("pollux accept-all/{policy}")),
@@ -241,25 +254,18 @@ fn interference_through_the_engine_matches_the_artifacts_loop_per_job() {
         .collect();
     want.sort();
     let out = tempdir("pollux-interference");
-    let (code, text) = run(&[
+    let (code, text) = pollux_cmd(
         "run",
-        "--semantics",
-        "pollux",
-        "--trace",
-        wl.to_str().unwrap(),
-        "--trace-format",
-        "pollux",
-        "--cluster",
-        "16x4",
-        "--round",
-        "60",
-        "--policy",
-        "tiresias",
-        "--interference",
-        "0.5",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+        &wl,
+        &[
+            "--policy",
+            "tiresias",
+            "--interference",
+            "0.5",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
     assert_eq!(code, 0, "{text}");
     let got = jcts(&out.join("jobs.csv"));
     assert_eq!(got.len(), 160);
@@ -284,23 +290,16 @@ fn compare_under_pollux_runs_each_policy_on_the_pollux_model() {
     let Some(dir) = pollux_dir() else { return };
     let wl = dir.join("workloads/workload-6.csv");
     let out = tempdir("pollux-compare");
-    let (code, text) = run(&[
+    let (code, text) = pollux_cmd(
         "compare",
-        "--semantics",
-        "pollux",
-        "--trace",
-        wl.to_str().unwrap(),
-        "--trace-format",
-        "pollux",
-        "--cluster",
-        "16x4",
-        "--round",
-        "60",
-        "--policy",
-        "tiresias,optimus",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+        &wl,
+        &[
+            "--policy",
+            "tiresias,optimus",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
     assert_eq!(code, 0, "{text}");
     assert!(text.contains("pollux semantics | 64 GPUs"), "{text}");
     let csv = std::fs::read_to_string(out.join("compare.csv")).unwrap();
