@@ -26,6 +26,9 @@
 //!   reported with its real status, never run again. A launch that ended with `NODE_FAIL`, was
 //!   cancelled by someone else, or is unknown to Slurm and left no exit file is reported as
 //!   [`ExitStatus::Lost`], which the server requeues.
+//! - **Outages**: a failing `squeue` or `sinfo` (a busy or restarting `slurmctld`) is reported
+//!   once and waited out, the last answer standing, for up to a minute; only then does the
+//!   server stop, with the command's error.
 
 use crate::metrics_tail::MetricsTail;
 use blox_core::{
@@ -44,6 +47,47 @@ use std::time::{Duration, Instant};
 const START_WAIT: Duration = Duration::from_secs(10);
 /// Minimum time between two `squeue` calls.
 const QUEUE_EVERY: Duration = Duration::from_millis(500);
+/// How long `squeue` or `sinfo` may keep failing before the backend gives up: a busy or
+/// restarting `slurmctld` (a node failing, a reconfiguration) is waited out, a dead one stops
+/// the server with the command's own error.
+const OUTAGE_LIMIT: Duration = Duration::from_secs(60);
+
+/// A Slurm query that may fail for a while: the first failure is reported and the last good
+/// answer stands until [`OUTAGE_LIMIT`] has passed without a good one.
+#[derive(Debug, Default)]
+struct Outage {
+    since: Option<Instant>,
+}
+
+impl Outage {
+    /// The query answered.
+    fn ok(&mut self) {
+        if self.since.take().is_some() {
+            eprintln!("blox-cluster: slurm backend: Slurm answers again");
+        }
+    }
+
+    /// The query failed at `now` with `e`: `Ok` while the outage is shorter than `limit`, else
+    /// the error.
+    fn failed(&mut self, e: ExecError, now: Instant, limit: Duration) -> Result<(), ExecError> {
+        let since = *self.since.get_or_insert_with(|| {
+            eprintln!(
+                "blox-cluster: {} (retrying for up to {} s)",
+                e.0,
+                limit.as_secs()
+            );
+            now
+        });
+        if now.duration_since(since) >= limit {
+            return Err(ExecError::new(format!(
+                "{} (failing for {} s)",
+                e.0,
+                now.duration_since(since).as_secs()
+            )));
+        }
+        Ok(())
+    }
+}
 
 /// Settings of the Slurm backend.
 #[derive(Clone, Debug)]
@@ -187,6 +231,11 @@ pub struct SlurmExecutor {
     typed: Vec<bool>,
     running: BTreeMap<JobId, Running>,
     last_queue: Option<Instant>,
+    /// `squeue` failing (see [`Outage`]).
+    queue_outage: Outage,
+    /// `sinfo` failing, and the nodes it last reported unavailable.
+    nodes_outage: Outage,
+    last_unavailable: Vec<NodeId>,
 }
 
 fn err(job: JobId, what: &str, e: impl std::fmt::Display) -> ExecError {
@@ -246,7 +295,12 @@ impl SlurmExecutor {
                 "slurm backend: no node with a `gpu` GRES (scontrol -o show node)",
             ));
         }
-        Ok(SlurmExecutor {
+        Ok(Self::with_nodes(cfg, nodes))
+    }
+
+    /// An executor over `nodes`, with nothing running.
+    fn with_nodes(cfg: SlurmConfig, nodes: Vec<SlurmNode>) -> Self {
+        SlurmExecutor {
             typed: nodes.iter().map(|n| n.typed).collect(),
             inventory: Inventory {
                 nodes: nodes.into_iter().map(|n| n.info).collect(),
@@ -254,7 +308,10 @@ impl SlurmExecutor {
             cfg,
             running: BTreeMap::new(),
             last_queue: None,
-        })
+            queue_outage: Outage::default(),
+            nodes_outage: Outage::default(),
+            last_unavailable: Vec::new(),
+        }
     }
 
     /// The batch script and `sbatch` arguments of a launch.
@@ -489,7 +546,18 @@ impl Executor for SlurmExecutor {
         if let Some(p) = &self.cfg.partition {
             args.extend(sv(&["-p", p]));
         }
-        let text = run("sinfo", &args)?;
+        let text = match run("sinfo", &args) {
+            Ok(text) => {
+                self.nodes_outage.ok();
+                text
+            }
+            Err(e) => {
+                // Slurm is busy: the nodes stay as it last said.
+                self.nodes_outage.failed(e, Instant::now(), OUTAGE_LIMIT)?;
+                out.extend(self.last_unavailable.iter().copied());
+                return Ok(());
+            }
+        };
         let mut down: Vec<NodeId> = Vec::new();
         for line in text.lines() {
             let Some((name, state)) = line.split_once('|') else {
@@ -509,7 +577,8 @@ impl Executor for SlurmExecutor {
         }
         down.sort_unstable();
         down.dedup();
-        out.extend(down);
+        out.extend(down.iter().copied());
+        self.last_unavailable = down;
         Ok(())
     }
 
@@ -571,8 +640,19 @@ impl Executor for SlurmExecutor {
         {
             None
         } else {
-            self.last_queue = Some(Instant::now());
-            Some(Self::queue()?)
+            let now = Instant::now();
+            self.last_queue = Some(now);
+            match Self::queue() {
+                Ok(q) => {
+                    self.queue_outage.ok();
+                    Some(q)
+                }
+                Err(e) => {
+                    // Slurm is busy: no launch is taken to have ended; ask again later.
+                    self.queue_outage.failed(e, now, OUTAGE_LIMIT)?;
+                    None
+                }
+            }
         };
         let sig = self
             .cfg
@@ -684,6 +764,32 @@ NodeName=login CPUTot=4 Gres=(null) NodeAddr=10.0.0.9 RealMemory=1024 State=IDLE
 ";
 
     #[test]
+    fn a_failing_query_is_waited_out_for_a_while() {
+        let mut o = Outage::default();
+        let t0 = Instant::now();
+        let e = || ExecError::new("slurm backend: `squeue` failed");
+        assert!(o.failed(e(), t0, Duration::from_secs(60)).is_ok());
+        assert!(o
+            .failed(e(), t0 + Duration::from_secs(59), Duration::from_secs(60))
+            .is_ok());
+        let err = o
+            .failed(e(), t0 + Duration::from_secs(61), Duration::from_secs(60))
+            .unwrap_err();
+        assert!(
+            err.0.contains("`squeue` failed (failing for 61 s)"),
+            "{}",
+            err.0
+        );
+        // An answer ends the outage: the next failure starts a new one.
+        o.ok();
+        let t1 = t0 + Duration::from_secs(100);
+        assert!(o.failed(e(), t1, Duration::from_secs(60)).is_ok());
+        assert!(o
+            .failed(e(), t1 + Duration::from_secs(30), Duration::from_secs(60))
+            .is_ok());
+    }
+
+    #[test]
     fn node_states_that_take_work() {
         for ok in ["idle", "mix", "alloc", "comp", "idle~", "mix-", "allocated"] {
             assert!(slurm_state_available(ok), "{ok}");
@@ -747,19 +853,14 @@ NodeName=login CPUTot=4 Gres=(null) NodeAddr=10.0.0.9 RealMemory=1024 State=IDLE
     #[test]
     fn the_batch_script_records_the_exit_and_ends_all_ranks_on_a_bad_exit() {
         let nodes = parse_nodes_text(NODES);
-        let exec = SlurmExecutor {
-            typed: nodes.iter().map(|n| n.typed).collect(),
-            inventory: Inventory {
-                nodes: nodes.into_iter().map(|n| n.info).collect(),
-            },
-            cfg: SlurmConfig {
+        let exec = SlurmExecutor::with_nodes(
+            SlurmConfig {
                 jobs_dir: PathBuf::from("/nonexistent"),
                 signal: Signal::SIGTERM,
                 partition: None,
             },
-            running: BTreeMap::new(),
-            last_queue: None,
-        };
+            nodes,
+        );
         let tmp = std::env::temp_dir().join(format!("blox-slurm-script-{}", std::process::id()));
         let _ = fs::remove_dir_all(&tmp);
         fs::create_dir_all(tmp.join("bin")).unwrap();

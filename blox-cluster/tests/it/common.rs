@@ -87,6 +87,15 @@ pub(crate) struct Server {
 
 impl Server {
     pub(crate) fn start(state: &Path, extra: &[&str]) -> Server {
+        Self::start_with_env(state, extra, &[])
+    }
+
+    /// [`Server::start`] with extra environment variables for the server.
+    pub(crate) fn start_with_env(
+        state: &Path,
+        extra: &[&str],
+        env: &[(&str, std::ffi::OsString)],
+    ) -> Server {
         let addr_file = state.join("server.addr");
         let _ = std::fs::remove_file(&addr_file);
         let log = std::fs::OpenOptions::new()
@@ -100,6 +109,7 @@ impl Server {
             .arg(state)
             .args(["--listen", "127.0.0.1:0"])
             .args(extra)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log)
@@ -137,7 +147,18 @@ impl Server {
     }
 
     pub(crate) fn call(&self, method: &str, path: &str, body: Option<&str>) -> HttpResponse {
-        request(&self.addr, method, path, Some(&self.token), body).unwrap()
+        self.try_call(method, path, body)
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}; log: {}", self.log()))
+    }
+
+    /// A request that may fail: the server may exit between a poll and the request.
+    pub(crate) fn try_call(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&str>,
+    ) -> Result<HttpResponse, String> {
+        request(&self.addr, method, path, Some(&self.token), body).map_err(|e| format!("{e:?}"))
     }
 
     pub(crate) fn submit(&self, n_gpus: u32, iterations: u64, iter_s: f64) -> i64 {

@@ -10,3 +10,4 @@ mod progress;
 mod sim_vs_real;
 mod slurm_e2e;
 mod slurm_nodes;
+mod slurm_outage;

@@ -133,7 +133,17 @@ fn slurm_backend_pins_preempts_resumes_and_requeues() {
             "jobs did not finish; log: {}",
             s.log()
         );
-        let r = s.call("GET", "/v1/jobs", None);
+        let r = match s.try_call("GET", "/v1/jobs", None) {
+            Ok(r) => r,
+            Err(e) => {
+                // The server may have exited (`--exit-when-done`) since the poll above.
+                std::thread::sleep(Duration::from_millis(500));
+                if s.child.try_wait().unwrap().is_some() {
+                    continue;
+                }
+                panic!("GET /v1/jobs: {e}; log: {}", s.log());
+            }
+        };
         if r.status == 200 {
             let jobs = r.json()["jobs"].as_array().cloned().unwrap_or_default();
             for j in &jobs {
@@ -160,10 +170,13 @@ fn slurm_backend_pins_preempts_resumes_and_requeues() {
             }
             let preempted = jobs.iter().any(|j| j["preemptions"].as_u64() > Some(0));
             if preempted && downed.is_none() {
-                // A job that has run for a while (its stub has started).
-                let victim = jobs
-                    .iter()
-                    .find(|j| j["state"] == "running" && j["iterations"].as_u64() > Some(5));
+                // A job that has run for a while (its stub has started) and is not about to
+                // finish (it must still be running when its node goes down).
+                let victim = jobs.iter().find(|j| {
+                    let done = j["iterations"].as_u64().unwrap_or(0);
+                    let total = j["submission"]["total_iterations"].as_u64().unwrap_or(0);
+                    j["state"] == "running" && done > 5 && done + 15 < total
+                });
                 if let Some(v) = victim {
                     let node = v["placement"][0]["node"].as_str().unwrap().to_string();
                     let key = (
@@ -181,7 +194,10 @@ fn slurm_backend_pins_preempts_resumes_and_requeues() {
                     )
                     .unwrap();
                     guard.0 = Some(node.clone());
-                    eprintln!("slurm_e2e: set {node} down under job {key:?}");
+                    eprintln!(
+                        "slurm_e2e: set {node} down under job {key:?} at {:.1} s",
+                        t0.elapsed().as_secs_f64()
+                    );
                     std::thread::sleep(Duration::from_millis(300));
                     // With ReturnToService=2 the node may already be back (then `resume`
                     // is refused).
