@@ -7,7 +7,7 @@
 //! |---|---|---|
 //! | [`JobLog`] (sink) | one [`JobRecord`] per arrived job: arrival, id, GPUs, work, first start, first progress, completion, preemptions | O(1) per event |
 //! | [`ClusterLog`] (sink) | node events, GPU-hours in service, work lost to failures and the jobs they hit ([`ClusterStats`]) | O(1) per event |
-//! | [`Timeline`] (sink) | one [`RoundSample`](blox_core::RoundSample) per processed round: queue, running, free GPUs, GPU demand, preemptions; a stretch of skipped rounds ([`RoundStretch`](blox_core::RoundStretch)) as one entry | O(1) per round processed or stretch skipped |
+//! | [`Timeline`] (sink) | [`RoundSample`](blox_core::RoundSample)s: queue, running, free GPUs, GPU demand, preemptions; a stretch of alike rounds (skipped, [`RoundStretch`](blox_core::RoundStretch), or processed with nothing changing) as one entry | O(1) per round processed or stretch skipped; memory O(changes) |
 //! | [`Summary`] | over the tracked jobs: JCT mean/p50/p95/p99/max, responsiveness, queueing delay (mean and percentiles), preemptions, makespan, finish-time fairness ρ (mean, worst, fraction > 1, Jain's index) | O(n log n) once |
 //! | [`Fairness`] | per-job ρ = shared JCT ÷ isolated JCT (Themis, NSDI 2020), isolated JCT = `work_s` or a caller's model | O(n) once |
 //! | [`TimelineStats`] | time-weighted mean GPU utilisation, busy/free GPUs, queue length, GPU demand; maxima; preemptions (stretches weighed, to the bit as their rounds would be) | O(entries) once |
@@ -22,7 +22,7 @@
 //! | file | function |
 //! |---|---|
 //! | `jobs.csv` | [`write_jobs_csv`] (format frozen); [`write_jobs_csv_with`] adds `failures` for runs with cluster management |
-//! | `timeline.csv` | [`write_timeline_csv`] (format frozen; a stretch of three or more skipped rounds is its first and last row); [`write_timeline_csv_with`] adds `available_gpus` for runs with cluster management |
+//! | `timeline.csv` | [`write_timeline_csv`] (format frozen; a stretch of three or more alike rounds is its first and last row); [`write_timeline_csv_with`] adds `available_gpus` for runs with cluster management |
 //! | `fairness.csv` | [`write_fairness_csv`] |
 //! | `jct_cdf.csv` | [`write_jct_cdf_csv`] |
 //! | `compare.csv`, `compare.json` | [`write_comparison_csv`], [`write_comparison_json`]; [`comparison_table`] renders it for a terminal |

@@ -211,10 +211,14 @@ impl MetricSink for JobLog {
 
 /// Records the once-per-round samples, with rounds the engine skipped kept as stretches.
 ///
-/// Each round the engine processes is one stored entry; a stretch of skipped rounds (the state
-/// unchanged, reported through [`MetricSink::on_rounds`]) is one entry too, however many rounds
-/// it spans, so memory grows with the rounds processed, not with idle time: one job of 10^9 s
-/// at one-second rounds is three entries. [`Timeline::rounds`] expands every round when a
+/// A stretch of skipped rounds (the state unchanged, reported through
+/// [`MetricSink::on_rounds`]) is one stored entry, however many rounds it spans. So is a run of
+/// processed rounds whose samples are equal but for their time, evenly spaced and with no
+/// preemption: a time model that decides every round (Synergy's, the real-mode server) while
+/// nothing changes adds a round to the run's stretch, not an entry. Memory grows with the
+/// rounds at which something changed, not with time: one job of 10^9 s at one-second rounds is
+/// a handful of entries under every time model. Merging is lossless: [`Timeline::rounds`] and
+/// [`crate::TimelineStats`] see the same rounds, to the bit, as without it. [`Timeline::rounds`] expands every round when a
 /// caller wants them one by one; the statistics ([`crate::TimelineStats`]), the plot and
 /// `timeline.csv` read the stretches directly.
 #[derive(Clone, Debug, Default)]
@@ -265,23 +269,56 @@ impl Timeline {
     }
 }
 
+impl Timeline {
+    /// Append `count` rounds from `first`, `step` apart (a single round: `count` 1, any step),
+    /// extending the last entry when these rounds continue it: same values, no preemption, and
+    /// the spacing the entry already has (a single entry takes the gap to `first` as its step).
+    fn append(&mut self, first: RoundSample, step: Time, count: u64) {
+        if count == 0 {
+            return;
+        }
+        self.rounds += count;
+        let n = self.samples.len();
+        if let Some(last) = self.samples.last() {
+            let mut at_last = first;
+            at_last.time = last.time;
+            let same = first.preemptions == 0 && at_last == *last;
+            if same {
+                let entry = self.stretches.last_mut().filter(|(at, _, _)| *at + 1 == n);
+                match entry {
+                    Some((_, s, c)) => {
+                        let end = Time(last.time.as_millis() + (*c - 1) * s.as_millis());
+                        let fits = count == 1 || step == *s;
+                        if fits && first.time.as_millis() == end.as_millis() + s.as_millis() {
+                            *c += count;
+                            return;
+                        }
+                    }
+                    None => {
+                        let gap = first.time.as_millis().saturating_sub(last.time.as_millis());
+                        if gap > 0 && (count == 1 || step.as_millis() == gap) {
+                            self.stretches.push((n - 1, Time(gap), count + 1));
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        if count > 1 {
+            self.stretches.push((n, step, count));
+        }
+        self.samples.push(first);
+    }
+}
+
 impl MetricSink for Timeline {
     fn on_event(&mut self, event: &Event<'_>) {
         if let Event::Round(s) = event {
-            self.samples.push(*s);
-            self.rounds += 1;
+            self.append(*s, Time::ZERO, 1);
         }
     }
 
     fn on_rounds(&mut self, stretch: &RoundStretch) {
-        match stretch.count {
-            0 => {}
-            1 => self.on_event(&Event::Round(stretch.first)),
-            n => {
-                self.stretches.push((self.samples.len(), stretch.step, n));
-                self.samples.push(stretch.first);
-                self.rounds += n;
-            }
-        }
+        self.append(stretch.first, stretch.step, stretch.count);
     }
 }

@@ -82,12 +82,15 @@ pub fn write_jobs_csv_with(
 }
 
 /// Write `timeline.csv`: one row per round (see the engine docs for the sampling point), except
-/// that a stretch of rounds the engine skipped with the state unchanged
-/// ([`blox_core::RoundStretch`]) is written as its first and last rows only: the rounds between
-/// them, one every round length, hold the same values. Read as a step function (each row's
-/// values hold until the next row's time) the file is exact; a one-job run of 10^9 s at
-/// one-second rounds is a handful of rows, not 10^9. A stretch of one or two rounds is written
-/// in full, so a run without a skipped stretch of three or more rounds has one row per round.
+/// that a stretch of rounds with the state unchanged is written as its first and last rows
+/// only: the rounds between them, one every round length, hold the same values. A stretch is
+/// either rounds the engine skipped ([`blox_core::RoundStretch`]) or evenly spaced processed
+/// rounds with equal values and no preemption (see [`Timeline`]). Read as a step function (each
+/// row's values hold until the next row's time) the file is exact, and every round with a
+/// preemption is a row of its own, so the column's sum is the run's preemptions; a one-job run
+/// of 10^9 s at one-second rounds is a handful of rows, not 10^9, under every time model. A
+/// stretch of one or two rounds is written in full, so a run in which no three consecutive
+/// rounds are alike has one row per round.
 ///
 /// Columns: `time_s` (seconds), `jobs_in_queue` (admitted, not running), `jobs_running`,
 /// `free_gpus`, `gpu_demand` (Σ requested GPUs of the active jobs), `preemptions` (decided that
@@ -199,6 +202,45 @@ mod tests {
         }
         assert_eq!(csv(&compact), csv(&plain));
         assert_eq!(compact.stored_len(), 5);
-        assert_eq!(plain.stored_len(), 6);
+        // The two equal rounds fed one by one are merged as the engine's stretch of two is.
+        assert_eq!(plain.stored_len(), 5);
+    }
+
+    #[test]
+    fn equal_processed_rounds_are_one_stretch_and_preemptions_are_never_merged() {
+        // A model that decides every round (Synergy's) while nothing changes: a million equal
+        // rounds, one entry, two rows.
+        let mut tl = Timeline::default();
+        for k in 0..1_000_000u64 {
+            tl.on_event(&Event::Round(sample(300 * k, 0, 3)));
+        }
+        assert_eq!((tl.round_count(), tl.stored_len()), (1_000_000, 1));
+        assert_eq!(
+            csv(&tl),
+            format!("{TIMELINE_CSV_HEADER}\n0,0,1,3,1,0,0\n299999700,0,1,3,1,0,0\n")
+        );
+        // A change of value, or of spacing, starts a new entry; rounds with preemptions are
+        // kept one by one, so summing the column over the rows counts every preemption.
+        tl.on_event(&Event::Round(sample(300_000_000, 1, 3)));
+        tl.on_event(&Event::Round(sample(300_000_900, 1, 3)));
+        tl.on_event(&Event::Round(sample(300_001_200, 1, 3)));
+        let pre = RoundSample::new(Time::from_secs(300_001_500), 1, 1, 0, 3, 1, 2);
+        tl.on_event(&Event::Round(pre));
+        let mut again = pre;
+        again.time = Time::from_secs(300_001_800);
+        tl.on_event(&Event::Round(again));
+        assert_eq!(tl.round_count(), 1_000_005);
+        assert_eq!(tl.stored_len(), 5);
+        let rows: Vec<String> = csv(&tl).lines().skip(3).map(String::from).collect();
+        assert_eq!(
+            rows,
+            [
+                "300000000,1,1,3,1,0,0",
+                "300000900,1,1,3,1,0,0",
+                "300001200,1,1,3,1,0,0",
+                "300001500,1,1,3,1,2,0",
+                "300001800,1,1,3,1,2,0",
+            ]
+        );
     }
 }
