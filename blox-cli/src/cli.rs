@@ -306,8 +306,9 @@ struct SweepArgs {
     /// Scenario file (TOML or JSON) every run starts from.
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
-    /// Semantics to try, e.g. `blox,exact`.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    /// Semantics to try, e.g. `blox,exact`: `blox`, `exact` or `synergy` (the peer models
+    /// `tiresias`, `gavel` and `pollux` are taken by `run` and `compare`).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = sweep_semantics)]
     semantics: Vec<Semantics>,
     /// Loads in jobs/hour: a list and/or inclusive integer ranges, e.g. `1..9` or `2,4.5,8`.
     #[arg(long, value_name = "LIST", allow_negative_numbers = true)]
@@ -1090,6 +1091,15 @@ enum SemanticsArg {
     Gavel,
     /// The Pollux artifact's preset (`blox_sim::Pollux` over `blox-pollux`).
     Pollux,
+}
+
+/// `sweep --semantics`: one of the engine's semantics; a peer's says which commands take it.
+fn sweep_semantics(s: &str) -> Result<Semantics, String> {
+    let s = s.trim();
+    match crate::scenario::peer_semantics_hint(s) {
+        Some(hint) => Err(hint),
+        None => s.parse(),
+    }
 }
 
 impl std::str::FromStr for SemanticsArg {

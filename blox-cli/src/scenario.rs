@@ -512,6 +512,31 @@ fn node_error(e: blox_nodes::NodeError) -> SimError {
     }
 }
 
+/// What to say of a peer simulator's semantics named where only the engine's are taken
+/// (scenario files, `sweep --semantics`): which commands take it. `None` for any other name.
+pub(crate) fn peer_semantics_hint(name: &str) -> Option<String> {
+    matches!(name, "tiresias" | "gavel" | "pollux").then(|| {
+        format!(
+            "`{name}` is a peer simulator's semantics, taken by `blox-sim run --semantics {name}` \
+             and `blox-sim compare --semantics {name}`; scenario files and sweeps take `blox`, \
+             `exact` or `synergy`"
+        )
+    })
+}
+
+/// A parse error, with [`peer_semantics_hint`] added when it is a peer semantics named as an
+/// unknown variant.
+fn with_peer_semantics_hint(msg: String) -> String {
+    let hint = ["tiresias", "gavel", "pollux"]
+        .into_iter()
+        .find(|n| msg.contains(&format!("unknown variant `{n}`")))
+        .and_then(peer_semantics_hint);
+    match hint {
+        Some(h) => format!("{msg}: {h}"),
+        None => msg,
+    }
+}
+
 impl Scenario {
     /// Whether the run changes its cluster (node events, random failures or autoscaling).
     pub fn manages_cluster(&self) -> bool {
@@ -622,11 +647,13 @@ impl Scenario {
 
     fn parse_text(path: &Path, text: &str, is_json: bool) -> Result<Scenario, SimError> {
         if is_json {
-            serde_json::from_str(text)
-                .map_err(|e| SimError::input(path, Some(e.line() as u64), None, e.to_string()))
+            serde_json::from_str(text).map_err(|e| {
+                let msg = with_peer_semantics_hint(e.to_string());
+                SimError::input(path, Some(e.line() as u64), None, msg)
+            })
         } else {
             toml::from_str(text).map_err(|e| {
-                let msg = e.message().to_string();
+                let msg = with_peer_semantics_hint(e.message().to_string());
                 // An unknown key is blamed on the whole table; point at the key's own line.
                 let key = msg
                     .strip_prefix("unknown field `")
