@@ -512,10 +512,14 @@ fn node_error(e: blox_nodes::NodeError) -> SimError {
     }
 }
 
+/// The peer simulators' semantics, which `run` and `compare` take and scenario files and sweeps
+/// do not.
+const PEER_SEMANTICS: [&str; 3] = ["tiresias", "gavel", "pollux"];
+
 /// What to say of a peer simulator's semantics named where only the engine's are taken
 /// (scenario files, `sweep --semantics`): which commands take it. `None` for any other name.
 pub(crate) fn peer_semantics_hint(name: &str) -> Option<String> {
-    matches!(name, "tiresias" | "gavel" | "pollux").then(|| {
+    PEER_SEMANTICS.contains(&name).then(|| {
         format!(
             "`{name}` is a peer simulator's semantics, taken by `blox-sim run --semantics {name}` \
              and `blox-sim compare --semantics {name}`; scenario files and sweeps take `blox`, \
@@ -527,7 +531,7 @@ pub(crate) fn peer_semantics_hint(name: &str) -> Option<String> {
 /// A parse error, with [`peer_semantics_hint`] added when it is a peer semantics named as an
 /// unknown variant.
 fn with_peer_semantics_hint(msg: String) -> String {
-    let hint = ["tiresias", "gavel", "pollux"]
+    let hint = PEER_SEMANTICS
         .into_iter()
         .find(|n| msg.contains(&format!("unknown variant `{n}`")))
         .and_then(peer_semantics_hint);

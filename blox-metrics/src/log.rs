@@ -217,9 +217,9 @@ impl MetricSink for JobLog {
 /// preemption: a time model that decides every round (Synergy's, the real-mode server) while
 /// nothing changes adds a round to the run's stretch, not an entry. Memory grows with the
 /// rounds at which something changed, not with time: one job of 10^9 s at one-second rounds is
-/// a handful of entries under every time model. Merging is lossless: [`Timeline::rounds`] and
-/// [`crate::TimelineStats`] see the same rounds, to the bit, as without it. [`Timeline::rounds`] expands every round when a
-/// caller wants them one by one; the statistics ([`crate::TimelineStats`]), the plot and
+/// a handful of entries under every time model. Merging is lossless: [`Timeline::rounds`]
+/// expands every round, the same rounds as without it, when a caller wants them one by one; the
+/// statistics ([`crate::TimelineStats`], to the bit as over every round), the plot and
 /// `timeline.csv` read the stretches directly.
 #[derive(Clone, Debug, Default)]
 pub struct Timeline {
@@ -270,44 +270,52 @@ impl Timeline {
 }
 
 impl Timeline {
-    /// Append `count` rounds from `first`, `step` apart (a single round: `count` 1, any step),
-    /// extending the last entry when these rounds continue it: same values, no preemption, and
-    /// the spacing the entry already has (a single entry takes the gap to `first` as its step).
+    /// Append `count` rounds from `first`, `step` apart (a single round: `count` 1, any step):
+    /// an extension of the last entry when they continue it, else a new entry.
     fn append(&mut self, first: RoundSample, step: Time, count: u64) {
         if count == 0 {
             return;
         }
         self.rounds += count;
+        if !self.extend_last(first, step, count) {
+            if count > 1 {
+                self.stretches.push((self.samples.len(), step, count));
+            }
+            self.samples.push(first);
+        }
+    }
+
+    /// Extend the last entry by these rounds if they continue it: the same values, no
+    /// preemption, and the entry's spacing (a single entry takes the gap to `first` as its
+    /// step). Whether it did.
+    fn extend_last(&mut self, first: RoundSample, step: Time, count: u64) -> bool {
         let n = self.samples.len();
-        if let Some(last) = self.samples.last() {
-            let mut at_last = first;
-            at_last.time = last.time;
-            let same = first.preemptions == 0 && at_last == *last;
-            if same {
-                let entry = self.stretches.last_mut().filter(|(at, _, _)| *at + 1 == n);
-                match entry {
-                    Some((_, s, c)) => {
-                        let end = Time(last.time.as_millis() + (*c - 1) * s.as_millis());
-                        let fits = count == 1 || step == *s;
-                        if fits && first.time.as_millis() == end.as_millis() + s.as_millis() {
-                            *c += count;
-                            return;
-                        }
-                    }
-                    None => {
-                        let gap = first.time.as_millis().saturating_sub(last.time.as_millis());
-                        if gap > 0 && (count == 1 || step.as_millis() == gap) {
-                            self.stretches.push((n - 1, Time(gap), count + 1));
-                            return;
-                        }
-                    }
+        let Some(&last) = self.samples.last() else {
+            return false;
+        };
+        let mut at_last = first;
+        at_last.time = last.time;
+        if first.preemptions > 0 || at_last != last {
+            return false;
+        }
+        match self.stretches.last_mut().filter(|(at, _, _)| *at + 1 == n) {
+            Some((_, s, c)) => {
+                let next = RoundStretch::new(last, *s, *c).time_of(*c);
+                let continues = (count == 1 || step == *s) && first.time == next;
+                if continues {
+                    *c += count;
                 }
+                continues
+            }
+            None => {
+                let gap = first.time.as_millis().saturating_sub(last.time.as_millis());
+                let continues = gap > 0 && (count == 1 || step.as_millis() == gap);
+                if continues {
+                    self.stretches.push((n - 1, Time(gap), count + 1));
+                }
+                continues
             }
         }
-        if count > 1 {
-            self.stretches.push((n, step, count));
-        }
-        self.samples.push(first);
     }
 }
 
