@@ -654,7 +654,7 @@ impl ScenarioArgs {
                 }
                 _ => (
                     crate::SYNERGY_LOAD,
-                    blox_workload::ClassSplit::DEFAULT.label(),
+                    blox_synergy::ClassSplit::DEFAULT.label(),
                 ),
             };
             if self
@@ -668,7 +668,7 @@ impl ScenarioArgs {
             }
             let class_split = self.class_split.clone().unwrap_or(old_split);
             class_split
-                .parse::<blox_workload::ClassSplit>()
+                .parse::<blox_synergy::ClassSplit>()
                 .map_err(|e| SimError::Config(format!("--class-split: {e}")))?;
             s.workload = WorkloadConfig::SynergyDefault {
                 load: self.load.unwrap_or(old_load),
@@ -1089,7 +1089,7 @@ enum SemanticsArg {
     Tiresias,
     /// Gavel's self-contained model.
     Gavel,
-    /// The Pollux artifact's preset (`blox_sim::Pollux` over `blox-pollux`).
+    /// The Pollux artifact's preset (`blox_pollux::Pollux` over its job model).
     Pollux,
 }
 
@@ -1231,7 +1231,7 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
             list.split('/')
                 .map(|x| {
                     x.trim()
-                        .parse::<blox_workload::ClassSplit>()
+                        .parse::<blox_synergy::ClassSplit>()
                         .map(|c| Some(c.label()))
                         .map_err(|e| SimError::Config(format!("--class-splits: {e}")))
                 })

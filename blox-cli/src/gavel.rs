@@ -1,114 +1,20 @@
-//! `--semantics gavel`: Gavel's (OSDI 2020) trace simulator, reproduced job by job. The preset
-//! wires Gavel's round mechanism and policies (`blox_policies::gavel_osdi`) into the `gavel`
-//! time model (`blox_sim::time::gavel`); any other policy name is an engine policy (stock or
-//! registered) on the same clock through [`crate::gavel_any::EngineRounds`] ([`run_gavel_engine`]).
-//! Gavel's names win (`fifo` is Gavel's); `engine:NAME` names the engine's.
+//! `--semantics gavel`: Gavel's (OSDI 2020) trace simulator, reproduced job by job
+//! (`blox-gavel`): Gavel's policies by its names ([`blox_gavel::run_gavel`]), or any other
+//! policy name as an engine policy (stock or registered) on the same clock
+//! ([`blox_gavel::run_gavel_engine`]). Gavel's names win (`fifo` is Gavel's); `engine:NAME`
+//! names the engine's.
 
-use crate::gavel_any::EngineRounds;
 use crate::registry::{Named, Registry};
 use crate::scenario::write_atomically;
-use blox_core::{ClusterSpec, SchedulingPolicy, Semantics, ThroughputTable};
-use blox_policies::gavel_osdi::{Credit, GavelMechanism, GavelPolicyKind, MechJob};
+use blox_core::{ClusterSpec, Semantics};
+use blox_gavel::clock::{register_types, GavelError, GavelOutcome};
+use blox_gavel::{run_gavel, run_gavel_engine, GavelPolicyKind};
 use blox_policies::{PolicyConfig, PolicyEnv};
-use blox_sim::time::gavel::{
-    lookup_throughputs, register_types, simulate, GavelError, GavelOutcome, GavelRounds,
-    MicroTaskOutcome,
-};
 use blox_sim::SimError;
 use blox_workload::{locate_table_path, read_gavel_trace, GavelThroughputs, GavelTraceJob};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-/// Gavel's mechanism as the `gavel` time model drives it.
-#[derive(Clone, Debug)]
-pub struct GavelPreset(pub GavelMechanism);
-
-impl GavelRounds for GavelPreset {
-    fn admit(&mut self, j: usize) {
-        self.0.admit(j);
-    }
-    fn credit(&mut self, j: usize, w: usize, steps: u64, exec_s: f64) -> MicroTaskOutcome {
-        match self.0.credit(j, w, steps, exec_s) {
-            Credit::Progress => MicroTaskOutcome::Progress,
-            Credit::Completed => MicroTaskOutcome::Completed,
-            Credit::Failed => MicroTaskOutcome::Failed,
-            Credit::Dropped => MicroTaskOutcome::Dropped,
-        }
-    }
-    fn force_reset(&mut self) {
-        self.0.force_reset();
-    }
-    fn plan_round(&mut self, clock: f64) -> Vec<(usize, usize)> {
-        self.0.plan_round(clock)
-    }
-    fn done_steps(&self, j: usize) -> u64 {
-        self.0.done_steps(j)
-    }
-    fn is_active(&self, j: usize) -> bool {
-        self.0.is_active(j)
-    }
-    fn solves(&self) -> u64 {
-        self.0.solves()
-    }
-}
-
-/// Runs Gavel's simulation of `jobs` (trace order) with `table` on `cluster` (GPU type and
-/// count; names case-insensitive), policy `policy`, round `round_s` and `seed`.
-///
-/// # Errors
-///
-/// Unknown GPU types, a job without a throughput entry (names its line), a job no round can
-/// run.
-pub fn run_gavel(
-    jobs: &[GavelTraceJob],
-    table: &ThroughputTable,
-    cluster: &[(String, u32)],
-    policy: GavelPolicyKind,
-    round_s: f64,
-    seed: u64,
-) -> Result<GavelOutcome, GavelError> {
-    let types = register_types(cluster)?;
-    let gjobs = lookup_throughputs(jobs, table, &types)?;
-    let mech_jobs = gjobs
-        .iter()
-        .map(|j| {
-            MechJob::new(
-                j.scale_factor,
-                j.priority_weight,
-                j.total_steps,
-                j.arrival_s,
-                j.throughput.clone(),
-            )
-        })
-        .collect();
-    let mech = GavelMechanism::new(policy, &types, round_s, seed, mech_jobs)
-        .map_err(|e| GavelError::Config(e.to_string()))?;
-    let mut preset = GavelPreset(mech);
-    simulate(&gjobs, &types, round_s, &mut preset)
-}
-
-/// Runs Gavel's simulation clock of `jobs` (trace order) with `table` on `cluster`, round
-/// `round_s` and `seed`, with the engine policy `policy` choosing each round's jobs
-/// ([`EngineRounds`]: the fill, crediting and failure rules are in `gavel_any`'s docs).
-///
-/// # Errors
-///
-/// As [`run_gavel`].
-pub fn run_gavel_engine<S: SchedulingPolicy>(
-    jobs: &[GavelTraceJob],
-    table: &ThroughputTable,
-    cluster: &[(String, u32)],
-    policy: S,
-    round_s: f64,
-    seed: u64,
-) -> Result<GavelOutcome, GavelError> {
-    let types = register_types(cluster)?;
-    let gjobs = lookup_throughputs(jobs, table, &types)?;
-    let mut rounds = EngineRounds::new(policy, jobs, &gjobs, &types, table, round_s, seed)
-        .map_err(GavelError::Config)?;
-    simulate(&gjobs, &types, round_s, &mut rounds)
-}
 
 /// The prefix that names the engine's policy where Gavel has one of the same name (`fifo`).
 pub(crate) const ENGINE_PREFIX: &str = "engine:";

@@ -10,15 +10,15 @@
 //! | [`sweep`] | the cross product of settings, run in parallel, resumable, shardable, merged into one table |
 //! | [`Registry`] | your own components by name, usable everywhere a stock name is |
 //! | [`progress`] | progress on standard error, `--max-sim-time`, the overload warning, all from outside the engine |
-//! | [`gavel`] | `--semantics gavel`: Gavel's trace simulator job by job ([`gavel::run_gavel`], the preset wiring Gavel's mechanism into the `gavel` time model) |
-//! | [`gavel_any`] | any engine policy under Gavel's clock ([`gavel_any::EngineRounds`], a `GavelRounds` over an engine job table) |
-//! | [`tiresias_peer`] | `--semantics tiresias`: Tiresias' event loops, and its time model composed with Tiresias' components or any engine policy and placement |
+//! | [`gavel`] | `--semantics gavel`: the command-line side of `blox-gavel` (policy names, `jobs.csv`/`summary.json`, `compare`, `bench --gavel`) |
+//!
+//! Each peer simulator lives in a crate of its own (`blox-gavel`, `blox-tiresias`,
+//! `blox-synergy`, `blox-pollux`); this crate maps `--semantics NAME` onto it.
 //! | [`main`], [`main_with`] | the whole `blox-sim` program, with or without your components |
 
 mod bench;
 mod cli;
 pub mod gavel;
-pub mod gavel_any;
 pub mod pollux;
 pub mod preset;
 pub mod progress;
@@ -26,7 +26,6 @@ pub mod registry;
 mod scenario;
 pub mod sweep;
 mod tiresias;
-pub mod tiresias_peer;
 
 pub use cli::{main, main_with};
 pub use registry::{Named, Registry};

@@ -1,8 +1,8 @@
 //! `--semantics pollux`: the Pollux artifact's simulator as a preset (its time model, job model
 //! and policies by its own names), chosen once here.
 //!
-//! The time model is [`blox_sim::Pollux`] over the shared job model of `blox-pollux`
-//! ([`PolluxShared`], an [`blox_core::IntervalModel`]). `--policy pollux|optimus|tiresias` are
+//! The time model is [`blox_pollux::Pollux`] over the shared job model of `blox-pollux`
+//! ([`PolluxShared`], an [`blox_pollux::IntervalModel`]). `--policy pollux|optimus|tiresias` are
 //! the artifact's policies (Pollux's genetic search; Optimus+Oracle+TunedJobs;
 //! Tiresias+TunedJobs) with their own node-level placement. Any other policy runs with the
 //! scenario's placement on the same job model (elastic Pollux jobs whose agent picks the batch
@@ -12,11 +12,12 @@ use std::path::PathBuf;
 
 use blox_core::{Pipeline, Seed};
 use blox_metrics::{JobLog, Timeline};
+use blox_pollux::Pollux;
 use blox_pollux::{
     Applications, JobSetup, Optimus, PolluxPlacement, PolluxPolicy, PolluxPolicyConfig,
     PolluxScheduling, PolluxShared, RoundPolicy, SharedConfig, Tiresias,
 };
-use blox_sim::{Pollux, SimError, Simulator};
+use blox_sim::{SimError, Simulator};
 
 use crate::registry::Registry;
 use crate::scenario::{RunReport, Scenario, ThroughputChoice, WorkloadConfig};
@@ -146,7 +147,7 @@ pub fn run(s: &Scenario, opts: &PolluxOptions, registry: &Registry) -> Result<Ru
 }
 
 fn shared_error(shared: &PolluxShared) -> Option<String> {
-    blox_core::IntervalModel::error(shared)
+    blox_pollux::IntervalModel::error(shared)
 }
 
 fn uniform(c: &blox_core::ClusterSpec) -> Result<(u32, u32), SimError> {

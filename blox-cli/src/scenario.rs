@@ -18,12 +18,13 @@ use blox_nodes::{
 };
 use blox_placement::{PlacementConfig, PlacementSpeed, SynergyMode, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
-use blox_sim::time::{Blox, Exact, Synergy as SynergyTime, TimeModel};
+use blox_sim::time::{Blox, Exact, TimeModel};
 use blox_sim::workload::{
-    BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic, JobList, SynergyWorkload, Workload,
+    BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic, JobList, Workload,
 };
 use blox_sim::SimError;
 use blox_sim::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
+use blox_synergy::{Synergy as SynergyTime, SynergyWorkload};
 use blox_workload::{GavelThroughputs, ReadOptions, TraceFormat};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -104,7 +105,7 @@ pub enum WorkloadConfig {
     },
     /// Synergy's default generator (OSDI 2022), bit-exact from the seed: Poisson arrivals at
     /// `load` jobs/hour, Gavel-style durations, 1 GPU, models of Synergy's zoo assigned to hold
-    /// the class split (`blox_sim::workload::SynergyWorkload`).
+    /// the class split (`blox_synergy::SynergyWorkload`).
     SynergyDefault {
         /// Jobs per hour (Synergy's default run: 9).
         #[serde(default = "default_synergy_load")]
@@ -263,7 +264,7 @@ fn default_synergy_load() -> f64 {
     SYNERGY_LOAD
 }
 fn default_class_split() -> String {
-    blox_workload::ClassSplit::DEFAULT.label()
+    blox_synergy::ClassSplit::DEFAULT.label()
 }
 
 /// Synergy's default load, jobs per hour (`runner.py`: `np.arange(9.0, 10, 1)`).
@@ -472,7 +473,7 @@ struct SummaryFile<'a> {
     /// Under `synergy` semantics: the tracked jobs' mean, p99 and p99.9 JCT in hours, as
     /// Synergy prints them.
     #[serde(skip_serializing_if = "Option::is_none")]
-    synergy_jct: Option<blox_metrics::SynergyJct>,
+    synergy_jct: Option<blox_synergy::SynergyJct>,
 }
 
 /// An object with optional extra fields after its own (none: serialised exactly as the object
@@ -976,7 +977,7 @@ impl Scenario {
                 list(gen.take(*jobs).collect(), WorkloadReport::default())
             }
             WorkloadConfig::SynergyDefault { load, class_split } => {
-                let split: blox_workload::ClassSplit = class_split
+                let split: blox_synergy::ClassSplit = class_split
                     .parse()
                     .map_err(|e: String| SimError::Config(format!("--class-split: {e}")))?;
                 let cluster = self.cluster_spec()?;
@@ -984,7 +985,7 @@ impl Scenario {
                     .nodes
                     .first()
                     .ok_or_else(|| SimError::Config("the cluster has no nodes".into()))?;
-                let server = blox_workload::ServerSize {
+                let server = blox_synergy::ServerSize {
                     gpus: node.gpus,
                     cpus: f64::from(node.cpus),
                     mem_gb: node.mem_gb,
@@ -1425,9 +1426,9 @@ impl RunReport {
     /// Under `synergy` semantics, the tracked jobs' JCT statistics the way Synergy's simulator
     /// prints them (mean, 99th and 99.9th percentile in hours, pandas quantiles); `None` for
     /// other semantics.
-    pub fn synergy_jct(&self) -> Option<blox_metrics::SynergyJct> {
+    pub fn synergy_jct(&self) -> Option<blox_synergy::SynergyJct> {
         (self.scenario.semantics == Semantics::Synergy)
-            .then(|| blox_metrics::SynergyJct::of(&self.log.jcts_s(self.window())))
+            .then(|| blox_synergy::SynergyJct::of(&self.log.jcts_s(self.window())))
     }
 
     fn window(&self) -> Option<(JobId, JobId)> {

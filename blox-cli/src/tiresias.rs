@@ -1,5 +1,5 @@
 //! `--semantics tiresias`: runs the `tiresias` time model of `blox-sim`
-//! ([`blox_sim::time::tiresias`]) with Tiresias' schedules and placement schemes by their own
+//! ([`blox_tiresias::time`]) with Tiresias' schedules and placement schemes by their own
 //! names, or with any engine policy and placement (stock or registered), and writes the
 //! project's output files plus Tiresias' own `job.csv`.
 //!
@@ -15,22 +15,20 @@
 //! pass (TIRESIAS-SEMANTICS.md §7.3) would end most runs early.
 
 use crate::registry::{Named, Registry};
-use crate::tiresias_peer::{
-    run_on_tiresias_model, run_tiresias, run_tiresias_engine, PeerInput, PeerRun, PeerStop,
-    SchemePass, TiresiasConfig,
-};
 use blox_core::{BoxPlacement, BoxScheduling, Semantics};
 use blox_metrics::{
     write_jct_cdf_csv, write_jobs_csv, write_timeline_csv, JobLog, RunMetrics, Timeline,
 };
-use blox_placement::tiresias::{PeerScheme, TiresiasClusterSpec};
 use blox_placement::PlacementConfig;
-use blox_policies::tiresias_peer::{
-    GittinsTable, PeerPolicy, PeerSchedule, TIRESIAS_GITTINS_SAMPLE,
-};
 use blox_policies::{PolicyConfig, PolicyEnv};
 use blox_sim::SimError;
-use blox_sim::TiresiasTime;
+use blox_tiresias::placement::{PeerScheme, TiresiasClusterSpec};
+use blox_tiresias::policy::{GittinsTable, PeerPolicy, PeerSchedule, TIRESIAS_GITTINS_SAMPLE};
+use blox_tiresias::run::{
+    run_on_tiresias_model, run_tiresias, run_tiresias_engine, PeerInput, PeerRun, PeerStop,
+    SchemePass, TiresiasConfig,
+};
+use blox_tiresias::TiresiasTime;
 use blox_workload::{read_traces, ReadOptions, TraceFormat};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -132,7 +130,7 @@ pub(crate) struct TiresiasReport {
 
 impl TiresiasArgs {
     fn cluster(&self) -> Result<TiresiasClusterSpec, SimError> {
-        let cfg = |e: blox_placement::tiresias::ClusterSpecError| SimError::Config(e.0);
+        let cfg = |e: blox_tiresias::placement::ClusterSpecError| SimError::Config(e.0);
         match (&self.cluster_spec, &self.cluster) {
             (Some(_), Some(_)) => Err(SimError::Config(
                 "give either --cluster or --cluster-spec, not both".into(),
@@ -379,18 +377,7 @@ struct Summary<'a> {
 impl TiresiasReport {
     /// Why the run stopped, in words.
     pub(crate) fn stop_text(&self) -> &'static str {
-        match self.run.stop {
-            PeerStop::AllDone => "all jobs completed",
-            PeerStop::NotLargeEnough => {
-                "stopped early: jobs remain that can never be placed (\"This cluster is not large enough to run the job\")"
-            }
-            PeerStop::RandomCrash => {
-                "no job logged: Tiresias' random placement crashes at its first completion under this schedule"
-            }
-            PeerStop::NeverEnds { .. } => {
-                "stopped: the original never terminates here (a predicted queue jump at the current time that demotes nothing repeats forever); rows up to then kept"
-            }
-        }
+        self.run.stop.describe()
     }
 
     /// Mean JCT over completed jobs, seconds.

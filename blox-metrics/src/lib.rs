@@ -87,7 +87,7 @@ pub use plot::{
 pub use series::{busy_gpus, utilisation, TimelineStats};
 pub use stats::{
     cdf_points, jain_index, mean, nearest_rank, pandas_quantile, py_repr, write_jct_cdf_csv,
-    Distribution, SynergyJct, JCT_CDF_CSV_HEADER,
+    Distribution, JCT_CDF_CSV_HEADER,
 };
 pub use summary::Summary;
 pub use write::{

@@ -115,29 +115,63 @@ impl Distribution {
     }
 }
 
+
+/// A quantile of an ascending slice as pandas' `Series.quantile(q)` computes it in pandas 1.x and
+/// 2.x (the versions Synergy's simulator runs with: it needs Python ≤ 3.9), with linear
+/// interpolation: pandas passes `q × 100` to NumPy's `percentile`, which divides by 100 again
+/// (so 0.999 becomes 0.9990000000000001); the virtual index is `(n − 1) · q`, and the two
+/// neighbours `a ≤ b` are interpolated as `a + (b − a)·γ` when `γ < 0.5` and
+/// `b − (b − a)·(1 − γ)` otherwise (NumPy ≥ 1.22; older NumPy's `a·(1 − γ) + b·γ` gives the same
+/// digits on Synergy's default run), each step rounded as in `f64`. pandas 3 calls
+/// `np.quantile(q)` directly and can differ in the last digit. `0.0` for an empty slice.
+///
+/// ```
+/// let xs = [1.0, 2.0, 3.0, 4.0];
+/// assert_eq!(blox_metrics::pandas_quantile(&xs, 0.5), 2.5);
+/// assert_eq!(blox_metrics::pandas_quantile(&xs, 1.0), 4.0);
+/// ```
+pub fn pandas_quantile(sorted: &[f64], q: f64) -> f64 {
+    let n = sorted.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let q = (q * 100.0) / 100.0;
+    let virtual_index = (n - 1) as f64 * q;
+    let below = virtual_index.floor().clamp(0.0, (n - 1) as f64);
+    let gamma = virtual_index - below;
+    let i = below as usize;
+    let a = sorted[i];
+    let b = sorted[(i + 1).min(n - 1)];
+    let diff = b - a;
+    if gamma >= 0.5 {
+        b - diff * (1.0 - gamma)
+    } else {
+        a + diff * gamma
+    }
+}
+
+/// Python's `repr(float)` for the values a JCT statistic takes (finite, non-negative, below
+/// 10^16): Rust's shortest round-trip digits, with `.0` on whole numbers as Python writes them.
+pub fn py_repr(x: f64) -> String {
+    let s = format!("{x}");
+    if s.contains('.') || s.contains('e') || !x.is_finite() {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn synergy_jct_matches_pandas() {
-        // Expected values printed by pandas 3.1.1 / NumPy 2.4.6 for
-        // `pd.Series(xs).mean() / 3600` and `.quantile(q) / 3600` over these integer series.
+    fn pandas_quantiles_and_python_repr() {
         let series = |n: u64| -> Vec<f64> {
             (0..n)
                 .map(|i| ((i * i * 7919 + 13 * i) % 2_000_003 + 300) as f64)
                 .collect()
         };
-        let s = SynergyJct::of(&series(1000));
-        assert_eq!(
-            (s.mean_h, s.p99_h, s.p999_h),
-            (278.1466486111111, 549.5542694444445, 554.2770916666667)
-        );
-        let s = SynergyJct::of(&series(137));
-        assert_eq!(
-            (s.mean_h, s.p99_h, s.p999_h),
-            (270.74635442011356, 547.8751111111111, 550.3544711111111)
-        );
         let mut sorted = series(137);
         sorted.sort_by(f64::total_cmp);
         assert_eq!(pandas_quantile(&sorted, 0.5), 952983.0);
@@ -147,11 +181,8 @@ mod tests {
         let mut tail = vec![0.0; 998];
         tail.extend([614194.0, 623385.0]);
         assert_eq!(pandas_quantile(&tail, 0.999), 614203.1910000008);
-        assert_eq!(
-            SynergyJct::of(&[7200.0]).synergy_lines(),
-            "Mean =  2.0\n99th =  2.0\n99.9th =  2.0\n"
-        );
         assert_eq!(py_repr(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(py_repr(2.0), "2.0");
     }
 
     #[test]
@@ -207,89 +238,5 @@ mod tests {
             String::from_utf8(buf).unwrap(),
             "jct_s,fraction\n10,0.5\n20,1\n"
         );
-    }
-}
-
-/// A quantile of an ascending slice as pandas' `Series.quantile(q)` computes it in pandas 1.x and
-/// 2.x (the versions Synergy's simulator runs with: it needs Python ≤ 3.9), with linear
-/// interpolation: pandas passes `q × 100` to NumPy's `percentile`, which divides by 100 again
-/// (so 0.999 becomes 0.9990000000000001); the virtual index is `(n − 1) · q`, and the two
-/// neighbours `a ≤ b` are interpolated as `a + (b − a)·γ` when `γ < 0.5` and
-/// `b − (b − a)·(1 − γ)` otherwise (NumPy ≥ 1.22; older NumPy's `a·(1 − γ) + b·γ` gives the same
-/// digits on Synergy's default run), each step rounded as in `f64`. pandas 3 calls
-/// `np.quantile(q)` directly and can differ in the last digit. `0.0` for an empty slice.
-///
-/// ```
-/// let xs = [1.0, 2.0, 3.0, 4.0];
-/// assert_eq!(blox_metrics::pandas_quantile(&xs, 0.5), 2.5);
-/// assert_eq!(blox_metrics::pandas_quantile(&xs, 1.0), 4.0);
-/// ```
-pub fn pandas_quantile(sorted: &[f64], q: f64) -> f64 {
-    let n = sorted.len();
-    if n == 0 {
-        return 0.0;
-    }
-    let q = (q * 100.0) / 100.0;
-    let virtual_index = (n - 1) as f64 * q;
-    let below = virtual_index.floor().clamp(0.0, (n - 1) as f64);
-    let gamma = virtual_index - below;
-    let i = below as usize;
-    let a = sorted[i];
-    let b = sorted[(i + 1).min(n - 1)];
-    let diff = b - a;
-    if gamma >= 0.5 {
-        b - diff * (1.0 - gamma)
-    } else {
-        a + diff * gamma
-    }
-}
-
-/// Job completion times as Synergy's simulator prints them (`metrics/stats.py`,
-/// `DataSeriesCollection.plot_cdf`): the mean, 99th and 99.9th percentile in hours, from a
-/// pandas series of JCTs in seconds (`series.mean() / 3600`, `series.quantile(q) / 3600`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-#[non_exhaustive]
-pub struct SynergyJct {
-    /// Mean JCT, hours.
-    pub mean_h: f64,
-    /// 99th percentile (pandas' linear interpolation), hours.
-    pub p99_h: f64,
-    /// 99.9th percentile, hours.
-    pub p999_h: f64,
-}
-
-impl SynergyJct {
-    /// From JCTs in seconds, in any order. The mean sums in the given order (exact for whole
-    /// seconds, as Synergy's are).
-    pub fn of(jcts_s: &[f64]) -> SynergyJct {
-        let mut sorted = jcts_s.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        SynergyJct {
-            mean_h: mean(jcts_s) / 3600.0,
-            p99_h: pandas_quantile(&sorted, 0.99) / 3600.0,
-            p999_h: pandas_quantile(&sorted, 0.999) / 3600.0,
-        }
-    }
-
-    /// The three lines Synergy prints, `Mean =  X`, `99th =  Y`, `99.9th =  Z`, each number
-    /// written as Python's `repr` of a float (the shortest text that reads back exactly).
-    pub fn synergy_lines(&self) -> String {
-        format!(
-            "Mean =  {}\n99th =  {}\n99.9th =  {}\n",
-            py_repr(self.mean_h),
-            py_repr(self.p99_h),
-            py_repr(self.p999_h)
-        )
-    }
-}
-
-/// Python's `repr(float)` for the values a JCT statistic takes (finite, non-negative, below
-/// 10^16): Rust's shortest round-trip digits, with `.0` on whole numbers as Python writes them.
-pub fn py_repr(x: f64) -> String {
-    let s = format!("{x}");
-    if s.contains('.') || s.contains('e') || !x.is_finite() {
-        s
-    } else {
-        format!("{s}.0")
     }
 }

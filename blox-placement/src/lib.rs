@@ -110,7 +110,6 @@ mod resource_aware;
 mod scattered;
 mod synergy;
 mod throughput;
-pub mod tiresias;
 mod topology;
 mod topology_aware;
 

@@ -60,7 +60,6 @@ mod blox_optimus;
 mod config;
 mod fifo;
 mod gavel;
-pub mod gavel_osdi;
 mod las;
 mod optimus;
 mod sjf;
@@ -71,7 +70,6 @@ mod synergy;
 mod testing;
 mod themis;
 mod tiresias;
-pub mod tiresias_peer;
 
 pub use blox_optimus::{BloxOptimus, BLOX_OPTIMUS_SPEEDUP};
 pub use config::{OptimusParams, PolicyConfig, PolicyEnv, TiresiasParams};

@@ -13,14 +13,14 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use blox_core::{
-    Ctx, Decisions, GpuId, IntervalModel, JobId, JobSpec, PlacementPolicy, Schedule,
-    SchedulingPolicy, Seed, Time,
+    Ctx, Decisions, GpuId, JobId, JobSpec, PlacementPolicy, Schedule, SchedulingPolicy, Seed, Time,
 };
 
 use crate::job::PolluxJob;
 use crate::sim::{interference_of, placement_of, JobSetup};
 use crate::trace::TraceError;
 use crate::workload::{Applications, WorkloadJob};
+use crate::IntervalModel;
 use crate::{Allocations, RoundInput, RoundPolicy};
 
 /// Cluster shape and knobs the shared model needs.

@@ -27,10 +27,12 @@ mod baselines;
 mod delaunay;
 mod engine;
 pub mod goodput;
+mod interval;
 mod job;
 mod lbfgsb;
 mod policy;
 mod sim;
+mod time;
 mod trace;
 mod workload;
 
@@ -38,11 +40,13 @@ use std::collections::BTreeMap;
 
 pub use baselines::{Optimus, Tiresias, TIRESIAS_THRESHOLD};
 pub use engine::{PolluxPlacement, PolluxScheduling, PolluxShared, SharedConfig};
+pub use interval::IntervalModel;
 pub use job::{ModelError, PolluxJob, RESTART_DELAY};
 pub use policy::{PolluxPolicy, PolluxPolicyConfig};
 pub use sim::{
     build_jobs, interference_of, placement_of, JobOutcome, JobSetup, PolluxSim, SimConfig,
 };
+pub use time::Pollux;
 pub use trace::{overrides, Application, StepTime, TraceError, APPLICATION_NAMES};
 pub use workload::{parse_workload, read_workload, Applications, WorkloadJob};
 

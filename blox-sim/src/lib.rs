@@ -43,6 +43,5 @@ pub mod workload;
 pub use driver::{Applied, DecisionError, Driver, Host};
 pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 pub use error::{InputLocation, SimError};
-pub use time::tiresias::TiresiasTime;
-pub use time::{Blox, Decide, Exact, Pollux, TimeModel};
+pub use time::{Blox, Decide, Exact, TimeModel};
 pub use workload::{read_canonical_csv, BloxDefaultWorkload, JobList, Workload};

@@ -40,7 +40,6 @@
 //! | [`resample`] | a real trace's jobs drawn with replacement, Poisson arrivals at a [`LoadTarget`] (jobs/h or offered GPUs) | `workload.resample.*` |
 //! | [`DualLoad`] | the intended form of Blox's bursty "dual load" (BLOX-SEMANTICS §11.2) | `workload.dual.*` |
 //! | [`assign_models`] | Blox's model zoo ([`MODEL_ZOO`]: iteration times, CPU/memory sensitivity) onto jobs | `workload.zoo` (random mode) |
-//! | [`SYNERGY_ZOO`], [`synergy_demand`], [`OverallAssigner`] | Synergy's own 10-model zoo (OSDI '22; not Blox's older table), a job's ideal CPU/memory demand and speed-up capped at one [`ServerSize`], and its class-balancing model assignment for a [`ClassSplit`] | none (deterministic) |
 //!
 //! ## Statistics
 //!
@@ -80,9 +79,9 @@
 
 mod error;
 mod gen;
+mod pyrandom;
 mod read;
 mod stats;
-mod synergy_zoo;
 mod zoo;
 
 pub use error::WorkloadError;
@@ -90,6 +89,7 @@ pub use gen::{
     resample, DualLoad, DualLoadConfig, DurationDist, GpuDist, LoadTarget, PoissonConfig,
     PoissonGenerator, PHILLY_GPU_COUNTS, POISSON_STREAMS,
 };
+pub use pyrandom::PyRandom;
 pub use read::{
     decompress, locate_table_path, parse_datetime, parse_gavel, parse_gavel_trace, parse_trace,
     philly_blox_gpu_counts, philly_blox_trace_jobs, pollux_reference_gpu_seconds, read_gavel_trace,
@@ -98,10 +98,6 @@ pub use read::{
     MAX_DECOMPRESSED_BYTES, MAX_KEPT_BAD_LINES, MAX_TRACE_SECONDS, POLLUX_REFERENCE_GPU_SECONDS,
 };
 pub use stats::{percentile, DurationSummary, TraceStats};
-pub use synergy_zoo::{
-    synergy_demand, synergy_model, ClassSplit, OverallAssigner, ServerSize, SynergyDemand,
-    SynergyModel, SynergyTask, SYNERGY_ZOO,
-};
 pub use zoo::{
     assign_models, model, ModelProfile, ModelVariant, Task, ZooAssignment, CPU_LEVELS,
     FAIR_MEM_GB_PER_GPU, MODEL_ZOO,

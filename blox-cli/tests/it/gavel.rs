@@ -2,10 +2,10 @@
 //! (GAVEL-SEMANTICS §10 and appendix B), per job at full precision.
 
 use super::gavel_vectors::{Vector, TRACES, VECTORS};
-use blox_cli::gavel::run_gavel;
 use blox_core::ThroughputTable;
-use blox_policies::gavel_osdi::GavelPolicyKind;
-use blox_sim::time::gavel::GavelOutcome;
+use blox_gavel::clock::GavelOutcome;
+use blox_gavel::run_gavel;
+use blox_gavel::GavelPolicyKind;
 use blox_workload::{parse_gavel_trace, GavelThroughputs};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

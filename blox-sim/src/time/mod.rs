@@ -55,15 +55,9 @@
 
 mod blox;
 mod exact;
-pub mod gavel;
-mod pollux;
-pub mod synergy;
-pub mod tiresias;
 
 pub use blox::Blox;
 pub use exact::{Decide, Exact};
-pub use pollux::Pollux;
-pub use synergy::{Synergy, SYNERGY_ROUND};
 
 use crate::SimError;
 use blox_core::{Cluster, Decisions, Event, Job, JobId, JobTable, MetricSink, Time};

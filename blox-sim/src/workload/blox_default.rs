@@ -14,7 +14,7 @@
 //! hands jobs out (0, 1, 2, …). Blox's admission policies keep that order, so it is the job's
 //! blox id.
 
-use blox_core::PyRandom;
+use blox_workload::PyRandom;
 
 /// Seed Blox passes to `random.seed` before building a workload.
 pub(super) const BLOX_SEED: u64 = 1;

@@ -14,8 +14,8 @@ use super::blox_default::{
 };
 use super::Workload;
 use crate::SimError;
-use blox_core::PyRandom;
 use blox_core::{JobSpec, Time};
+use blox_workload::PyRandom;
 use std::sync::Arc;
 
 /// Blox's `blox-multigpu-trace` workload: `blox-default`'s arrivals and durations (with

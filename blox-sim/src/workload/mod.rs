@@ -7,18 +7,16 @@
 mod blox_default;
 mod blox_multigpu;
 mod canonical;
-mod synergy;
 
-/// Moved to `blox-core` (Gavel's type shuffle in `blox-policies` needs it too); re-exported here
-/// so existing paths keep working.
-pub use blox_core::PyRandom;
 pub use blox_default::{
     blox_durations, blox_durations_seeded, BloxDefault, BloxDualLoad, BloxDualLoadSmallLarge,
     BloxJob,
 };
 pub use blox_multigpu::{BloxMultiGpuTrace, BloxSynthetic};
+/// Moved to `blox-core` (Gavel's type shuffle in `blox-policies` needs it too); re-exported here
+/// so existing paths keep working.
+pub use blox_workload::PyRandom;
 pub use canonical::{parse_canonical_csv, read_canonical_csv};
-pub use synergy::{SynergyGenerator, SynergyJob, SynergyWorkload};
 
 use crate::SimError;
 use blox_core::{JobSpec, Time};

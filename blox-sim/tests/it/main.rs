@@ -7,9 +7,6 @@ mod idle;
 mod nodes;
 mod placement;
 mod policies;
-mod synergy;
-mod tiresias;
-mod tiresias_vectors;
 
 use blox_admission::{AcceptAll, AdmissionConfig};
 use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Semantics, Time};

@@ -2,7 +2,7 @@
 //! engine [`JobTable`] view of Gavel's active jobs and fills each of Gavel's rounds from the
 //! policy's [`Schedule`].
 //!
-//! `blox_sim::time::gavel` owns the clock (rounds that end at their slowest micro-task,
+//! [`crate::clock`] owns the clock (rounds that end at their slowest micro-task,
 //! crediting order, admission at round ends, idle jumps, failures). This adapter replaces only
 //! Gavel's scheduler: its policies, accumulators, priorities and stale-job drop.
 //!
@@ -27,13 +27,14 @@
 //!   execution time) fails, the fifth failure in a row drops the job, a job completes when its
 //!   steps are done.
 
+use crate::clock::{GavelJob, GavelRounds, MicroTaskOutcome};
+use crate::{GAVEL_TYPE_ORDER, MAX_FAILED_ATTEMPTS};
 use blox_core::{
-    Cluster, ClusterSpec, Ctx, GpuId, GpuTypeId, Job, JobId, JobSpec, JobTable, NodeId, PyRandom,
-    Schedule, SchedulingPolicy, ThroughputTable, Time,
+    Cluster, ClusterSpec, Ctx, GpuId, GpuTypeId, Job, JobId, JobSpec, JobTable, NodeId, Schedule,
+    SchedulingPolicy, ThroughputTable, Time,
 };
-use blox_policies::gavel_osdi::{GAVEL_TYPE_ORDER, MAX_FAILED_ATTEMPTS};
-use blox_sim::time::gavel::{GavelJob, GavelRounds, MicroTaskOutcome};
 use blox_workload::GavelTraceJob;
+use blox_workload::PyRandom;
 use std::sync::Arc;
 
 /// One job's facts and Gavel-side counters.
@@ -338,7 +339,7 @@ impl<S: SchedulingPolicy> GavelRounds for EngineRounds<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blox_sim::time::gavel::{lookup_throughputs, register_types};
+    use crate::clock::{lookup_throughputs, register_types};
     use blox_workload::parse_gavel_trace;
     use std::path::Path;
 

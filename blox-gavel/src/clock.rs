@@ -1,5 +1,5 @@
 //! The `gavel` time model: Gavel's trace simulator's clock (GAVEL-SEMANTICS §2), driving
-//! Gavel's round mechanism through [`GavelRounds`] (`blox_policies::gavel_osdi::GavelMechanism`).
+//! Gavel's round mechanism through [`GavelRounds`] ([`GavelMechanism`](crate::GavelMechanism)).
 //!
 //! Each iteration, in this order: stop when no job remains (forcing a re-solve when nothing
 //! ran and no arrival is queued); advance the clock to the latest finish of the micro-tasks
@@ -35,7 +35,7 @@ pub enum MicroTaskOutcome {
 }
 
 /// Gavel's scheduler as the clock drives it: the round mechanism and policy (implemented by
-/// `blox_policies::gavel_osdi::GavelMechanism`; the `blox-cli` preset wires the two).
+/// [`GavelMechanism`](crate::GavelMechanism), or by [`EngineRounds`](crate::EngineRounds) for any engine policy).
 ///
 /// Job indices are trace positions; type indices refer to the registered types, alphabetical.
 pub trait GavelRounds {

@@ -2,13 +2,13 @@
 //! per-job state of their own (Pollux's artifact: measured step times, epochs, batch sizes,
 //! restart delays).
 //!
-//! The engine's time model for such a peer (`blox_sim::time::Pollux`) is generic over an
-//! [`IntervalModel`] and calls it at its hooks; the model lives in a component crate (e.g.
-//! `blox-pollux`) and may share its state with that crate's scheduling components, so that a
+//! The Pollux time model ([`Pollux`](crate::Pollux)) is generic over an
+//! [`IntervalModel`] and calls it at its hooks; the model ([`PolluxShared`](crate::PolluxShared))
+//! shares its state with this crate's scheduling components, so that a
 //! policy sees what the job model knows (fitted throughput, epochs, restarts) without the engine
 //! knowing any of it.
 
-use crate::{GpuId, JobId, JobSpec, Time};
+use blox_core::{GpuId, JobId, JobSpec, Time};
 
 /// A per-job model advanced one decision interval at a time. Every method but
 /// [`IntervalModel::advance`] has a default that does nothing, so a model implements what it

@@ -1,5 +1,5 @@
 //! Tiresias' 2D-LAS schedules as a [`SchedulingPolicy`] for the engine, under the `tiresias`
-//! time model (`blox_sim::time::TiresiasTime`), which credits whole wall seconds at Tiresias'
+//! time model ([`TiresiasTime`](crate::TiresiasTime)), which credits whole wall seconds at Tiresias'
 //! event times.
 
 use super::gittins::GittinsTable;
@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// are demoted at most one level (their service read from the engine's `executed`, whole wall
 /// seconds under the `tiresias` model), and the back-filling pass over the whole cluster's
 /// GPUs picks who runs. The schedule lists exactly the jobs that run, in queue order; pair it
-/// with a placement that runs exactly the scheduled set (`blox_placement::tiresias::RunSet`).
+/// with a placement that runs exactly the scheduled set ([`RunSet`](crate::placement::RunSet)).
 #[derive(Clone, Debug)]
 pub struct PeerDlasPolicy {
     schedule: PeerSchedule,

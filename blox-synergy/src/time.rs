@@ -1,9 +1,9 @@
 //! [`Synergy`]: Synergy's simulator (OSDI 2022), as its runner does it (`msr-fiddle/synergy`
 //! `simulator/runner.py`, `events/*.py`, `jobs/job.py`; SYNERGY-SEMANTICS §2.2, §4, §9.1).
 
-use super::{Advance, NextView, TimeModel, World};
-use crate::SimError;
 use blox_core::{Decisions, Event, Job, JobId, MetricSink, Time};
+use blox_sim::time::{Advance, NextView, TimeModel, World};
+use blox_sim::SimError;
 
 /// Synergy's round length: 300 s (`Runner` and `Scheduler` defaults).
 pub const SYNERGY_ROUND: Time = Time::from_secs(300);

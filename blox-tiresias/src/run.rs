@@ -1,7 +1,7 @@
 //! Tiresias' simulator (SymbioticLab/Tiresias @ 959f9b0, `simulator/run_sim.py`) reproduced
 //! job by job (rules in TIRESIAS-SEMANTICS.md): its self-contained event loops
 //! ([`run_tiresias`]) and its composition on the engine, the `tiresias` time model
-//! ([`blox_sim::TiresiasTime`]) with Tiresias' own schedules and placements
+//! ([`TiresiasTime`]) with Tiresias' own schedules and placements
 //! ([`run_tiresias_engine`]) or with any engine policy and placement
 //! ([`run_on_tiresias_model`], [`SchemePass`]).
 //!
@@ -23,17 +23,15 @@
 //! crate. Runs report to any [`MetricSink`] (so `jobs.csv`, `summary.json` and the timeline are
 //! the project's usual files) and return Tiresias' own `job.csv` rows.
 
+use crate::placement::PeerReplace;
+use crate::placement::{PeerCluster, PeerScheme, Placement, TiresiasClusterSpec};
+use crate::policy::{GittinsTable, Mlfq, PeerJob, PeerPolicy, PeerSchedule, PeerStatus};
+use crate::time::{PeerRow, TiresiasTime};
 use blox_core::{
     Ctx, Decisions, Event, JobId, JobSpec, MetricSink, PlacementPolicy, RoundSample, Schedule,
     SchedulingPolicy, Time,
 };
-use blox_placement::tiresias::PeerReplace;
-use blox_placement::tiresias::{PeerCluster, PeerScheme, Placement, TiresiasClusterSpec};
-use blox_policies::tiresias_peer::{
-    GittinsTable, Mlfq, PeerJob, PeerPolicy, PeerSchedule, PeerStatus,
-};
-pub use blox_sim::time::tiresias::{PeerRow, TiresiasJobState};
-use blox_sim::{RunOutcome, SimError, TiresiasTime};
+use blox_sim::{RunOutcome, SimError};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
@@ -158,6 +156,24 @@ pub enum PeerStop {
         /// The time the original stays at.
         time: i64,
     },
+}
+
+impl PeerStop {
+    /// Why the run stopped, in words (the run table's footer and `summary.json`).
+    pub fn describe(&self) -> &'static str {
+        match self {
+            PeerStop::AllDone => "all jobs completed",
+            PeerStop::NotLargeEnough => {
+                "stopped early: jobs remain that can never be placed (\"This cluster is not large enough to run the job\")"
+            }
+            PeerStop::RandomCrash => {
+                "no job logged: Tiresias' random placement crashes at its first completion under this schedule"
+            }
+            PeerStop::NeverEnds { .. } => {
+                "stopped: the original never terminates here (a predicted queue jump at the current time that demotes nothing repeats forever); rows up to then kept"
+            }
+        }
+    }
 }
 
 /// The result of a Tiresias run.
@@ -809,8 +825,8 @@ pub fn run_tiresias_engine<M: MetricSink>(
     jobs: &[PeerInput],
     sink: M,
 ) -> Result<(RunOutcome, TiresiasTime, M), SimError> {
-    use blox_placement::tiresias::{PeerFifo, RunSet};
-    use blox_policies::tiresias_peer::{PeerDlasPolicy, PeerListOrder};
+    use crate::placement::{PeerFifo, RunSet};
+    use crate::policy::{PeerDlasPolicy, PeerListOrder};
     let policy = &cfg.policy;
     if cfg.scheme == PeerScheme::Random && !policy.schedule.is_dlas() {
         return Err(SimError::Config(

@@ -2,7 +2,8 @@
 //! should get until the next re-solve.
 
 use super::barrier::{self, JobRow};
-use blox_core::{ConfigError, PyRandom};
+use blox_core::ConfigError;
+use blox_workload::PyRandom;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;

@@ -18,11 +18,11 @@
 //! - **Models**: [`OverallAssigner`] (class furthest below its target share, round-robin inside
 //!   the class); ideal CPU and memory demands and speed-up from [`synergy_demand`]; 1 GPU.
 
-use super::Workload;
-use crate::SimError;
-use blox_core::PyRandom;
+use crate::zoo::{synergy_demand, ClassSplit, OverallAssigner, ServerSize};
 use blox_core::{JobSpec, Time};
-use blox_workload::{synergy_demand, ClassSplit, OverallAssigner, ServerSize};
+use blox_sim::SimError;
+use blox_sim::Workload;
+use blox_workload::PyRandom;
 
 /// One generated job, before it becomes a [`JobSpec`]: what Synergy's `Job` object holds.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,7 @@
 //! Source: `msr-fiddle/synergy` `simulator/models/<name>_1.py` (the `_1` profile serves every
 //! GPU count), `jobs/model_zoo.py`, `jobs/task.py` and `jobs/workload.py`
 //! (`add_synergy_profile`), as tabulated in SYNERGY-SEMANTICS §2.1–2.3. This is **not** Blox's
-//! older table ([`crate::MODEL_ZOO`]): Synergy has m5, different memory demands (alexnet and
+//! older table (`blox_workload::MODEL_ZOO`): Synergy has m5, different memory demands (alexnet and
 //! shufflenet 125 GB, m5 187.5 GB, the language models 20 GB) and ten models.
 //!
 //! Only the scalar profile is here; the 9 × 5 normalised-throughput matrices that only

@@ -1,6 +1,6 @@
 //! The `tiresias` time model: the clock of the Tiresias authors' simulator
 //! (SymbioticLab/Tiresias @ 959f9b0, `simulator/run_sim.py`), reproduced job by job
-//! (rules in TIRESIAS-SEMANTICS.md), as a [`TimeModel`](crate::TimeModel) for the engine.
+//! (rules in TIRESIAS-SEMANTICS.md), as a [`TimeModel`](blox_sim::TimeModel) for the engine.
 //!
 //! - **Time** is integer seconds and event-driven: arrivals, completions and (2D-LAS) the
 //!   predicted next queue jump; each event runs one full scheduling pass. There are no rounds.
@@ -16,8 +16,8 @@
 //! self-contained event loops), or with any engine policy and placement; this crate depends on
 //! neither component crate.
 
-use crate::SimError;
 use blox_core::{Event, JobId, MetricSink, Time};
+use blox_sim::SimError;
 
 /// One completed job, as a row of Tiresias' `job.csv` (`log.py: job_complete`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,7 +74,7 @@ fn secs(t: i64) -> Time {
     Time::from_secs(t.max(0) as u64)
 }
 
-/// Tiresias' event loops as a [`TimeModel`](crate::TimeModel) for the engine: decisions at
+/// Tiresias' event loops as a [`TimeModel`](blox_sim::TimeModel) for the engine: decisions at
 /// Tiresias' events only (the next arrival, the earliest completion group and, for the 2D-LAS
 /// schedules, the predicted queue jump with its quirk), progress credited in whole wall seconds
 /// (`executed`; GPU-seconds in `attained_gpu_s`, seconds in `attained_wall_s`), completions at whole seconds, and the
@@ -232,7 +232,7 @@ impl TiresiasTime {
     }
 }
 
-impl crate::time::TimeModel for TiresiasTime {
+impl blox_sim::time::TimeModel for TiresiasTime {
     fn name(&self) -> &'static str {
         "tiresias"
     }
@@ -277,11 +277,11 @@ impl crate::time::TimeModel for TiresiasTime {
     fn advance<M: MetricSink + ?Sized>(
         &mut self,
         t: Time,
-        world: &mut crate::time::World<'_, M>,
-    ) -> crate::time::Advance {
+        world: &mut blox_sim::time::World<'_, M>,
+    ) -> blox_sim::time::Advance {
         let now = t.as_secs() as i64;
         if let Some(end) = self.end_at {
-            return crate::time::Advance::Finished(secs(end));
+            return blox_sim::time::Advance::Finished(secs(end));
         }
         self.changed = false;
         if let Some((at, list)) = self.completing.take() {
@@ -329,9 +329,9 @@ impl crate::time::TimeModel for TiresiasTime {
             }
         }
         if world.tracked_complete() {
-            return crate::time::Advance::Finished(t);
+            return blox_sim::time::Advance::Finished(t);
         }
-        crate::time::Advance::Continue
+        blox_sim::time::Advance::Continue
     }
 
     fn stopping(&mut self, job: &mut blox_core::Job, _t: Time) {
@@ -347,7 +347,7 @@ impl crate::time::TimeModel for TiresiasTime {
         _speed: f64,
         _resumed: bool,
         t: Time,
-        world: &mut crate::time::World<'_, M>,
+        world: &mut blox_sim::time::World<'_, M>,
     ) -> Result<(), SimError> {
         self.changed = true;
         let tj = &mut self.jobs[id.index()];
@@ -364,9 +364,9 @@ impl crate::time::TimeModel for TiresiasTime {
     fn next_decision<M: MetricSink + ?Sized>(
         &mut self,
         t: Time,
-        _view: crate::time::NextView,
+        _view: blox_sim::time::NextView,
         next_arrival: Option<Time>,
-        world: &crate::time::World<'_, M>,
+        world: &blox_sim::time::World<'_, M>,
     ) -> Time {
         let now = t.as_secs() as i64;
         let arrival = next_arrival.map_or(i64::MAX, |a| a.as_secs() as i64);

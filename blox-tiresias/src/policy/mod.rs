@@ -14,7 +14,7 @@
 //! | [`PeerListOrder`] | the runnable-list order of `fifo`, `sjf`, `shortest`, `shortest-gpu` for the engine |
 //! | [`GittinsTable`] | the Gittins index over a fixed job-size sample, with Python 2 arithmetic |
 //!
-//! The project's own [`Tiresias`](crate::Tiresias) policy is a different thing: a continuous
+//! The stock `blox_policies::Tiresias` policy is a different thing: a continuous
 //! 2D-LAS for the round-based engine (README, "Tiresias, faithfully").
 
 mod dlas_policy;

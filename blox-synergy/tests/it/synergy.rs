@@ -2,13 +2,11 @@
 
 use blox_admission::AcceptAll;
 use blox_core::{ClusterSpec, ConstantSpeed, NodeSpec, Pipeline, SchedulingPolicy};
-use blox_metrics::{JobLog, SynergyJct};
+use blox_metrics::JobLog;
 use blox_placement::{Synergy, SynergyMode};
 use blox_policies::{SynergyFifo, SynergyFtf, SynergyLas, SynergySrtf};
-use blox_sim::time::Synergy as SynergyTime;
-use blox_sim::workload::SynergyWorkload;
 use blox_sim::{SimConfig, Simulator, TrackWindow};
-use blox_workload::{ClassSplit, ServerSize};
+use blox_synergy::{ClassSplit, ServerSize, Synergy as SynergyTime, SynergyJct, SynergyWorkload};
 
 /// Synergy's default cluster: 16 servers x 8 GPUs, 24 CPUs, 500 GB.
 pub(crate) fn synergy_cluster() -> ClusterSpec {

@@ -7,7 +7,8 @@
 //! `(job, type)` pairs run next.
 
 use super::policy::{GavelPolicy, GavelPolicyKind, SolveJob};
-use blox_core::{ConfigError, PyRandom};
+use blox_core::ConfigError;
+use blox_workload::PyRandom;
 
 /// Gavel's `minimum_time_between_allocation_resets` (constructor default, seconds).
 pub const RESET_INTERVAL_S: f64 = 1920.0;

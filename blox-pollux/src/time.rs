@@ -5,12 +5,13 @@
 //! each running job's progress is credited continuously by the job model (epochs, batch size,
 //! a restart delay after every allocation change), and a job completes at the exact second its
 //! last epoch ends; its GPUs are free for the next decision. All of that lives in the job model
-//! `M` (an [`IntervalModel`], e.g. `blox_pollux::PolluxShared`), passed in as a generic: the
+//! `M` (an [`IntervalModel`], e.g. [`PolluxShared`](crate::PolluxShared)), passed in as a generic: the
 //! engine knows none of it.
 
-use super::{Advance, NextView, TimeModel, World};
-use crate::SimError;
-use blox_core::{IntervalModel, Job, JobId, MetricSink, Time};
+use crate::IntervalModel;
+use blox_core::{Job, JobId, MetricSink, Time};
+use blox_sim::time::{Advance, NextView, TimeModel, World};
+use blox_sim::SimError;
 
 /// The Pollux artifact's time rules over job model `M`.
 #[derive(Clone, Debug)]

@@ -8,7 +8,7 @@ use blox_core::{Ctx, JobId, Schedule, SchedulingPolicy};
 /// leave it, new ones are appended in id (arrival) order, and it is stably sorted by the
 /// schedule's key (`num_gpu`; `duration − executed`; that × `num_gpu`), so ties keep the
 /// previous order. For `fifo` the list stays in arrival order. Every active job is listed;
-/// the placement (`PeerReplace` or `PeerFifo` in `blox_placement::tiresias`) decides who
+/// the placement (`PeerReplace` or `PeerFifo` in [`crate::placement`]) decides who
 /// runs.
 #[derive(Clone, Debug)]
 pub struct PeerListOrder {

@@ -1,0 +1,50 @@
+//! # blox-gavel
+//!
+//! Gavel (Narayanan et al., OSDI 2020) as its own trace simulator runs it, one peer in one
+//! crate: the clock, the policies by Gavel's names and the round mechanism, rule for rule
+//! after `GAVEL-SEMANTICS.md` (stanford-futuredata/gavel @ c4fa400, `scheduler/`), and an
+//! adapter that runs any engine policy under Gavel's clock. `blox-sim run --semantics gavel`
+//! is this crate.
+//!
+//! | piece | what | GAVEL-SEMANTICS |
+//! |---|---|---|
+//! | [`GavelPolicyKind`] | `fifo`, `fifo_perf`, `max_min_fairness`, `max_min_fairness_perf`, `finish_time_fairness_perf` | §6 |
+//! | [`GavelPolicy`] | a policy with its state across solves (FIFO's sticky assignment and `Random(seed)`, finish-time fairness's isolated-time bookkeeping) | §6.3-§6.5 |
+//! | [`GavelMechanism`] | re-solve cadence (1,920 s, initial-value and forced-reset rules), per-job/per-type time accumulators with R/2 pseudo-counts, priorities and deficits, the seeded type shuffle (`Random(seed + 5)`), the greedy fill, the stale-job drop, micro-task failures | §2.3-§5 |
+//!
+//! | [`clock`] | the clock: rounds that end at their latest micro-task, crediting order, admission at round ends, idle jumps, failures, JCTs, generic over [`GavelRounds`] | §2 |
+//! | [`EngineRounds`] | any engine [`SchedulingPolicy`](blox_core::SchedulingPolicy) on Gavel's clock: an engine job table credited from the micro-tasks, each round filled from the policy's schedule | — |
+//!
+//! **Why Gavel keeps its own clock.** The engine's [`Time`](blox_core::Time) is integer
+//! milliseconds; Gavel's JCTs are f64 seconds produced by rounds that end at their slowest
+//! micro-task (`clock + steps / throughput`), which integer milliseconds cannot carry to the
+//! bit. Gavel is therefore the one peer whose loop is not the engine's `Driver`: the clock is
+//! [`clock::simulate`], chosen by the CLI in the same single match as every other peer.
+//!
+//! **Which optimum the convex programs pick.** `max_min_fairness[_perf]` and
+//! `finish_time_fairness_perf` are solved by a small structured interior-point method (see
+//! the `barrier` notes below): where Gavel's optimum is not unique it returns, to about 1e-9,
+//! the analytic centre of the optimal face, the point ECOS's central path approaches (ECOS is
+//! Gavel's solver). Ties ECOS itself breaks by its last-digit noise (e.g. three equal 1/3
+//! shares on GAVEL-SEMANTICS's g3) are not reproducible by any other solver.
+//!
+//! The stock `blox_policies::Gavel` policy ("Gavel-style max-min") is a different,
+//! engine-native adaptation; it does not follow these rules.
+
+pub mod any_policy;
+mod barrier;
+pub mod clock;
+mod mechanism;
+mod policy;
+mod run;
+#[cfg(test)]
+mod tests;
+
+pub use mechanism::{
+    Credit, GavelMechanism, MechJob, GAVEL_TYPE_ORDER, MAX_FAILED_ATTEMPTS, RESET_INTERVAL_S,
+};
+pub use policy::{isolated_shares, GavelPolicy, GavelPolicyKind, SolveJob};
+
+pub use any_policy::EngineRounds;
+pub use clock::{GavelJob, GavelRounds, MicroTaskOutcome};
+pub use run::{run_gavel, run_gavel_engine, GavelPreset};

@@ -1,0 +1,4 @@
+//! Integration tests of blox-synergy: Synergy's time model with its placement mechanisms and
+//! scheduling keys, against SYNERGY-SEMANTICS.md.
+
+mod synergy;
