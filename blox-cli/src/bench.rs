@@ -1,9 +1,8 @@
 //! `blox-sim bench`: the headline speed figures (README configuration, Figure 6 sweep, the
 //! full ITP trace, a million synthetic jobs).
 
-use crate::{RunReport, Scenario, WorkloadConfig, BLOX_TRACE_JOBS};
-use blox_core::Semantics;
 use blox_policies::PolicyConfig;
+use blox_scenario::{RunReport, Scenario, Semantics, WorkloadConfig, BLOX_TRACE_JOBS};
 use blox_sim::SimError;
 use std::path::PathBuf;
 use std::time::Instant;

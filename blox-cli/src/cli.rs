@@ -1,9 +1,11 @@
 //! The `blox-sim` command line: argument parsing and the commands.
 
-use crate::registry::{Named, Registry};
-use crate::{RunReport, Scenario, WorkloadConfig, BLOX_TRACE_JOBS, DEFAULT_LOAD};
 use blox_admission::AdmissionConfig;
-use blox_core::Semantics;
+use blox_scenario::registry::{Named, Registry};
+use blox_scenario::{
+    RunReport, Scenario, Semantics, WorkloadConfig, BLOX_TRACE_JOBS, DEFAULT_LOAD,
+};
+
 use blox_placement::PlacementConfig;
 use blox_policies::PolicyConfig;
 use blox_sim::SimError;
@@ -228,7 +230,7 @@ struct PolluxArgs {
 
 impl PolluxArgs {
     /// The options, or an error when they are given without `--semantics pollux`.
-    fn options(&self, pollux: bool) -> Result<crate::pollux::PolluxOptions, SimError> {
+    fn options(&self, pollux: bool) -> Result<blox_scenario::pollux::PolluxOptions, SimError> {
         if !pollux
             && (self.pollux_traces.is_some()
                 || self.interference.is_some()
@@ -241,7 +243,7 @@ impl PolluxArgs {
                     .into(),
             ));
         }
-        Ok(crate::pollux::PolluxOptions {
+        Ok(blox_scenario::pollux::PolluxOptions {
             traces: self.pollux_traces.clone(),
             interference: self.interference.unwrap_or(0.0),
             no_avoidance: self.no_interference_avoidance,
@@ -377,7 +379,7 @@ struct SweepArgs {
     out: PathBuf,
     /// Run only the runs whose index is K mod N (K from 0), e.g. `--shard 0/4`.
     #[arg(long, value_name = "K/N")]
-    shard: Option<crate::sweep::Shard>,
+    shard: Option<blox_scenario::sweep::Shard>,
     /// Worker threads [default: all cores].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = threads)]
     threads: Option<usize>,
@@ -544,7 +546,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Some(Command::Merge(a)) => merge(&a.out),
         Some(Command::Trace(TraceCommand::Stats(a))) => trace_stats(a),
         Some(Command::Bench(a)) if a.gavel => {
-            crate::gavel::bench(&crate::bench::traces_dir(a.traces))
+            blox_scenario::gavel::bench(&crate::bench::traces_dir(a.traces))
         }
         Some(Command::Bench(a)) => crate::bench::bench(a.repeat, a.quick, a.traces),
     };
@@ -834,7 +836,7 @@ fn gavel_run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
         .map(|p| p.to_string())
         .unwrap_or_else(|| "fifo".into());
     let run = gavel_settings(&a.scenario, policy, a.out, reg)?;
-    crate::gavel::run_cli(&run)
+    blox_scenario::gavel::run_cli(&run)
 }
 
 /// `compare --semantics gavel`: each policy on Gavel's clock.
@@ -853,7 +855,7 @@ fn gavel_compare(a: &CompareArgs, reg: &Registry) -> Result<(), SimError> {
             gavel_settings(&a.scenario, p.clone(), dir, reg).map(|r| (p, r))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    crate::gavel::compare_cli(&runs, a.out.as_deref())
+    blox_scenario::gavel::compare_cli(&runs, a.out.as_deref())
 }
 
 /// The `--semantics gavel` run the flags describe.
@@ -862,7 +864,7 @@ fn gavel_settings(
     policy: String,
     out: Option<PathBuf>,
     reg: &Registry,
-) -> Result<crate::gavel::GavelRun, SimError> {
+) -> Result<blox_scenario::gavel::GavelRun, SimError> {
     let unused: [(&str, bool); 17] = [
         ("--scenario", sc.scenario.is_some()),
         ("--workload", sc.workload.is_some()),
@@ -903,7 +905,7 @@ fn gavel_settings(
             )));
         }
     }
-    let run = crate::gavel::GavelRun {
+    let run = blox_scenario::gavel::GavelRun {
         trace,
         throughputs: sc.throughputs.clone(),
         cluster: sc.cluster.clone().ok_or_else(|| {
@@ -937,7 +939,7 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     if let Some(out) = a.out {
         s.out = Some(out);
     }
-    use crate::progress::ProgressMode;
+    use blox_scenario::progress::ProgressMode;
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mode = match (a.progress.as_str(), terminal) {
         ("never", _) | ("auto", false) => ProgressMode::Off,
@@ -946,7 +948,7 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     };
     let started = Instant::now();
     let report = if pollux {
-        crate::pollux::run(&s, &pollux_opts, reg)?
+        blox_scenario::pollux::run(&s, &pollux_opts, reg)?
     } else {
         s.run_observed(reg, mode, true)
             .map_err(|e| explain_stall(e, &s))?
@@ -995,7 +997,7 @@ fn tiresias_args(
     placement: Option<String>,
     out: Option<PathBuf>,
     reg: &Registry,
-) -> Result<crate::tiresias::TiresiasArgs, SimError> {
+) -> Result<blox_scenario::tiresias::TiresiasArgs, SimError> {
     let unused: Vec<&str> = [
         (sc.scenario.is_some(), "--scenario"),
         (sc.workload.is_some(), "--workload"),
@@ -1027,7 +1029,7 @@ fn tiresias_args(
             if unused.len() == 1 { "has" } else { "have" }
         )));
     }
-    Ok(crate::tiresias::TiresiasArgs {
+    Ok(blox_scenario::tiresias::TiresiasArgs {
         trace: sc.trace.clone(),
         trace_format: sc.trace_format.clone(),
         skip_bad_lines: sc.skip_bad_lines,
@@ -1096,7 +1098,7 @@ enum SemanticsArg {
 /// `sweep --semantics`: one of the engine's semantics; a peer's says which commands take it.
 fn sweep_semantics(s: &str) -> Result<Semantics, String> {
     let s = s.trim();
-    match crate::scenario::peer_semantics_hint(s) {
+    match blox_scenario::peer_semantics_hint(s) {
         Some(hint) => Err(hint),
         None => s.parse(),
     }
@@ -1150,7 +1152,7 @@ fn compare_tiresias(a: &CompareArgs, reg: &Registry) -> Result<(), SimError> {
         }
     }
     let started = Instant::now();
-    let results: Vec<Result<crate::tiresias::TiresiasReport, SimError>> =
+    let results: Vec<Result<blox_scenario::tiresias::TiresiasReport, SimError>> =
         std::thread::scope(|scope| {
             let handles: Vec<_> = runs.iter().map(|r| scope.spawn(move || r.run())).collect();
             handles
@@ -1277,9 +1279,9 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
                 let opts = &pollux_opts;
                 scope.spawn(move || {
                     if pollux {
-                        crate::pollux::run(s, opts, reg)
+                        blox_scenario::pollux::run(s, opts, reg)
                     } else {
-                        s.run_observed(reg, crate::progress::ProgressMode::Off, i == 0)
+                        s.run_observed(reg, blox_scenario::progress::ProgressMode::Off, i == 0)
                     }
                 })
             })
@@ -1420,7 +1422,7 @@ fn parse_numbers(s: &Option<String>, what: &str) -> Result<Vec<f64>, SimError> {
 }
 
 fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
-    use crate::sweep::{run_one_with, Sweep};
+    use blox_scenario::sweep::{run_one_with, Sweep};
     use rayon::prelude::*;
     let base_args = ScenarioArgs {
         scenario: a.scenario.clone(),
@@ -1525,7 +1527,7 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
             Err(e) => failed.push(e),
         }
     }
-    let rows = crate::sweep::merge(&a.out)?;
+    let rows = blox_scenario::sweep::merge(&a.out)?;
     print_rows(&rows);
     println!(
         "\n{} runs in this {}: {ran} ran, {skipped} already done, {} failed; {:.2} s wall on {} threads; results in {}/results.csv",
@@ -1558,7 +1560,7 @@ fn trace_stats(a: TraceStatsArgs) -> Result<(), SimError> {
     let inputs: Vec<_> = a.files.iter().map(|p| (p.clone(), format)).collect();
     let opts = blox_workload::ReadOptions::default().with_skip_bad_lines(a.skip_bad_lines);
     let read = blox_workload::read_traces(&inputs, &opts)?;
-    crate::scenario::every_line_bad(&read)?;
+    blox_scenario::every_line_bad(&read)?;
     let stats = blox_workload::TraceStats::compute(&read.jobs, total);
     if a.json {
         println!(
@@ -1581,7 +1583,7 @@ fn trace_stats(a: TraceStatsArgs) -> Result<(), SimError> {
 }
 
 fn merge(out: &std::path::Path) -> Result<(), SimError> {
-    let rows = crate::sweep::merge(out)?;
+    let rows = blox_scenario::sweep::merge(out)?;
     print_rows(&rows);
     println!(
         "\n{} runs merged into {}/results.csv and results.json",
@@ -1591,7 +1593,7 @@ fn merge(out: &std::path::Path) -> Result<(), SimError> {
     Ok(())
 }
 
-fn print_rows(rows: &[crate::sweep::SweepRow]) {
+fn print_rows(rows: &[blox_scenario::sweep::SweepRow]) {
     println!(
         "{:>5} {:<7} {:<16} {:<10} {:<10} {:>6} {:>5} {:>12} {:>12} {:>12}",
         "index",
@@ -1649,7 +1651,7 @@ fn write_comparison(
     let mut svg = Vec::new();
     blox_metrics::plot_jct_cdf(&mut svg, "JCT CDF of the tracked jobs", series)
         .map_err(|e| SimError::Config(format!("CDF plot: {e}")))?;
-    crate::scenario::write_all_or_nothing(
+    blox_scenario::write_all_or_nothing(
         dir,
         &[
             ("compare.csv", csv),

@@ -1,40 +1,26 @@
 //! # blox-cli
 //!
-//! The `blox-sim` command line as a library: scenarios (a whole run as data, TOML/JSON or
-//! flags), `run`, `compare`, `sweep`, `merge`, `trace stats` and `bench`, over the engine in
-//! `blox-sim` and the stock components.
+//! The `blox-sim` command line as a library: argument parsing and the commands `run`,
+//! `compare`, `sweep`, `merge`, `trace stats` and `bench`, over [`blox_scenario`] (scenarios,
+//! the registry, the peers). A study that builds scenarios in code needs `blox-scenario` only.
 //!
 //! | piece | what it is |
 //! |---|---|
-//! | [`Scenario`] | a whole run as data, run through the boxed path, writing `jobs.csv`, `summary.json`, `timeline.csv` |
-//! | [`sweep`] | the cross product of settings, run in parallel, resumable, shardable, merged into one table |
-//! | [`Registry`] | your own components by name, usable everywhere a stock name is |
-//! | [`progress`] | progress on standard error, `--max-sim-time`, the overload warning, all from outside the engine |
-//! | [`gavel`] | `--semantics gavel`: the command-line side of `blox-gavel` (policy names, `jobs.csv`/`summary.json`, `compare`, `bench --gavel`) |
-//!
-//! Each peer simulator lives in a crate of its own (`blox-gavel`, `blox-tiresias`,
-//! `blox-synergy`, `blox-pollux`); this crate maps `--semantics NAME` onto it.
 //! | [`main`], [`main_with`] | the whole `blox-sim` program, with or without your components |
+//!
+//! The scenario API is re-exported here ([`Scenario`], [`Registry`], [`sweep`], …) so programs
+//! written against earlier versions keep compiling; new code should depend on `blox-scenario`.
 
 mod bench;
 mod cli;
-pub mod gavel;
-pub mod pollux;
-pub mod preset;
-pub mod progress;
-pub mod registry;
-mod scenario;
-pub mod sweep;
-mod tiresias;
 
-pub use cli::{main, main_with};
-pub use registry::{Named, Registry};
-pub use scenario::{
-    parse_durations, parse_gpus, write_all_or_nothing, BadSetting, ModelChoice, RunReport,
-    Scenario, ThroughputChoice, WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS,
-    DEFAULT_GENERATED_JOBS, DEFAULT_LOAD, MAX_GENERATED_JOBS, SYNERGY_CLUSTER, SYNERGY_LOAD,
-    SYNERGY_SEED, SYNERGY_TRACK,
+pub use blox_scenario::{
+    gavel, parse_durations, parse_gpus, pollux, preset, progress, registry, sweep,
+    write_all_or_nothing, BadSetting, ModelChoice, Named, Registry, RunReport, Scenario,
+    ThroughputChoice, WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS,
+    DEFAULT_LOAD, MAX_GENERATED_JOBS, SYNERGY_CLUSTER, SYNERGY_LOAD, SYNERGY_SEED, SYNERGY_TRACK,
 };
+pub use cli::{main, main_with};
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(doctest)]

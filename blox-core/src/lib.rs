@@ -85,7 +85,7 @@ pub use combinators::{
     PlacementFn, PlacementPolicyExt, PolicyFn, SchedulerExt, SchedulingPolicyExt,
     ThroughputModelExt,
 };
-pub use context::{Ctx, Semantics};
+pub use context::Ctx;
 pub use decision::{Admissions, Allocation, Decisions, HostShare, Schedule, ValidationScratch};
 pub use event::{Event, NodeChange, RoundSample, RoundStretch};
 pub use executor::{

@@ -115,7 +115,6 @@ impl Distribution {
     }
 }
 
-
 /// A quantile of an ascending slice as pandas' `Series.quantile(q)` computes it in pandas 1.x and
 /// 2.x (the versions Synergy's simulator runs with: it needs Python ≤ 3.9), with linear
 /// interpolation: pandas passes `q × 100` to NumPy's `percentile`, which divides by 100 again

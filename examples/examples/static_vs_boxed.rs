@@ -10,10 +10,11 @@
 
 use blox_admission::{AcceptAll, AdmissionConfig};
 use blox_cli::{preset, Registry, Scenario, WorkloadConfig};
-use blox_core::{BoxPipeline, ClusterSpec, ConstantSpeed, JobId, Pipeline, Scheduler, Semantics};
+use blox_core::{BoxPipeline, ClusterSpec, ConstantSpeed, JobId, Pipeline, Scheduler};
 use blox_metrics::{write_jobs_csv, JobLog, Summary};
 use blox_placement::{BloxScattered, PlacementConfig};
 use blox_policies::{BloxLas, PolicyConfig, PolicyEnv};
+use blox_scenario::Semantics;
 use blox_sim::{BloxDefaultWorkload, SimConfig, Simulator, TrackWindow};
 use std::error::Error;
 

@@ -9,10 +9,11 @@ mod placement;
 mod policies;
 
 use blox_admission::{AcceptAll, AdmissionConfig};
-use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Semantics, Time};
+use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Time};
 use blox_metrics::{JobLog, JobRecord, Timeline};
 use blox_placement::Scattered;
 use blox_policies::{PolicyConfig, PolicyEnv};
+use blox_scenario::Semantics;
 use blox_sim::{Blox, Exact, JobList, RunOutcome, SimConfig, Simulator, TimeModel, TrackWindow};
 
 /// A job arriving at `arrival` seconds, needing `gpus` GPUs for `work` seconds.
@@ -83,10 +84,10 @@ pub(crate) fn preset<Tm: TimeModel>(
     policy: &str,
 ) -> (blox_core::BoxScheduling, blox_core::BoxPlacement) {
     let sem: Semantics = cfg.model.name().parse().unwrap();
-    let reg = blox_cli::Registry::default();
+    let reg = blox_scenario::Registry::default();
     let env = PolicyEnv::new(None);
-    let policy = blox_cli::preset::build_policy(sem, &reg, &policy.parse().unwrap(), &env);
-    let placement = blox_cli::preset::build_placement(
+    let policy = blox_scenario::preset::build_policy(sem, &reg, &policy.parse().unwrap(), &env);
+    let placement = blox_scenario::preset::build_placement(
         sem,
         &reg,
         &blox_placement::PlacementConfig::Scattered.into(),

@@ -3,10 +3,10 @@
 
 use crate::preset;
 use crate::registry::{Named, Registry};
+use crate::Semantics;
 use blox_admission::AdmissionConfig;
 use blox_core::{
-    BoxThroughput, ClusterSpec, ConstantSpeed, HeteroSpeed, JobId, Pipeline, Semantics,
-    ThroughputTable, Time,
+    BoxThroughput, ClusterSpec, ConstantSpeed, HeteroSpeed, JobId, Pipeline, ThroughputTable, Time,
 };
 use blox_metrics::{
     plot_timeline_of, write_fairness_csv, write_jct_cdf_csv, write_jobs_csv_with,
@@ -519,7 +519,7 @@ const PEER_SEMANTICS: [&str; 3] = ["tiresias", "gavel", "pollux"];
 
 /// What to say of a peer simulator's semantics named where only the engine's are taken
 /// (scenario files, `sweep --semantics`): which commands take it. `None` for any other name.
-pub(crate) fn peer_semantics_hint(name: &str) -> Option<String> {
+pub fn peer_semantics_hint(name: &str) -> Option<String> {
     PEER_SEMANTICS.contains(&name).then(|| {
         format!(
             "`{name}` is a peer simulator's semantics, taken by `blox-sim run --semantics {name}` \
@@ -1532,7 +1532,7 @@ pub fn write_all_or_nothing(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<(),
 
 /// Write `bytes` to `dir/name` through a temporary file and a rename; on failure the old file
 /// is untouched and the temporary file is removed.
-pub(crate) fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), SimError> {
+pub fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), SimError> {
     let path = dir.join(name);
     let tmp = dir.join(format!(".{name}.tmp"));
     let result = std::fs::File::create(&tmp)
@@ -1599,7 +1599,7 @@ fn key_line(text: &str, key: &str) -> Option<u64> {
 }
 
 /// A trace whose every job line was malformed (and skipped) is an error, not an empty run.
-pub(crate) fn every_line_bad(read: &blox_workload::TraceRead) -> Result<(), SimError> {
+pub fn every_line_bad(read: &blox_workload::TraceRead) -> Result<(), SimError> {
     if read.jobs.is_empty() && read.bad_line_count > 0 {
         let first = read
             .bad_lines

@@ -13,8 +13,8 @@
 use crate::registry::{Named, Registry};
 use crate::scenario::write_atomically;
 use crate::Scenario;
+use crate::Semantics;
 use blox_admission::AdmissionConfig;
-use blox_core::Semantics;
 use blox_placement::PlacementConfig;
 use blox_policies::PolicyConfig;
 use blox_sim::SimError;

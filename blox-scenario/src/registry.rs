@@ -7,7 +7,7 @@
 //! registered under that name:
 //!
 //! ```
-//! use blox_cli::{Registry, Scenario};
+//! use blox_scenario::{Registry, Scenario};
 //! use blox_policies::Srtf;
 //!
 //! let registry = Registry::default()

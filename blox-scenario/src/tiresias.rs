@@ -15,7 +15,8 @@
 //! pass (TIRESIAS-SEMANTICS.md §7.3) would end most runs early.
 
 use crate::registry::{Named, Registry};
-use blox_core::{BoxPlacement, BoxScheduling, Semantics};
+use crate::Semantics;
+use blox_core::{BoxPlacement, BoxScheduling};
 use blox_metrics::{
     write_jct_cdf_csv, write_jobs_csv, write_timeline_csv, JobLog, RunMetrics, Timeline,
 };
@@ -36,21 +37,29 @@ use std::sync::Arc;
 
 /// Everything a `--semantics tiresias` run needs from the command line.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct TiresiasArgs {
+pub struct TiresiasArgs {
+    /// The trace files.
     pub trace: Vec<PathBuf>,
+    /// Their format (Tiresias' CSV by default).
     pub trace_format: Option<String>,
+    /// Count and skip malformed lines.
     pub skip_bad_lines: bool,
+    /// The cluster as `NODESxGPUS`.
     pub cluster: Option<String>,
+    /// The cluster as a Tiresias cluster-spec CSV.
     pub cluster_spec: Option<PathBuf>,
+    /// The schedule (Tiresias' names) or an engine policy.
     pub policy: Option<String>,
+    /// The placement scheme (Tiresias' names) or an engine placement.
     pub placement: Option<String>,
+    /// Where the files go.
     pub out: Option<PathBuf>,
     /// Where engine components not stock are found.
     pub registry: Registry,
 }
 
 /// The prefix that names the engine's component where Tiresias has one of the same name.
-pub(crate) const ENGINE_PREFIX: &str = "engine:";
+pub const ENGINE_PREFIX: &str = "engine:";
 
 /// What `--policy` names under `--semantics tiresias`.
 enum PolicyChoice {
@@ -115,16 +124,22 @@ impl PlacementChoice {
 }
 
 /// A finished `--semantics tiresias` run.
-pub(crate) struct TiresiasReport {
+pub struct TiresiasReport {
     /// The policy as named (a Tiresias schedule with its options, or an engine policy).
     pub policy: String,
     /// The placement as named.
     pub placement: String,
+    /// The cluster.
     pub cluster: TiresiasClusterSpec,
+    /// The Gittins sample read, if the schedule uses one.
     pub gittins_sample: Option<PathBuf>,
+    /// Tiresias' own results.
     pub run: PeerRun,
+    /// The project's per-job records.
     pub log: JobLog,
+    /// The cluster over time.
     pub timeline: Timeline,
+    /// The run's statistics.
     pub metrics: RunMetrics,
 }
 
@@ -202,7 +217,7 @@ impl TiresiasArgs {
     }
 
     /// Read, run and (with `out`) write.
-    pub(crate) fn run(&self) -> Result<TiresiasReport, SimError> {
+    pub fn run(&self) -> Result<TiresiasReport, SimError> {
         if self.trace.is_empty() {
             return Err(SimError::Config(
                 "--semantics tiresias runs a trace: give --trace FILE (e.g. Tiresias' 60_job.csv \
@@ -376,12 +391,12 @@ struct Summary<'a> {
 
 impl TiresiasReport {
     /// Why the run stopped, in words.
-    pub(crate) fn stop_text(&self) -> &'static str {
+    pub fn stop_text(&self) -> &'static str {
         self.run.stop.describe()
     }
 
     /// Mean JCT over completed jobs, seconds.
-    pub(crate) fn avg_jct_s(&self) -> f64 {
+    pub fn avg_jct_s(&self) -> f64 {
         if self.run.rows.is_empty() {
             return 0.0;
         }
@@ -389,7 +404,7 @@ impl TiresiasReport {
     }
 
     /// The last completion.
-    pub(crate) fn makespan_s(&self) -> i64 {
+    pub fn makespan_s(&self) -> i64 {
         self.run.rows.iter().map(|r| r.end_time).max().unwrap_or(0)
     }
 

@@ -6,7 +6,8 @@
 
 use crate::registry::{Named, Registry};
 use crate::scenario::write_atomically;
-use blox_core::{ClusterSpec, Semantics};
+use crate::Semantics;
+use blox_core::ClusterSpec;
 use blox_gavel::clock::{register_types, GavelError, GavelOutcome};
 use blox_gavel::{run_gavel, run_gavel_engine, GavelPolicyKind};
 use blox_policies::{PolicyConfig, PolicyEnv};
@@ -17,7 +18,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The prefix that names the engine's policy where Gavel has one of the same name (`fifo`).
-pub(crate) const ENGINE_PREFIX: &str = "engine:";
+pub const ENGINE_PREFIX: &str = "engine:";
 
 /// What `--policy` names under `--semantics gavel`.
 enum GavelChoice {
@@ -43,7 +44,7 @@ impl GavelChoice {
 /// Parses `--cluster` for Gavel: typed groups `NODESxGPUS:TYPE` (GPUs summed per type, one GPU
 /// per server does not matter: Gavel has no placement effects) or Gavel's own `V:P:K`. An
 /// untyped group is an error (the type decides the throughputs).
-pub(crate) fn parse_cluster(s: &str) -> Result<Vec<(String, u32)>, SimError> {
+pub fn parse_cluster(s: &str) -> Result<Vec<(String, u32)>, SimError> {
     let parts: Vec<&str> = s.split(':').collect();
     if parts.len() == 3 && parts.iter().all(|p| p.trim().parse::<u32>().is_ok()) {
         return Ok(["v100", "p100", "k80"]
@@ -77,16 +78,23 @@ pub(crate) fn parse_cluster(s: &str) -> Result<Vec<(String, u32)>, SimError> {
 
 /// The settings of a `blox-sim run --semantics gavel`.
 #[derive(Clone, Debug)]
-pub(crate) struct GavelRun {
-    pub(crate) trace: PathBuf,
-    pub(crate) throughputs: Option<PathBuf>,
-    pub(crate) cluster: String,
-    pub(crate) round_s: u64,
-    pub(crate) seed: u64,
-    pub(crate) policy: String,
-    pub(crate) out: Option<PathBuf>,
+pub struct GavelRun {
+    /// The Gavel trace (`*.trace`).
+    pub trace: PathBuf,
+    /// The throughput table (found next to the trace when not given).
+    pub throughputs: Option<PathBuf>,
+    /// The cluster, e.g. `4x1:v100,4x1:p100,4x1:k80`.
+    pub cluster: String,
+    /// Gavel's round, seconds.
+    pub round_s: u64,
+    /// Gavel's seed.
+    pub seed: u64,
+    /// The policy: one of Gavel's names, or an engine policy.
+    pub policy: String,
+    /// Where the files go.
+    pub out: Option<PathBuf>,
     /// Where engine policies not stock are found.
-    pub(crate) registry: Registry,
+    pub registry: Registry,
 }
 
 #[derive(Serialize)]
@@ -109,23 +117,24 @@ struct Summary<'a> {
 }
 
 /// A finished `--semantics gavel` run.
-pub(crate) struct GavelReport {
+pub struct GavelReport {
     /// The policy as Gavel or the engine names it.
-    pub(crate) label: String,
+    pub label: String,
     /// The trace's jobs.
-    pub(crate) jobs: Vec<GavelTraceJob>,
+    pub jobs: Vec<GavelTraceJob>,
     /// The outcome.
-    pub(crate) out: GavelOutcome,
+    pub out: GavelOutcome,
     /// The throughput table read, and how it was found.
-    pub(crate) table_path: PathBuf,
-    pub(crate) source: &'static str,
+    pub table_path: PathBuf,
+    /// How the table was found (given, or next to the trace).
+    pub source: &'static str,
     /// The registered types.
-    pub(crate) types: Vec<(String, u32)>,
+    pub types: Vec<(String, u32)>,
 }
 
 impl GavelRun {
     /// Read the trace and table, and run the policy.
-    pub(crate) fn run(&self) -> Result<GavelReport, SimError> {
+    pub fn run(&self) -> Result<GavelReport, SimError> {
         let r = self;
         let choice = GavelChoice::parse(&r.policy)?;
         let cluster = parse_cluster(&r.cluster)?;
@@ -195,7 +204,7 @@ impl GavelRun {
 }
 
 /// `blox-sim run --semantics gavel ...`.
-pub(crate) fn run_cli(r: &GavelRun) -> Result<(), SimError> {
+pub fn run_cli(r: &GavelRun) -> Result<(), SimError> {
     let rep = r.run()?;
     let (jobs, out, types) = (&rep.jobs, &rep.out, &rep.types);
     println!(
@@ -261,7 +270,7 @@ impl GavelReport {
 
 /// `blox-sim compare --semantics gavel`: each of `runs` (one per policy) on Gavel's clock, one
 /// row each; with `out`, `compare.csv` there and each run's files in `out/NAME/`.
-pub(crate) fn compare_cli(runs: &[(String, GavelRun)], out: Option<&Path>) -> Result<(), SimError> {
+pub fn compare_cli(runs: &[(String, GavelRun)], out: Option<&Path>) -> Result<(), SimError> {
     let started = std::time::Instant::now();
     let results: Vec<Result<GavelReport, SimError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = runs
@@ -386,7 +395,7 @@ pub const PHYSICAL_CLUSTER_TRACES: [&str; 8] = [
 /// `blox-sim bench --gavel`: the 80 seed-0 runs (8 physical-cluster traces × 5 policies ×
 /// 8 V100 and 4 V100 + 4 P100 + 4 K80, R = 360 s) one after another on one thread; prints the
 /// wall and process CPU time. `dir` is the shared traces folder (it holds `gavel/`).
-pub(crate) fn bench(dir: &Path) -> Result<(), SimError> {
+pub fn bench(dir: &Path) -> Result<(), SimError> {
     let gavel = dir.join("gavel");
     let table_path = gavel.join("simulation_throughputs.json.gz");
     let cpu0 = process_cpu_s();

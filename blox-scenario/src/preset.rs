@@ -17,9 +17,8 @@
 //! Registered (user) components are built by their registry's builder under every semantics.
 
 use crate::registry::{Named, Registry};
-use blox_core::{
-    BoxPlacement, BoxScheduling, BoxThroughput, ConfigError, ConstantSpeed, Semantics,
-};
+use crate::Semantics;
+use blox_core::{BoxPlacement, BoxScheduling, BoxThroughput, ConfigError, ConstantSpeed};
 use blox_placement::{BloxScattered, PlacementConfig, Topology};
 use blox_policies::{BloxLas, BloxOptimus, BloxSrtf, PolicyConfig, PolicyEnv};
 use std::sync::Arc;

@@ -1,0 +1,37 @@
+//! # blox-scenario
+//!
+//! A whole simulation as data, and the API to run it, shared by the `blox-sim` command line
+//! (`blox-cli`), the Python package and real-cluster mode: a study crate depends on this one
+//! (and the engine), not on the command line.
+//!
+//! | piece | what it is |
+//! |---|---|
+//! | [`Scenario`] | a whole run as data (TOML/JSON or built in code), run through the boxed path, writing `jobs.csv`, `summary.json`, `timeline.csv` |
+//! | [`Registry`] | your own components by name, usable everywhere a stock name is |
+//! | [`preset`] | which component a stock name builds under each semantics |
+//! | [`sweep`] | the cross product of settings, resumable, shardable, merged into one table |
+//! | [`progress`] | progress on standard error, `--max-sim-time`, the overload warning, all from outside the engine |
+//! | [`gavel`], [`tiresias`], [`pollux`] | the scenario side of the peers whose loops are their own (`blox-gavel`, `blox-tiresias`, `blox-pollux`): their runs, reports and files |
+//! | [`Semantics`] | the engine semantics' names (`blox`, `exact`, `synergy`) |
+//!
+//! Each peer simulator lives in a crate of its own (`blox-gavel`, `blox-tiresias`,
+//! `blox-synergy`, `blox-pollux`); this crate maps a semantics name onto it.
+
+pub mod gavel;
+pub mod pollux;
+pub mod preset;
+pub mod progress;
+pub mod registry;
+mod scenario;
+mod semantics;
+pub mod sweep;
+pub mod tiresias;
+
+pub use registry::{Named, Registry};
+pub use scenario::{
+    every_line_bad, parse_durations, parse_gpus, peer_semantics_hint, write_all_or_nothing,
+    write_atomically, BadSetting, ModelChoice, RunReport, Scenario, ThroughputChoice,
+    WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD,
+    MAX_GENERATED_JOBS, SYNERGY_CLUSTER, SYNERGY_LOAD, SYNERGY_SEED, SYNERGY_TRACK,
+};
+pub use semantics::Semantics;
