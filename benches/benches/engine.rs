@@ -14,9 +14,8 @@
 
 use blox_admission::{AcceptAll, AdmissionConfig};
 use blox_core::{BoxPipeline, ClusterSpec, ConstantSpeed, Pipeline, Scheduler};
-use blox_placement::BloxScattered;
-use blox_policies::BloxLas;
-use blox_sim::{BloxDefaultWorkload, RunOutcome, SimConfig, Simulator, TrackWindow};
+use blox_original::{Blox, BloxDefaultWorkload, BloxLas, BloxScattered};
+use blox_sim::{RunOutcome, SimConfig, Simulator, TrackWindow};
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use std::hint::black_box;
@@ -41,11 +40,8 @@ impl Case {
     fn setup<S: Scheduler>(
         &self,
         scheduler: S,
-    ) -> (
-        Simulator<S, ConstantSpeed, (), blox_sim::Blox>,
-        BloxDefaultWorkload,
-    ) {
-        let cfg = SimConfig::new(blox_sim::Blox::new()).with_track(Some(self.track));
+    ) -> (Simulator<S, ConstantSpeed, (), Blox>, BloxDefaultWorkload) {
+        let cfg = SimConfig::new(Blox::new()).with_track(Some(self.track));
         let sim = Simulator::new(
             cfg,
             ClusterSpec::uniform(32, 4),

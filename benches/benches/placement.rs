@@ -13,9 +13,8 @@
 
 use blox_benches::half_busy;
 use blox_core::{Cluster, Ctx, Decisions, PlacementPolicy, Schedule, Seed, Time};
-use blox_placement::{
-    BloxScattered, Consolidated, FirstFit, ResourceAware, Scattered, Topology, TopologyAware,
-};
+use blox_original::BloxScattered;
+use blox_placement::{Consolidated, FirstFit, ResourceAware, Scattered, Topology, TopologyAware};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion};
 use std::hint::black_box;

@@ -181,7 +181,7 @@ fn bench_scale() -> Result<(), SimError> {
             (),
         );
         let t = Instant::now();
-        sim.run(&mut blox_sim::BloxDefaultWorkload::new(
+        sim.run(&mut blox_original::BloxDefaultWorkload::new(
             800.0,
             BLOX_TRACE_JOBS,
         )?)?;

@@ -48,7 +48,7 @@ struct LowestFree;
 
 impl Fit for LowestFree {
     fn fit(&mut self, plan: &Plan<'_>, _job: &Job, need: u32, out: &mut GpuSet) -> bool {
-        scattered_fit(&plan.gpus, need, false, out)
+        scattered_fit(&plan.gpus, need, out)
     }
 }
 

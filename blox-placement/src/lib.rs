@@ -6,7 +6,6 @@
 //! | component | what it does | cost per round | source |
 //! |---|---|---|---|
 //! | [`Scattered`] | after Blox's "Place": lowest free GPUs in node order, victims from the bottom of the schedule, strict order (optionally back-filling) | O(s log n + (j + v)·N) | Blox `placement/placement.py` |
-//! | [`BloxScattered`] | Blox's "Place" exactly: as `Scattered` with Blox's overshoot and failed-preemption quirks; never resizes or moves running jobs (the `blox` preset's `scattered`) | O(s log n + (j + v)·N) | Blox `placement/placement.py` |
 //! | [`FirstFit`] | the lowest-numbered free GPUs, exactly what is needed | O(s log n + (j + v)·N) | classic first fit |
 //! | [`Consolidated`] | fewest nodes, best fit (least leftover); optionally waits rather than spreads | O(s log n + (j + v)·N log N) | Tiresias (NSDI 2019) consolidation; Blox's dead `consolidated` branch |
 //! | [`ResourceAware`] | GPUs only where the job's CPU and memory share also fits, consolidated | O(s log n + r + (j + v)·N log N) | Synergy (OSDI 2022) |
@@ -17,8 +16,8 @@
 //! s schedule entries, n table jobs, j jobs placed, v victims, r running jobs, N nodes, G GPUs,
 //! D topology domains (≈ nodes + racks), h the domain tree's height.
 //!
-//! [`tiresias`] holds Tiresias' own placement schemes (`yarn` with its memory leak, `count`,
-//! `random`, `balance`) and its cluster spec, for the `tiresias` time model of `blox-sim`.
+//! The peer simulators' own placements live in their crates (Tiresias' schemes in
+//! `blox-tiresias`, Blox's `Place` in `blox-original`).
 //!
 //! [`PlacementConfig`] names them for files and the command line; [`Topology::resolve`] turns
 //! `--topology FILE|SHAPE` into a topology and [`Topology::default_for`] gives the default one
@@ -26,7 +25,8 @@
 //!
 //! ## The shared round loop
 //!
-//! Every placement but [`BloxScattered`] walks the schedule with one shared round loop:
+//! Every placement here walks the schedule with one shared round loop (Blox's own `Place`,
+//! quirks included, is `blox_original::BloxScattered`, which does not):
 //!
 //! - **Running jobs** are never moved, except to honour a GPU type (below). A running *elastic* job whose scheduled count differs
 //!   from the GPUs it holds is resized, per the [`Allocation`](blox_core::Allocation) contract:
@@ -117,7 +117,7 @@ pub use config::PlacementConfig;
 pub use consolidated::Consolidated;
 pub use first_fit::FirstFit;
 pub use resource_aware::ResourceAware;
-pub use scattered::{BloxScattered, Scattered};
+pub use scattered::Scattered;
 pub use synergy::{Synergy, SynergyMode};
 pub use throughput::{
     model_profile, profile_by_name, ModelProfile, PlacementSpeed, DEFAULT_PROFILE, MODEL_ZOO,

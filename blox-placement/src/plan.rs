@@ -1,4 +1,4 @@
-//! The round loop shared by the stock placements (all but `BloxScattered`): a plan of free GPUs and host
+//! The round loop shared by the stock placements: a plan of free GPUs and host
 //! resources, elastic resizing, preemption with rollback, optional back-filling. Each placement
 //! supplies only its fit ([`Fit`]).
 

@@ -1,7 +1,5 @@
 use crate::plan::{place_round, Fit, LoopOptions, Plan, Scratch};
-use blox_core::{
-    Ctx, Decisions, FreeGpus, GpuId, GpuSet, Job, JobId, NodeId, PlacementPolicy, Schedule,
-};
+use blox_core::{Ctx, Decisions, FreeGpus, GpuId, GpuSet, Job, NodeId, PlacementPolicy, Schedule};
 
 /// The scattered placement, after Blox's "Place" (`placement/placement.py`, `JobPlacement`): walk
 /// the schedule in order, start each waiting job on free GPUs, and preempt running jobs from the
@@ -21,8 +19,8 @@ use blox_core::{
 /// running), running elastic jobs are resized to their scheduled count (see the crate docs,
 /// "shared round loop"), and back-filling can be turned on ([`Scattered::with_backfill`]).
 /// Unlike the other placements it does not give a victim its old GPUs back when relaunched in
-/// the same round: it keeps Blox's lowest-free choice. [`BloxScattered`] is Blox's own version,
-/// quirks included.
+/// the same round: it keeps Blox's lowest-free choice. Blox's own version, quirks included, is
+/// `blox_original::BloxScattered`.
 ///
 /// Ties: schedule order, then lowest node and GPU ids. Cost per round: O(s log n + (j + v)·N)
 /// for a schedule of s entries, a table of n jobs, j placed jobs, v victims and N nodes.
@@ -46,56 +44,17 @@ impl Scattered {
     }
 }
 
-/// Blox's "Place" exactly, quirks included: the placement of the `blox` preset.
-///
-/// As [`Scattered`] (same walk, same victims from the bottom of the schedule, strict order),
-/// with two of Blox's quirks reproduced:
-/// - **overshoot**: the fit appends up to `needed` GPUs from *each* node and succeeds only when the
-///   list holds exactly `needed` after some node, so 4 GPUs over a node with 2 free and one with 4
-///   free fail (2 → 6);
-/// - **failed preemption**: when evicting every lower job still does not make room, the victims
-///   stay stopped.
-///
-/// Running jobs are never moved or resized, and GPU types in the schedule are ignored, as in
-/// Blox. A victim is no longer running, so when the walk reaches it, it may be started again in
-/// the same round (a stop and a start of the same job).
-///
-/// The victim search keeps a cursor across the round (no entry is a candidate twice) and each
-/// entry's table position is looked up once.
-///
-/// Ties: schedule order, then lowest node and GPU ids. Cost per round: O(s log n + (j + v)·N)
-/// for a schedule of s entries, a table of n jobs, j placed jobs, v victims and N nodes.
-#[derive(Clone, Debug, Default)]
-pub struct BloxScattered {
-    stopped: Vec<bool>,
-    pos: Vec<Option<usize>>,
-    victims: Vec<JobId>,
-    gpus: GpuSet,
-}
-
-impl BloxScattered {
-    /// The placement.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 /// The scattered fit: the lowest free GPUs in node order, exactly what is needed.
 struct ExactScatteredFit;
 
 impl Fit for ExactScatteredFit {
     fn fit(&mut self, plan: &Plan<'_>, _job: &Job, need: u32, out: &mut GpuSet) -> bool {
-        scattered_fit(&plan.gpus, need, false, out)
+        scattered_fit(&plan.gpus, need, out)
     }
 }
 
-/// The scattered fit on a plan. With `quirks`, Blox's overshoot rule applies.
-pub(crate) fn scattered_fit(
-    plan: &FreeGpus<'_>,
-    needed: u32,
-    quirks: bool,
-    out: &mut GpuSet,
-) -> bool {
+/// The scattered fit on a plan: the lowest free GPUs in node order, exactly `needed`.
+pub(crate) fn scattered_fit(plan: &FreeGpus<'_>, needed: u32, out: &mut GpuSet) -> bool {
     out.clear();
     if needed == 0 || plan.total_free() < needed {
         return false;
@@ -106,8 +65,7 @@ pub(crate) fn scattered_fit(
         if plan.free_on_node(node) == 0 {
             continue;
         }
-        let take = if quirks { needed } else { needed - out.len() };
-        out.extend(plan.free_of_node(node).take(take));
+        out.extend(plan.free_of_node(node).take(needed - out.len()));
         if out.len() == needed {
             return true;
         }
@@ -140,70 +98,6 @@ impl PlacementPolicy for Scattered {
     }
 }
 
-impl PlacementPolicy for BloxScattered {
-    fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
-        let jobs = ctx.jobs.as_slice();
-        let mut plan = ctx.cluster.free_map();
-        self.stopped.clear();
-        self.stopped.resize(jobs.len(), false);
-        let entries = &schedule.entries;
-        // Each entry's table position, looked up once per round.
-        self.pos.clear();
-        self.pos
-            .extend(entries.iter().map(|e| ctx.jobs.position(e.job)));
-        // Entries at or after `cursor` are never candidate victims again: in Blox's rule a
-        // candidate must be running in the live table and not yet stopped this round, and a
-        // stopped job stays stopped (even when relaunched). So the bottom-up victim search of
-        // every waiting job can resume where the previous one ended, instead of restarting
-        // from the bottom of the schedule: the round visits each entry at most once as a
-        // candidate.
-        let mut cursor = entries.len();
-        for (pos, entry) in entries.iter().enumerate() {
-            let Some(idx) = self.pos[pos] else {
-                continue;
-            };
-            let job = &jobs[idx];
-            if job.is_running() && !self.stopped[idx] {
-                continue;
-            }
-            let mut fits = scattered_fit(&plan, entry.n_gpus, true, &mut self.gpus);
-            if !fits {
-                self.victims.clear();
-                let mut c = cursor;
-                while c > pos + 1 {
-                    c -= 1;
-                    let Some(vidx) = self.pos[c] else {
-                        continue;
-                    };
-                    let victim = &jobs[vidx];
-                    if !victim.is_running() || self.stopped[vidx] {
-                        continue;
-                    }
-                    self.stopped[vidx] = true;
-                    self.victims.push(victim.id);
-                    plan.release(&victim.gpus);
-                    fits = scattered_fit(&plan, entry.n_gpus, true, &mut self.gpus);
-                    if fits {
-                        break;
-                    }
-                }
-                cursor = c;
-                // Blox: a failed preemption keeps its victims stopped.
-                out.stop.extend_from_slice(&self.victims);
-            }
-            if !fits {
-                break;
-            }
-            plan.occupy(&self.gpus);
-            out.start(job.id, &self.gpus);
-        }
-    }
-
-    fn name(&self) -> String {
-        "scattered".into()
-    }
-}
-
 /// GPU ids as plain numbers, for tests and messages.
 #[allow(dead_code)]
 pub(crate) fn ids(gpus: &[GpuId]) -> Vec<u32> {
@@ -213,7 +107,7 @@ pub(crate) fn ids(gpus: &[GpuId]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blox_core::{Cluster, ClusterSpec};
+    use blox_core::{Cluster, ClusterSpec, JobId};
 
     fn cluster_with_busy(nodes: u32, per: u32, busy: &[u32]) -> Cluster {
         let mut c = Cluster::new(ClusterSpec::uniform(nodes, per));
@@ -223,13 +117,13 @@ mod tests {
     }
 
     #[test]
-    fn blox_overshoot_makes_a_fitting_job_unplaceable() {
-        // Node 0 has 2 free (GPUs 2, 3), node 1 has 4 free: 4 needed goes 2 -> 6 in Blox.
+    fn the_fit_takes_exactly_what_is_needed_across_nodes() {
+        // Node 0 has 2 free (GPUs 2, 3), node 1 has 4 free: 4 needed takes 2 + 2 (Blox's own
+        // fit overshoots here; see `blox_original::BloxScattered`).
         let c = cluster_with_busy(2, 4, &[0, 1]);
         let plan = c.free_map();
         let mut out = GpuSet::new();
-        assert!(!scattered_fit(&plan, 4, true, &mut out));
-        assert!(scattered_fit(&plan, 4, false, &mut out));
+        assert!(scattered_fit(&plan, 4, &mut out));
         assert_eq!(ids(&out), vec![2, 3, 4, 5]);
     }
 
@@ -238,7 +132,7 @@ mod tests {
         let c = cluster_with_busy(2, 4, &[0, 1, 2, 3, 4]);
         let plan = c.free_map();
         let mut out = GpuSet::new();
-        assert!(scattered_fit(&plan, 1, true, &mut out));
+        assert!(scattered_fit(&plan, 1, &mut out));
         assert_eq!(ids(&out), vec![5]);
     }
 }

@@ -18,11 +18,11 @@ use std::sync::Arc;
 /// | name | parameters (default) | builds | the command line's `blox` preset builds |
 /// |---|---|---|---|
 /// | `fifo` | | [`Fifo`] | [`Fifo`] |
-/// | `las` | | [`Las`] (GPU-seconds) | [`crate::BloxLas`] (wall-clock service) |
-/// | `srtf` | | [`Srtf`] | [`crate::BloxSrtf`] |
+/// | `las` | | [`Las`] (GPU-seconds) | `blox_original::BloxLas` (wall-clock service) |
+/// | `srtf` | | [`Srtf`] | `blox_original::BloxSrtf` |
 /// | `sjf` | `preemptive` (`true`) | [`Sjf`] | [`Sjf`] |
-/// | `tiresias` | `thresholds` (`3600`, `/`-separated on the command line, e.g. `3600/36000`), or `queues` (2) with `threshold` (3600) for thresholds `threshold × 10^i`; `starvation` (off; a multiplier, `0` = off) | [`Tiresias`] | Blox's Tiresias, i.e. [`crate::BloxLas`]; no parameters |
-/// | `optimus` | `parallel_fraction` (0.95) | [`Optimus`] with [`Amdahl`] | Blox's Optimus, [`crate::BloxOptimus`]; no parameters |
+/// | `tiresias` | `thresholds` (`3600`, `/`-separated on the command line, e.g. `3600/36000`), or `queues` (2) with `threshold` (3600) for thresholds `threshold × 10^i`; `starvation` (off; a multiplier, `0` = off) | [`Tiresias`] | Blox's Tiresias, i.e. `blox_original::BloxLas`; no parameters |
+/// | `optimus` | `parallel_fraction` (0.95) | [`Optimus`] with [`Amdahl`] | Blox's Optimus, `blox_original::BloxOptimus`; no parameters |
 /// | `gavel` | `solver` (`water-filling` or `lp`); `hetero` (`true`: use the run's throughput table on a cluster of several GPU types; `false`: Gavel's agnostic baseline) | [`Gavel`] | [`Gavel`] |
 /// | `themis` | | [`Themis`] | [`Themis`] |
 /// | `ftf` | | Synergy's finish-time fairness key, [`SynergyFtf`] (GPU-proportional form; under `synergy` semantics the CLI tells it the mechanism) | same |
@@ -63,12 +63,12 @@ pub enum PolicyConfig {
         /// See [`Sjf`]; default `true`.
         preemptive: bool,
     },
-    /// [`Tiresias::default`] (the `blox` preset: Blox's Tiresias, [`crate::BloxLas`]).
+    /// [`Tiresias::default`] (the `blox` preset: Blox's Tiresias, `blox_original::BloxLas`).
     Tiresias,
     /// [`Tiresias`] with other parameters.
     TiresiasWith(TiresiasParams),
     /// [`Optimus`] with [`Amdahl::default`] (the `blox` preset: Blox's Optimus,
-    /// [`crate::BloxOptimus`]).
+    /// `blox_original::BloxOptimus`).
     Optimus,
     /// [`Optimus`] with other parameters.
     OptimusWith(OptimusParams),
@@ -328,7 +328,7 @@ impl PolicyConfig {
     }
 
     /// Build the policy for a run. (Blox's own versions of `las`, `srtf`, `tiresias` and
-    /// `optimus` are types of their own, e.g. [`crate::BloxLas`], which the command line's `blox`
+    /// `optimus` are types of their own, e.g. `blox_original::BloxLas`, which the command line's `blox`
     /// preset builds instead.)
     pub fn build(&self, env: &PolicyEnv) -> Result<BoxScheduling, ConfigError> {
         Ok(match self {
@@ -392,7 +392,7 @@ impl FromStr for PolicyConfig {
     fn from_str(s: &str) -> Result<Self, ConfigError> {
         let spec = ComponentSpec::parse(s, "policy")?;
         // Aliases that say what these two are: adaptations to this engine, not the peers'
-        // simulators (those are `--semantics gavel`'s policies, `crate::gavel_osdi`).
+        // simulators (those are `--semantics gavel`'s policies, `blox-gavel`).
         let name = match spec.name {
             "gavel-style" => "gavel",
             "ftf-greedy" => "themis",

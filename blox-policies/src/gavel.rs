@@ -57,7 +57,7 @@ impl FromStr for MaxMinSolver {
 /// adaptation to this engine's rounds (fixed round grid, its own re-solve rule, engine
 /// placement), not Gavel's simulator: it does not reproduce Gavel's numbers. For those, run
 /// `--semantics gavel --policy max_min_fairness_perf` (or `max_min_fairness`), whose rules are
-/// in `crate::gavel_osdi`.
+/// in `blox-gavel`.
 ///
 /// **Allocation, one GPU type.** Each job `j` asking for `s_j` GPUs gets a time fraction
 /// `x_j ∈ [0, 1]` (the share of rounds it should run), chosen so that the GPU shares `s_j·x_j`

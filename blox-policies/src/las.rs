@@ -5,7 +5,7 @@ use blox_core::{Ctx, Schedule, SchedulingPolicy};
 /// Blox `schedulers/las.py` with service weighed by GPUs).
 ///
 /// The key is [`Job::attained_gpu_s`](blox_core::Job::attained_gpu_s), so a job on many GPUs ages
-/// faster. [`BloxLas`] is Blox's own version (wall-clock seconds, whatever the GPU count). Ties:
+/// faster. Blox's own version (wall-clock seconds, whatever the GPU count) is `blox_original::BloxLas`. Ties:
 /// lowest id, so among equals the oldest admitted job goes first. Cost per round: O(n log n).
 #[derive(Clone, Debug, Default)]
 pub struct Las {
@@ -15,27 +15,6 @@ pub struct Las {
 impl SchedulingPolicy for Las {
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
         order_by_key(ctx, &mut self.buf, out, |j| j.attained_gpu_s);
-    }
-
-    fn name(&self) -> String {
-        "las".into()
-    }
-}
-
-/// Blox's LAS exactly (`schedulers/las.py`): ascending `(priority, attained wall-clock seconds)`,
-/// whatever the GPU count; the `blox` preset's `las` and `tiresias` (Blox's Tiresias is exactly
-/// this order).
-///
-/// The key is [`Job::attained_wall_s`](blox_core::Job::attained_wall_s). Ties: lowest id. Cost
-/// per round: O(n log n).
-#[derive(Clone, Debug, Default)]
-pub struct BloxLas {
-    buf: KeyBuf,
-}
-
-impl SchedulingPolicy for BloxLas {
-    fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
-        order_by_key(ctx, &mut self.buf, out, |j| j.attained_wall_s);
     }
 
     fn name(&self) -> String {

@@ -8,31 +8,22 @@
 //! |---|---|---|---|
 //! | [`Fifo`] | arrival time | O(n log n) | Blox `fifo.py` |
 //! | [`Las`] | attained service in GPU-seconds | O(n log n) | Nuyens & Wierman 2008; Blox `las.py` |
-//! | [`BloxLas`] | attained service in wall-clock seconds, whatever the GPU count (Blox's definition) | O(n log n) | Blox `las.py` |
 //! | [`Srtf`] | remaining work `work − executed` (oracle) | O(n log n) | Blox `srtf.py` |
-//! | [`BloxSrtf`] | Blox's remaining time, `work − attained wall-clock service` | O(n log n) | Blox `srtf.py` |
 //! | [`Sjf`] | total GPU time `n_gpus × work` (oracle); optionally non-preemptive | O(n log n) | Tiresias (NSDI '19) baseline |
 //! | [`Tiresias`] | discretised 2D-LAS: queue by GPU-s service (thresholds, default 3,600), FIFO in a queue (or, Tiresias-G, by Gittins index over the learned service distribution), starvation promotion | O(n log n) | Gu et al., NSDI '19 |
 //! | [`Optimus`] | marginal gain: GPUs one at a time to the largest fall in remaining time ([`Amdahl`] model); returns GPU counts | O(n log n + G log n) | Peng et al., EuroSys '18 |
 //! | [`Gavel`] (`gavel`, alias `gavel-style`; an engine-native adaptation, not Gavel's simulator) | max-min fair time fractions ([`water_fill`], or the LP [`max_min_lp`]), order by allocation ÷ share received (desc.); on several GPU types, the heterogeneity-aware LP over a [`blox_core::ThroughputTable`] and a GPU type per job | O(n log n); LP: one solve per change of the active set (≈ 0.12 ms at 1,000 jobs on one GPU type, after the symmetry reduction) | Narayanan et al., OSDI '20 |
 //! | [`Themis`] (`themis`, alias `ftf-greedy`; a greedy order, not Themis's auction nor Gavel's LP) | finish-time fairness ρ = shared ÷ isolated finish time, worst first | O(n log n) | Mahajan et al., NSDI '20 |
 //! | [`SynergyFifo`], [`SynergySrtf`], [`SynergyLas`], [`SynergyFtf`] | Synergy's keys: arrival; remaining iterations × iteration time (÷ last speed-up unless GPU-proportional); attained service × GPUs over the pre-admitted set (re-sorted by GPUs under Tune); Themis-style finish-time fairness; one persistent, stably sorted list (ties keep last round's order) | O(n log n) | Synergy (OSDI '22) `schedulers/*_synergy_new.py` |
-//! | [`BloxOptimus`] | as [`BloxSrtf`], with Blox's per-load speed-up table | O(n log n) | Blox `optimus.py` @ artifact `0ab0cff` |
-//!
-//! [`tiresias_peer`] holds Tiresias' own schedulers as its authors' simulator runs them (`fifo`,
-//! `sjf`, `shortest`, `shortest-gpu`, `dlas`, `dlas-gpu`, `dlas-gpu-gittins`), for the `tiresias`
-//! time model of `blox-sim`; they are not [`SchedulingPolicy`](blox_core::SchedulingPolicy)s.
 //!
 //! Each type's docs state its key, its tie rule and its simplifications of the paper.
 //!
-//! [`gavel_osdi`] holds Gavel's own policies and round mechanism, rule for rule after Gavel's
-//! trace simulator (`fifo`, `fifo_perf`, `max_min_fairness`, `max_min_fairness_perf`,
-//! `finish_time_fairness_perf`), for `blox-sim run --semantics gavel`.
 //! [`PolicyConfig`] names them for files and the command line. No policy knows which time model
 //! runs it: each reads the unit-stable job facts it means ([`Job::attained_gpu_s`],
-//! [`Job::attained_wall_s`], `executed`). Blox's own versions are types of their own
-//! ([`BloxLas`], [`BloxSrtf`], [`BloxOptimus`]), which the command line's `blox` preset picks
-//! for `las`, `srtf`, `tiresias` (Blox's Tiresias is exactly its LAS) and `optimus`.
+//! [`Job::attained_wall_s`], `executed`). Blox's own versions are types of their own in
+//! `blox-original` (`BloxLas`, `BloxSrtf`, `BloxOptimus`), which the `blox` preset picks for
+//! `las`, `srtf`, `tiresias` (Blox's Tiresias is exactly its LAS) and `optimus`; the peer
+//! simulators' own policies live in their crates (`blox-gavel`, `blox-tiresias`, `blox-pollux`).
 //!
 //! [`Job::attained_gpu_s`]: blox_core::Job::attained_gpu_s
 //! [`Job::attained_wall_s`]: blox_core::Job::attained_wall_s
@@ -56,7 +47,6 @@
 //! assert_eq!(order, vec![1, 0, 2]); // least served first, ties by lowest id
 //! ```
 
-mod blox_optimus;
 mod config;
 mod fifo;
 mod gavel;
@@ -71,17 +61,16 @@ mod testing;
 mod themis;
 mod tiresias;
 
-pub use blox_optimus::{BloxOptimus, BLOX_OPTIMUS_SPEEDUP};
 pub use config::{OptimusParams, PolicyConfig, PolicyEnv, TiresiasParams};
 pub use fifo::Fifo;
 pub use gavel::{
     max_min_lp, water_fill, Gavel, LpError, MaxMinLpSolution, MaxMinSolver, DEFAULT_REFERENCE_TYPE,
 };
-pub use las::{BloxLas, Las};
+pub use las::Las;
 pub use optimus::Optimus;
 pub use sjf::Sjf;
 pub use speedup::{Amdahl, Speedup};
-pub use srtf::{BloxSrtf, Srtf};
+pub use srtf::Srtf;
 pub use synergy::{
     SynergyFifo, SynergyFtf, SynergyLas, SynergyOrder, SynergySrtf, SYNERGY_STARVATION_S,
 };

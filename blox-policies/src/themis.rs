@@ -6,7 +6,7 @@ use blox_core::{Ctx, Job, JobId, Schedule, SchedulingPolicy};
 /// **What it is not.** Named `themis` (alias `ftf-greedy`) on the command line, it is a greedy
 /// ordering, neither Themis's auction nor Gavel's `finish_time_fairness_perf` (a min–max-ρ
 /// convex program): for Gavel's, run `--semantics gavel --policy finish_time_fairness_perf`
-/// (`crate::gavel_osdi`).
+/// (`blox-gavel`).
 ///
 /// For job `j` at time `now`, with `N` active jobs on `G` GPUs:
 ///

@@ -7,20 +7,22 @@
 //!
 //! | name | `blox` preset builds |
 //! |---|---|
-//! | `las` | [`BloxLas`] (attained wall-clock seconds, whatever the GPU count) |
-//! | `tiresias` | [`BloxLas`] (Blox's Tiresias is exactly its LAS); no parameters |
-//! | `srtf` | [`BloxSrtf`] (work − attained wall-clock service) |
-//! | `optimus` | [`BloxOptimus`] (SRTF order, per-load speed-up); no parameters |
-//! | `scattered` | [`BloxScattered`] (Blox's Place, overshoot and failed-preemption quirks) |
+//! | `las` | `BloxLas` (attained wall-clock seconds, whatever the GPU count) |
+//! | `tiresias` | `BloxLas` (Blox's Tiresias is exactly its LAS); no parameters |
+//! | `srtf` | `BloxSrtf` (work − attained wall-clock service) |
+//! | `optimus` | `BloxOptimus` (SRTF order, per-load speed-up); no parameters |
+//! | `scattered` | `BloxScattered` (Blox's Place, overshoot and failed-preemption quirks) |
+//!
+//! (The types and the mapping live in `blox-original`, [`blox_original::preset`].)
 //! | every other name | the stock component |
 //!
 //! Registered (user) components are built by their registry's builder under every semantics.
 
 use crate::registry::{Named, Registry};
 use crate::Semantics;
-use blox_core::{BoxPlacement, BoxScheduling, BoxThroughput, ConfigError, ConstantSpeed};
-use blox_placement::{BloxScattered, PlacementConfig, Topology};
-use blox_policies::{BloxLas, BloxOptimus, BloxSrtf, PolicyConfig, PolicyEnv};
+use blox_core::{BoxPlacement, BoxScheduling, BoxThroughput, ConfigError};
+use blox_placement::{PlacementConfig, Topology};
+use blox_policies::{PolicyConfig, PolicyEnv};
 use std::sync::Arc;
 
 /// Build the scheduling policy `c` names under `semantics`.
@@ -31,7 +33,7 @@ pub fn build_policy(
     env: &PolicyEnv,
 ) -> Result<BoxScheduling, ConfigError> {
     match (semantics, c.stock()) {
-        (Semantics::Blox, Some(p)) => blox_policy(p, env),
+        (Semantics::Blox, Some(p)) => blox_original::preset::policy(p, env),
         _ => registry.build_policy(c, env),
     }
 }
@@ -44,7 +46,9 @@ pub fn build_placement(
     topology: Option<Arc<Topology>>,
 ) -> Result<BoxPlacement, ConfigError> {
     match (semantics, c.stock()) {
-        (Semantics::Blox, Some(PlacementConfig::Scattered)) => Ok(Box::new(BloxScattered::new())),
+        (Semantics::Blox, Some(PlacementConfig::Scattered)) => {
+            Ok(blox_original::preset::scattered())
+        }
         _ => registry.build_placement(c, topology),
     }
 }
@@ -57,7 +61,7 @@ pub fn speed_factor(
     env: &PolicyEnv,
 ) -> Result<f64, ConfigError> {
     match (semantics, p) {
-        (Semantics::Blox, PolicyConfig::Optimus) => Ok(blox_optimus(env)?.factor()),
+        (Semantics::Blox, p) => blox_original::preset::speed_factor(p, env),
         _ => Ok(1.0),
     }
 }
@@ -69,42 +73,11 @@ pub fn policy_throughput(
     env: &PolicyEnv,
 ) -> Result<BoxThroughput, ConfigError> {
     match (semantics, p) {
-        (Semantics::Blox, PolicyConfig::Optimus) => {
-            Ok(Box::new(ConstantSpeed(blox_optimus(env)?.factor())))
+        (Semantics::Blox, PolicyConfig::Optimus | PolicyConfig::OptimusWith(_)) => {
+            blox_original::preset::throughput(p, env)
         }
-        (Semantics::Blox, PolicyConfig::OptimusWith(_)) => Err(no_parameters(p)),
         _ => p.throughput_model(env),
     }
-}
-
-fn blox_policy(p: &PolicyConfig, env: &PolicyEnv) -> Result<BoxScheduling, ConfigError> {
-    Ok(match p {
-        PolicyConfig::Las | PolicyConfig::Tiresias => Box::new(BloxLas::default()),
-        PolicyConfig::Srtf => Box::new(BloxSrtf::default()),
-        PolicyConfig::Optimus => Box::new(blox_optimus(env)?),
-        PolicyConfig::TiresiasWith(_) | PolicyConfig::OptimusWith(_) => {
-            return Err(no_parameters(p))
-        }
-        other => other.build(env)?,
-    })
-}
-
-fn no_parameters(p: &PolicyConfig) -> ConfigError {
-    ConfigError::new(format!(
-        "policy `{p}`: in `blox` semantics `{}` is Blox's own and takes no parameters; its \
-         parameters apply to `exact` semantics",
-        p.as_str()
-    ))
-}
-
-fn blox_optimus(env: &PolicyEnv) -> Result<BloxOptimus, ConfigError> {
-    let load = env.load.ok_or_else(|| {
-        ConfigError::new(
-            "Blox's Optimus needs the workload's load (its speed-up table is keyed by load); \
-             use the blox-default workload with --load",
-        )
-    })?;
-    BloxOptimus::new(load)
 }
 
 #[cfg(test)]

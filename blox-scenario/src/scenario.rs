@@ -16,12 +16,11 @@ use blox_nodes::{
     AutoscaleSpec, BoxEvents, Checkpointing, EventSources, FailureSpec, NodeEventFile,
     RandomFailures,
 };
+use blox_original::{Blox, BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic};
 use blox_placement::{PlacementConfig, PlacementSpeed, SynergyMode, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
-use blox_sim::time::{Blox, Exact, TimeModel};
-use blox_sim::workload::{
-    BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic, JobList, Workload,
-};
+use blox_sim::time::{Exact, TimeModel};
+use blox_sim::workload::{JobList, Workload};
 use blox_sim::SimError;
 use blox_sim::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 use blox_synergy::{Synergy as SynergyTime, SynergyWorkload};

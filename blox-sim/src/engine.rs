@@ -247,20 +247,19 @@ pub struct RunOutcome {
 /// use blox_core::{ClusterSpec, ConstantSpeed, JobSpec, Pipeline, Time};
 /// use blox_placement::Scattered;
 /// use blox_policies::Fifo;
-/// use blox_sim::time::Blox;
-/// use blox_sim::{JobList, SimConfig, Simulator};
+/// use blox_sim::{Exact, JobList, SimConfig, Simulator};
 ///
 /// let jobs = vec![JobSpec::new(Time::from_secs(1000), 1, 1000.0)];
 /// let mut sim = Simulator::new(
-///     SimConfig::new(Blox::new()),
+///     SimConfig::new(Exact::new()),
 ///     ClusterSpec::uniform(1, 4),
 ///     Pipeline::new(AcceptAll, Fifo::default(), Scattered::new()),
 ///     ConstantSpeed(1.0),
 ///     (),
 /// );
 /// let outcome = sim.run(&mut JobList::new(jobs)).unwrap();
-/// // First seen at 1200, credited at 1500, 1800, 2100, 2400: completes at 2400.
-/// assert_eq!(outcome.end_time, Time::from_secs(2400));
+/// // First seen at the round boundary 1200, it runs 1000 s and completes at its true finish.
+/// assert_eq!(outcome.end_time, Time::from_secs(2200));
 /// ```
 pub struct Simulator<S, T, M, Tm = Exact> {
     cfg: SimConfig<Tm>,

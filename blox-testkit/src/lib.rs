@@ -41,9 +41,9 @@ mod check;
 mod record;
 pub mod strategy;
 
-/// The time models [`run_recorded`] takes, re-exported so a component crate's tests need no
+/// The engine's time model and the trait [`run_recorded`] takes, re-exported so a component crate's tests need no
 /// direct dependency on the engine.
-pub use blox_sim::{Blox, Exact, TimeModel};
+pub use blox_sim::{Exact, TimeModel};
 pub use check::{
     check_conservation, check_deterministic, check_permutation, check_placement, check_schedule,
     check_starvation_free, check_time_monotone, check_work_conserving, Violation,

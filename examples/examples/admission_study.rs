@@ -14,9 +14,10 @@
 use blox_admission::{AcceptAll, LoadBased};
 use blox_core::{AdmissionPolicy, ClusterSpec, ConstantSpeed, JobId, Pipeline, Scheduler};
 use blox_metrics::{JobLog, Summary};
+use blox_original::BloxDefaultWorkload;
 use blox_placement::Scattered;
 use blox_policies::Las;
-use blox_sim::{BloxDefaultWorkload, RunOutcome, SimConfig, Simulator, TrackWindow};
+use blox_sim::{RunOutcome, SimConfig, Simulator, TrackWindow};
 use std::error::Error;
 
 /// Blox's Figure 12 load, jobs per hour.
@@ -30,8 +31,8 @@ type Row = (String, RunOutcome, Summary);
 fn run(admission: impl AdmissionPolicy) -> Result<Row, Box<dyn Error + Send + Sync>> {
     let scheduler = Pipeline::new(admission, Las::default(), Scattered::new());
     let name = scheduler.name();
-    let cfg =
-        SimConfig::new(blox_sim::Blox::new()).with_track(Some(TrackWindow::new(TRACK.0, TRACK.1)?));
+    let cfg = SimConfig::new(blox_original::Blox::new())
+        .with_track(Some(TrackWindow::new(TRACK.0, TRACK.1)?));
     let mut sim = Simulator::new(
         cfg,
         ClusterSpec::uniform(32, 4),

@@ -9,9 +9,10 @@
 use blox_admission::LoadBased;
 use blox_core::{ClusterSpec, ConstantSpeed, JobId, Pipeline};
 use blox_metrics::{JobLog, Summary, Timeline};
+use blox_original::BloxDefaultWorkload;
 use blox_placement::Scattered;
 use blox_policies::Las;
-use blox_sim::{BloxDefaultWorkload, RunOutcome, SimConfig, Simulator, TrackWindow};
+use blox_sim::{RunOutcome, SimConfig, Simulator, TrackWindow};
 use std::error::Error;
 
 /// Jobs per hour: busy, but below the ~7.6 jobs/hour at which Blox's workload saturates 128 GPUs.

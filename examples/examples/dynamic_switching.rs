@@ -17,9 +17,9 @@ use blox_core::{
     SchedulingPolicy, Time,
 };
 use blox_metrics::{JobLog, Summary};
+use blox_original::BloxDualLoad;
 use blox_placement::Scattered;
 use blox_policies::{Fifo, Las, Srtf};
-use blox_sim::workload::BloxDualLoad;
 use blox_sim::{JobList, SimConfig, Simulator};
 
 const NODES: u32 = 8;

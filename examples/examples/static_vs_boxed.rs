@@ -12,10 +12,11 @@ use blox_admission::{AcceptAll, AdmissionConfig};
 use blox_cli::{preset, Registry, Scenario, WorkloadConfig};
 use blox_core::{BoxPipeline, ClusterSpec, ConstantSpeed, JobId, Pipeline, Scheduler};
 use blox_metrics::{write_jobs_csv, JobLog, Summary};
-use blox_placement::{BloxScattered, PlacementConfig};
-use blox_policies::{BloxLas, PolicyConfig, PolicyEnv};
+use blox_original::{BloxDefaultWorkload, BloxLas, BloxScattered};
+use blox_placement::PlacementConfig;
+use blox_policies::{PolicyConfig, PolicyEnv};
 use blox_scenario::Semantics;
-use blox_sim::{BloxDefaultWorkload, SimConfig, Simulator, TrackWindow};
+use blox_sim::{SimConfig, Simulator, TrackWindow};
 use std::error::Error;
 
 const LOAD: f64 = 7.0;
@@ -24,8 +25,8 @@ const SEMANTICS: Semantics = Semantics::Blox;
 
 /// Run any scheduler on the shared scenario; return its `jobs.csv` text and summary.
 fn run(scheduler: impl Scheduler) -> Result<(String, Summary), Box<dyn Error>> {
-    let cfg =
-        SimConfig::new(blox_sim::Blox::new()).with_track(Some(TrackWindow::new(TRACK.0, TRACK.1)?));
+    let cfg = SimConfig::new(blox_original::Blox::new())
+        .with_track(Some(TrackWindow::new(TRACK.0, TRACK.1)?));
     let mut sim = Simulator::new(
         cfg,
         ClusterSpec::uniform(32, 4),

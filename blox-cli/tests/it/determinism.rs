@@ -2,8 +2,9 @@
 
 use super::*;
 use blox_cli::Scenario;
+use blox_original::{Blox, BloxDefaultWorkload};
 use blox_policies::Las;
-use blox_sim::{Blox, BloxDefaultWorkload, Exact, TimeModel};
+use blox_sim::{Exact, TimeModel};
 
 fn scenario(semantics: Semantics, policy: PolicyConfig) -> Scenario {
     Scenario {
@@ -69,8 +70,8 @@ fn files_written_match_the_report_and_rerun_identically() {
 fn static_and_boxed_builds_give_identical_jobs_csv() {
     let blox = Pipeline::new(
         AcceptAll,
-        blox_policies::BloxLas::default(),
-        blox_placement::BloxScattered::new(),
+        blox_original::BloxLas::default(),
+        blox_original::BloxScattered::new(),
     );
     static_and_boxed_agree(SimConfig::new(Blox::new()), Semantics::Blox, blox);
     let exact = Pipeline::new(AcceptAll, Las::default(), Scattered::new());

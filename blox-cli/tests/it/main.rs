@@ -25,9 +25,11 @@ use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Time};
 #[allow(unused_imports)]
 use blox_metrics::{JobLog, JobRecord, Timeline};
 #[allow(unused_imports)]
+use blox_original::Blox;
+#[allow(unused_imports)]
 use blox_placement::{PlacementConfig, Scattered};
 #[allow(unused_imports)]
 use blox_policies::{PolicyConfig, PolicyEnv};
 use blox_scenario::Semantics;
 #[allow(unused_imports)]
-use blox_sim::{Blox, Exact, JobList, RunOutcome, SimConfig, Simulator, TimeModel, TrackWindow};
+use blox_sim::{Exact, JobList, RunOutcome, SimConfig, Simulator, TimeModel, TrackWindow};

@@ -3,8 +3,7 @@
 use crate::{check, elastic, rigid, with_cpus, world};
 use blox_core::{ClusterSpec, NodeSpec};
 use blox_placement::{
-    BloxScattered, Consolidated, Fabric, FirstFit, NodeShape, ResourceAware, Scattered, Topology,
-    TopologyAware,
+    Consolidated, Fabric, FirstFit, NodeShape, ResourceAware, Scattered, Topology, TopologyAware,
 };
 use std::sync::Arc;
 
@@ -214,7 +213,7 @@ fn resource_aware_skips_a_node_without_cpus() {
 }
 
 #[test]
-fn failed_preemption_is_rolled_back_except_in_blox_scattered() {
+fn failed_preemption_is_rolled_back() {
     // H (high, running on 2, 3), W waits for 4 GPUs, L (low) runs on 0, 1.
     let w = world(
         ClusterSpec::uniform(1, 4),
@@ -229,7 +228,6 @@ fn failed_preemption_is_rolled_back_except_in_blox_scattered() {
     check(&mut Consolidated::default(), &w, &s, &[], &[]);
     check(&mut TopologyAware::default(), &w, &s, &[], &[]);
     check(&mut Scattered::new(), &w, &s, &[], &[]);
-    check(&mut BloxScattered::new(), &w, &s, &[0], &[]);
     // When it succeeds, the victims stop and the job starts.
     let s = [(2, 4), (1, 2), (0, 2)];
     check(
@@ -281,8 +279,6 @@ fn back_filling_starts_a_smaller_job_behind_a_blocked_one() {
         &[],
         &[(2, &[2])],
     );
-    // Blox's Place never back-fills.
-    check(&mut BloxScattered::new(), &w, &s, &[], &[]);
 }
 
 #[test]
@@ -323,9 +319,8 @@ fn elastic_jobs_are_resized_on_their_current_gpus() {
         &[1, 0],
         &[(0, &[0, 1, 2, 3, 4, 5, 6, 7])],
     );
-    // Same count: nothing. Blox's Scattered never resizes.
+    // Same count: nothing.
     check(&mut FirstFit::default(), &w, &[(0, 4), (1, 1)], &[], &[]);
-    check(&mut BloxScattered::new(), &w, &[(0, 2), (1, 1)], &[], &[]);
     // A grow that cannot happen keeps the job as it is (the rigid job above is not a victim).
     check(&mut FirstFit::default(), &w, &[(1, 1), (0, 8)], &[], &[]);
 }

@@ -5,11 +5,9 @@
 //! apply, see [`crate::driver`]). A [`TimeModel`] owns *time*: when the next decision is taken,
 //! how progress and attained service are credited between decisions, when a job completes and
 //! frees its GPUs, what a start or a stop costs, where the round sample is taken and when the run
-//! ends. [`Blox`] (Blox's simulator, job by job) and [`Exact`] (true finish times) are the two
-//! stock models; a peer simulator's rules are a third implementation in a file of its own beside
-//! them, chosen once at the top (scenario, command line). [`Pollux`] is the Pollux artifact's
-//! interval loop over a job model passed in as a generic ([`blox_core::IntervalModel`]);
-//! [`Synergy`] (Synergy's simulator, OSDI 2022) is another.
+//! ends. [`Exact`] (true finish times) is the engine's own model; each peer simulator's rules are
+//! another implementation, in that peer's crate (Blox's in `blox-original`, Synergy's, Tiresias'
+//! and Pollux's in theirs), chosen once at the top (scenario, command line).
 //!
 //! # The engine's loop, and when each hook is called
 //!
@@ -53,10 +51,8 @@
 //! and start order, every stop of a decision before any start. A job completed through
 //! [`World::complete`] leaves the table before the next decision's admission.
 
-mod blox;
 mod exact;
 
-pub use blox::Blox;
 pub use exact::{Decide, Exact};
 
 use crate::SimError;
@@ -91,14 +87,14 @@ pub trait TimeModel {
     }
 
     /// The validated decisions of the decision at `t`, before any is applied (e.g. the
-    /// host-resource shares in [`Decisions::host`] that Synergy's model credits speed-ups by).
-    /// Default: nothing. (Added for [`Synergy`]; the stock models keep the default.)
+    /// host-resource shares in [`Decisions::host`] that a model may credit speed-ups by, as Synergy's does).
+    /// Default: nothing. (`Exact` keeps the default.)
     fn decided(&mut self, _decisions: &Decisions, _t: Time) {}
 
     /// Whether a stop the placement decides counts as a preemption (in the job's count, the
     /// run's total and the round sample). Default: yes. Synergy's model says no: every lease
     /// ends each round, so a job stopped and placed elsewhere is re-decided, not preempted.
-    /// (Added for [`Synergy`]; the stock models keep the default.)
+    /// (`Exact` keeps the default.)
     fn counts_stops(&self) -> bool {
         true
     }

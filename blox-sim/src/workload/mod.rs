@@ -1,21 +1,12 @@
 //! Workloads: where jobs come from.
 //!
 //! A [`Workload`] hands the engine the jobs that have arrived by a given time, in arrival order.
-//! This module has Blox's default generator ([`BloxDefaultWorkload`], built on a bit-exact port of
-//! CPython's `random`) and the canonical CSV reader ([`read_canonical_csv`]).
+//! This module has the trait, a finite list ([`JobList`]) and the canonical CSV reader
+//! ([`read_canonical_csv`]); generators live with their simulators (Blox's in `blox-original`,
+//! Synergy's in `blox-synergy`) and in `blox-workload`.
 
-mod blox_default;
-mod blox_multigpu;
 mod canonical;
 
-pub use blox_default::{
-    blox_durations, blox_durations_seeded, BloxDefault, BloxDualLoad, BloxDualLoadSmallLarge,
-    BloxJob,
-};
-pub use blox_multigpu::{BloxMultiGpuTrace, BloxSynthetic};
-/// Moved to `blox-core` (Gavel's type shuffle in `blox-policies` needs it too); re-exported here
-/// so existing paths keep working.
-pub use blox_workload::PyRandom;
 pub use canonical::{parse_canonical_csv, read_canonical_csv};
 
 use crate::SimError;
@@ -84,58 +75,5 @@ impl Workload for JobList {
 
     fn next_arrival(&mut self) -> Result<Option<Time>, SimError> {
         Ok(self.jobs.get(self.next).map(|j| j.arrival))
-    }
-}
-
-/// Blox's default workload as a [`Workload`]: [`BloxDefault`] jobs with 1 GPU, service equal to
-/// the drawn duration, class `i mod 5`.
-#[derive(Clone, Debug)]
-pub struct BloxDefaultWorkload {
-    gen: BloxDefault,
-    load: f64,
-    peeked: Option<JobSpec>,
-}
-
-impl BloxDefaultWorkload {
-    /// At `load` jobs per hour, with durations repeating after `trace_jobs` jobs (Blox's N; 12,000
-    /// in the reference runs).
-    pub fn new(load: f64, trace_jobs: usize) -> Result<Self, SimError> {
-        Self::with_seed(load, trace_jobs, 1)
-    }
-
-    /// As [`BloxDefaultWorkload::new`] with CPython's `random.seed(seed)` instead of Blox's 1.
-    pub fn with_seed(load: f64, trace_jobs: usize, seed: u64) -> Result<Self, SimError> {
-        let gen = BloxDefault::with_seed(load, trace_jobs, seed).map_err(SimError::Config)?;
-        Ok(BloxDefaultWorkload {
-            gen,
-            load,
-            peeked: None,
-        })
-    }
-
-    fn peek(&mut self) -> &JobSpec {
-        self.peeked.get_or_insert_with(|| {
-            let j = self.gen.next().expect("the Blox generator is infinite");
-            let mut spec = JobSpec::new(Time::from_secs(j.arrival_s), 1, j.duration_s);
-            spec.class_id = j.class_id;
-            spec
-        })
-    }
-}
-
-impl Workload for BloxDefaultWorkload {
-    fn arrivals_until(&mut self, t: Time, out: &mut Vec<JobSpec>) -> Result<(), SimError> {
-        while self.peek().arrival <= t {
-            out.extend(self.peeked.take());
-        }
-        Ok(())
-    }
-
-    fn next_arrival(&mut self) -> Result<Option<Time>, SimError> {
-        Ok(Some(self.peek().arrival))
-    }
-
-    fn load(&self) -> Option<f64> {
-        Some(self.load)
     }
 }

@@ -23,25 +23,6 @@ fn a_job_larger_than_the_cluster_is_an_error() {
     );
 }
 
-#[test]
-fn a_job_that_can_never_be_placed_stalls_with_a_clear_error() {
-    // Blox's overshoot: 6 GPUs on 4-GPU nodes is never placeable (4 + 4 = 8 != 6).
-    let e = run_with(
-        blox(),
-        2,
-        4,
-        "fifo",
-        AdmissionConfig::AcceptAll,
-        vec![job(0, 10.0, 6)],
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(e.contains("the placement can never start it"), "{e}");
-    // In exact semantics it runs.
-    let (out, _, _) = run_jobs(exact(), 2, 4, "fifo", vec![job(0, 10.0, 6)]);
-    assert_eq!(out.completed, 1);
-}
-
 /// Pins every job to the cluster's last GPU type, whatever its size.
 struct PinLast;
 

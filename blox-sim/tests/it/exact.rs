@@ -35,16 +35,6 @@ fn freed_gpus_are_used_at_the_next_round() {
 }
 
 #[test]
-fn las_counts_gpu_seconds_in_exact_and_wall_seconds_in_blox() {
-    // 1 node x 3 GPUs. A (2 GPUs) and B (1 GPU) run from 0. At 300, C (1 GPU) arrives and goes
-    // first. Blox: A and B both have 300 s, so B (higher id) is the bottom victim. Exact: A has
-    // 600 GPU-s, B 300, so A is the bottom victim.
-    let jobs = vec![job(0, 50_000.0, 2), job(0, 50_000.0, 1), job(300, 600.0, 1)];
-    assert_eq!(stops(blox(), 1, 3, "las", jobs.clone()).at(300), vec![1]);
-    assert_eq!(stops(exact(), 1, 3, "las", jobs).at(300), vec![0]);
-}
-
-#[test]
 fn preemption_cost_delays_a_resumed_job() {
     // 1 GPU, LAS. Job 0 (1000 s) runs from 0; job 1 (300 s) arrives at 300 with less service,
     // preempts it and finishes at 600. Job 0 resumes at 600 with 700 s left.

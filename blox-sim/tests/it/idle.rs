@@ -3,64 +3,9 @@
 
 use super::*;
 use blox_core::{Event, MetricSink, RoundSample, RoundStretch};
-use blox_metrics::TimelineStats;
 
 fn one_second<Tm: TimeModel>(cfg: SimConfig<Tm>) -> SimConfig<Tm> {
     cfg.with_round(Time::from_secs(1))
-}
-
-#[test]
-fn a_ten_million_second_job_at_one_second_rounds_is_a_handful_of_entries() {
-    for (name, (out, _, tl)) in [
-        (
-            "exact",
-            run_jobs(one_second(exact()), 1, 1, "fifo", vec![job(0, 1e7, 1)]),
-        ),
-        (
-            "blox",
-            run_jobs(one_second(blox()), 1, 1, "fifo", vec![job(0, 1e7, 1)]),
-        ),
-    ] {
-        // Every round up to the end is in the timeline (the final round takes no sample) ...
-        let end = out.end_time.as_secs();
-        assert!(end >= 10_000_000, "{name}: {end}");
-        assert_eq!(tl.round_count(), end, "{name}");
-        // ... but only the processed rounds and one stretch are stored.
-        assert!(tl.stored_len() <= 4, "{name}: {} entries", tl.stored_len());
-        let longest = tl.stretches().map(|s| s.count).max().unwrap();
-        assert!(longest >= 9_999_990, "{name}: {longest}");
-        let stats = TimelineStats::of_timeline(&tl, 1);
-        assert_eq!(stats.n_samples, end, "{name}");
-        // Busy from the job's start (0 s, or 1 s in Blox, which first sees it a round later).
-        assert!(stats.mean_utilisation >= 1.0 - 1e-6, "{name}");
-    }
-}
-
-#[test]
-fn the_longest_valid_job_and_the_latest_valid_arrival_run_in_constant_space() {
-    // 10^9 s, the largest time a trace may hold, at one-second rounds: 10^9 rounds.
-    let (out, log, tl) = run_jobs(one_second(exact()), 1, 1, "fifo", vec![job(0, 1e9, 1)]);
-    assert_eq!(out.end_time, Time::from_secs(1_000_000_000));
-    assert_eq!(tl.round_count(), 1_000_000_000);
-    assert!(tl.stored_len() <= 4, "{} entries", tl.stored_len());
-    assert_eq!(
-        rec(&log, 0).completion,
-        Some(Time::from_secs(1_000_000_000))
-    );
-    // A job that arrives at 10^9 s on an idle cluster.
-    let (out, log, tl) = run_jobs(
-        one_second(blox()),
-        1,
-        1,
-        "fifo",
-        vec![job(1_000_000_000, 10.0, 1)],
-    );
-    assert!(out.end_time >= Time::from_secs(1_000_000_010));
-    assert!(tl.round_count() >= 1_000_000_000);
-    assert!(tl.stored_len() <= 20, "{} entries", tl.stored_len());
-    assert_eq!(rec(&log, 0).arrival, Time::from_secs(1_000_000_000));
-    let stats = TimelineStats::of_timeline(&tl, 1);
-    assert!(stats.mean_utilisation > 0.0 && stats.mean_utilisation < 1e-6);
 }
 
 /// A sink written against `on_event` alone, as third-party sinks are: it must still see one

@@ -1,6 +1,5 @@
 //! Integration tests of blox-sim: one binary, one module per area.
 
-mod blox_rules;
 mod errors;
 mod exact;
 mod idle;
@@ -8,138 +7,12 @@ mod nodes;
 mod placement;
 mod policies;
 
-use blox_admission::{AcceptAll, AdmissionConfig};
-use blox_core::{ClusterSpec, ConstantSpeed, JobId, JobSpec, Pipeline, Time};
-use blox_metrics::{JobLog, JobRecord, Timeline};
-use blox_placement::Scattered;
-use blox_policies::{PolicyConfig, PolicyEnv};
-use blox_scenario::Semantics;
-use blox_sim::{Blox, Exact, JobList, RunOutcome, SimConfig, Simulator, TimeModel, TrackWindow};
+mod support;
 
-/// A job arriving at `arrival` seconds, needing `gpus` GPUs for `work` seconds.
-pub(crate) fn job(arrival: u64, work: f64, gpus: u32) -> JobSpec {
-    JobSpec::new(Time::from_secs(arrival), gpus, work)
-}
+pub(crate) use support::*;
 
-/// Run `jobs` on `nodes x per` GPUs with accept-all, `policy` and scattered placement.
-pub(crate) fn run_jobs<Tm: TimeModel>(
-    cfg: SimConfig<Tm>,
-    nodes: u32,
-    per: u32,
-    policy: &str,
-    jobs: Vec<JobSpec>,
-) -> (RunOutcome, JobLog, Timeline) {
-    run_with(cfg, nodes, per, policy, AdmissionConfig::AcceptAll, jobs).expect("the run succeeds")
-}
-
-/// Records `(time_s, job)` of every counted preemption, for per-round assertions.
-#[derive(Default)]
-pub(crate) struct Stops(pub Vec<(u64, u32)>);
-
-impl blox_core::MetricSink for Stops {
-    fn on_event(&mut self, e: &blox_core::Event<'_>) {
-        if let blox_core::Event::Preempted {
-            time,
-            job,
-            counted: true,
-        } = e
-        {
-            self.0.push((time.as_secs(), job.0));
-        }
+impl Preset for blox_sim::Exact {
+    fn preset(policy: &str) -> (blox_core::BoxScheduling, blox_core::BoxPlacement) {
+        stock(policy)
     }
-}
-
-impl Stops {
-    /// Jobs stopped at `t` seconds, in stop order.
-    pub(crate) fn at(&self, t: u64) -> Vec<u32> {
-        self.0.iter().filter(|s| s.0 == t).map(|s| s.1).collect()
-    }
-}
-
-/// Run and return who was stopped when.
-pub(crate) fn stops<Tm: TimeModel>(
-    cfg: SimConfig<Tm>,
-    nodes: u32,
-    per: u32,
-    policy: &str,
-    jobs: Vec<JobSpec>,
-) -> Stops {
-    let (policy, placement) = preset(&cfg, policy);
-    let scheduler = Pipeline::new(AcceptAll, policy, placement);
-    let mut sim = Simulator::new(
-        cfg,
-        ClusterSpec::uniform(nodes, per),
-        scheduler,
-        ConstantSpeed(1.0),
-        Stops::default(),
-    );
-    sim.run(&mut JobList::new(jobs)).unwrap();
-    sim.into_sink()
-}
-
-/// `policy` and the scattered placement as the model's semantics' preset builds them (Blox's own
-/// components under [`Blox`]).
-pub(crate) fn preset<Tm: TimeModel>(
-    cfg: &SimConfig<Tm>,
-    policy: &str,
-) -> (blox_core::BoxScheduling, blox_core::BoxPlacement) {
-    let sem: Semantics = cfg.model.name().parse().unwrap();
-    let reg = blox_scenario::Registry::default();
-    let env = PolicyEnv::new(None);
-    let policy = blox_scenario::preset::build_policy(sem, &reg, &policy.parse().unwrap(), &env);
-    let placement = blox_scenario::preset::build_placement(
-        sem,
-        &reg,
-        &blox_placement::PlacementConfig::Scattered.into(),
-        None,
-    );
-    (policy.unwrap(), placement.unwrap())
-}
-
-pub(crate) fn run_with<Tm: TimeModel>(
-    cfg: SimConfig<Tm>,
-    nodes: u32,
-    per: u32,
-    policy: &str,
-    admission: AdmissionConfig,
-    jobs: Vec<JobSpec>,
-) -> Result<(RunOutcome, JobLog, Timeline), blox_sim::SimError> {
-    let (policy, placement) = preset(&cfg, policy);
-    let scheduler = Pipeline::new(admission.build().unwrap(), policy, placement);
-    let mut sim = Simulator::new(
-        cfg,
-        ClusterSpec::uniform(nodes, per),
-        scheduler,
-        ConstantSpeed(1.0),
-        (JobLog::default(), Timeline::default()),
-    );
-    let outcome = sim.run(&mut JobList::new(jobs))?;
-    let (log, timeline) = sim.into_sink();
-    Ok((outcome, log, timeline))
-}
-
-pub(crate) fn blox() -> SimConfig<Blox> {
-    SimConfig::new(Blox::new())
-}
-
-pub(crate) fn exact() -> SimConfig<Exact> {
-    SimConfig::new(Exact::new())
-}
-
-pub(crate) fn rec(log: &JobLog, id: u32) -> &JobRecord {
-    log.get(JobId(id)).expect("job was admitted")
-}
-
-pub(crate) fn secs(t: Option<Time>) -> Option<f64> {
-    t.map(Time::as_secs_f64)
-}
-
-#[allow(dead_code)]
-pub(crate) fn window(a: u32, b: u32) -> Option<TrackWindow> {
-    Some(TrackWindow::new(a, b).unwrap())
-}
-
-#[allow(dead_code)]
-pub(crate) fn accept_all() -> AcceptAll {
-    AcceptAll
 }

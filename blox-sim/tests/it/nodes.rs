@@ -9,7 +9,7 @@ use blox_metrics::{ClusterLog, JobLog, Timeline};
 use blox_nodes::{Checkpointing, FailureSpec, NodeEventFile, RandomFailures};
 use blox_placement::Scattered;
 use blox_policies::Las;
-use blox_sim::{Blox, Exact, JobList, RunOutcome, SimConfig, Simulator, TimeModel};
+use blox_sim::{Exact, JobList, RunOutcome, SimConfig, Simulator, TimeModel};
 
 /// Every start: (time, job, GPUs).
 #[derive(Default)]
@@ -87,46 +87,6 @@ fn node0_unused_in_window(starts: &Starts, jobs: &JobLog) {
     // stopped at 3600 (its next start is at or after 3600, or it completed before).
     for r in jobs.admitted() {
         assert!(r.completion.is_some(), "job {:?} completed", r.id);
-    }
-}
-
-#[test]
-fn node_0_fails_for_an_hour_and_nothing_is_lost_but_work() {
-    let runs = [
-        (
-            "exact",
-            run(Exact::new(), FAIL_NODE_0, Checkpointing::OnStop, workload()),
-        ),
-        (
-            "blox",
-            run(Blox::new(), FAIL_NODE_0, Checkpointing::OnStop, workload()),
-        ),
-    ];
-    for (sem, (out, (log, timeline, cl, starts))) in runs {
-        assert_eq!(out.completed, 24, "{sem}");
-        node0_unused_in_window(&starts, &log);
-        let s = cl.stats();
-        assert_eq!(s.node_events, 2);
-        assert!(s.lost_gpu_s > 0.0, "{sem}: jobs ran on node 0");
-        assert!(s.failures_hit > 0);
-        let failures: u32 = log.admitted().map(|r| r.failures).sum();
-        assert_eq!(u64::from(failures), s.failures_hit);
-        // GPU-hours in service: 32 GPUs except 8 for one hour.
-        let end_h = out.end_time.as_secs_f64() / 3600.0;
-        assert!(
-            (s.gpu_hours_available - (32.0 * end_h - 8.0)).abs() < 1e-9,
-            "{sem}"
-        );
-        // The timeline records the GPUs in service.
-        for smp in timeline.rounds() {
-            let want = if smp.time >= Time::from_secs(3600) && smp.time < Time::from_secs(7200) {
-                24
-            } else {
-                32
-            };
-            assert_eq!(smp.available_gpus, Some(want), "{sem} at {}", smp.time);
-            assert!(smp.free_gpus <= want);
-        }
     }
 }
 
@@ -267,36 +227,4 @@ fn random_failures_are_deterministic_and_cost_time() {
             / 24.0
     };
     assert!(avg(&la) > avg(&base), "{} vs {}", avg(&la), avg(&base));
-}
-
-#[test]
-fn blox_semantics_roll_back_to_whole_credited_rounds() {
-    let go = |ckpt: Checkpointing| {
-        let file = NodeEventFile::parse("3600,0,fail\n3900,0,recover\n", "e".as_ref()).unwrap();
-        let mut sim = Simulator::new(
-            SimConfig::new(Blox::new()).with_checkpointing(ckpt),
-            ClusterSpec::uniform(1, 8),
-            Pipeline::new(AcceptAll, Las::default(), Scattered::new()),
-            ConstantSpeed(1.0),
-            ClusterLog::new(8),
-        )
-        .with_cluster_events(Box::new(file));
-        let out = sim.run(&mut JobList::new(vec![job(0, 7200.0, 8)])).unwrap();
-        (out.end_time, sim.into_sink().stats().lost_gpu_s)
-    };
-    // Started at 0 and credited 300 s a round up to 3600; everything since the start is lost;
-    // restarted at 3900, it needs 24 more rounds.
-    assert_eq!(
-        go(Checkpointing::OnStop),
-        (Time::from_secs(3900 + 7200), 8.0 * 3600.0)
-    );
-    // Checkpoints every 1,000 s: the last one at 3000 keeps the 10 rounds credited by then.
-    assert_eq!(
-        go(Checkpointing::Every(Time::from_secs(1000))),
-        (Time::from_secs(3900 + 4200), 8.0 * 600.0)
-    );
-    assert_eq!(
-        go(Checkpointing::Every(Time::ZERO)),
-        (Time::from_secs(3900 + 3600), 0.0)
-    );
 }

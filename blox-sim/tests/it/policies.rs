@@ -2,64 +2,7 @@
 //! differ, with the expected schedule derived by hand in the comment above each assertion.
 
 use super::*;
-
-/// Job 0: 1 GPU, 10,000 s from t = 0. Job 1: 8 GPUs, 600 s, arrives at 1,200. One 8-GPU node.
-fn long_thin_short_wide() -> Vec<JobSpec> {
-    vec![job(0, 10_000.0, 1), job(1200, 600.0, 8)]
-}
-
-#[test]
-fn las_wall_clock_versus_gpu_seconds_versus_tiresias_queues() {
-    let jobs = long_thin_short_wide();
-    // LAS, blox semantics (wall-clock service): at 1200 job 1 (0 s) preempts job 0 (1200 s);
-    // it is credited 300 s per round, stays below 1200 and completes at 1800.
-    let (_, log, _) = run_jobs(blox(), 1, 8, "las", jobs.clone());
-    assert_eq!(secs(rec(&log, 1).completion), Some(1800.0));
-    assert_eq!(rec(&log, 0).preemptions, 1);
-
-    // LAS, exact semantics (GPU-seconds): job 1 preempts at 1200, but by 1500 it has 2400
-    // GPU-s against job 0's 1200, so job 0 takes the GPUs back and keeps them until its own
-    // service passes 2400 (at 3000: 1200 + 1800 s); job 1 then finishes its last 300 s at 3300.
-    let s = stops(exact(), 1, 8, "las", jobs.clone());
-    assert_eq!(s.0, vec![(1200, 0), (1500, 1), (3000, 0)]);
-    let (_, log, _) = run_jobs(exact(), 1, 8, "las", jobs.clone());
-    assert_eq!(secs(rec(&log, 1).completion), Some(3300.0));
-
-    // Tiresias (exact, 2 queues at 3600 GPU-s): both start in the top queue, FIFO keeps job 0
-    // running until its service reaches 3600 GPU-s at t = 3600; demoted, it yields to job 1,
-    // which finishes in the top queue (4800 GPU-s are only counted at the end) at 4200.
-    let s = stops(exact(), 1, 8, "tiresias", jobs.clone());
-    assert_eq!(s.0, vec![(3600, 0)]);
-    let (_, log, _) = run_jobs(exact(), 1, 8, "tiresias", jobs.clone());
-    assert_eq!(secs(rec(&log, 1).first_start), Some(3600.0));
-    assert_eq!(secs(rec(&log, 1).completion), Some(4200.0));
-    assert_eq!(
-        secs(rec(&log, 0).completion),
-        Some(4200.0 + 10_000.0 - 3600.0)
-    );
-
-    // Tiresias with a 1000 GPU-s threshold: job 0 is already demoted at 1200, so job 1 runs at
-    // once; after one round it has 2400 GPU-s and is demoted too, and FIFO within the bottom
-    // queue gives the GPUs back to job 0 for good: job 1 finishes only after job 0 (10,300),
-    // at the next round (10,500) + 300 s.
-    let (_, log, _) = run_jobs(exact(), 1, 8, "tiresias:threshold=1000", jobs.clone());
-    assert_eq!(secs(rec(&log, 0).completion), Some(10_300.0));
-    assert_eq!(secs(rec(&log, 1).completion), Some(10_800.0));
-
-    // The same with starvation promotion (STARVELIMIT multiplier 1): job 1 ran 300 s since
-    // its last promotion and was last seen running at 1500, so at 1800 it has waited 300 s,
-    // goes back to the top queue, preempts job 0 and finishes its 300 s at 2100.
-    let (_, log, _) = run_jobs(
-        exact(),
-        1,
-        8,
-        "tiresias:threshold=1000,starvation=1",
-        jobs.clone(),
-    );
-    assert_eq!(secs(rec(&log, 1).completion), Some(2100.0));
-    let s = stops(exact(), 1, 8, "tiresias:threshold=1000,starvation=1", jobs);
-    assert_eq!(s.0, vec![(1200, 0), (1500, 1), (1800, 0)]);
-}
+use blox_policies::{PolicyConfig, PolicyEnv};
 
 #[test]
 fn sjf_ranks_by_gpu_time_srtf_by_time() {
@@ -215,17 +158,5 @@ fn every_new_policy_finishes_a_finite_trace() {
                 );
             }
         }
-    }
-}
-
-#[test]
-fn blox_semantics_keeps_blox_tiresias_and_optimus() {
-    // In blox semantics `tiresias` is Blox's, i.e. LAS, job for job.
-    let jobs = long_thin_short_wide();
-    let (_, a, _) = run_jobs(blox(), 1, 8, "tiresias", jobs.clone());
-    let (_, b, _) = run_jobs(blox(), 1, 8, "las", jobs);
-    for id in 0..2 {
-        assert_eq!(rec(&a, id).completion, rec(&b, id).completion);
-        assert_eq!(rec(&a, id).preemptions, rec(&b, id).preemptions);
     }
 }

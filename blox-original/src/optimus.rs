@@ -1,4 +1,4 @@
-use crate::srtf::blox_srtf_key;
+use crate::policy::blox_srtf_key;
 use blox_core::order::{order_by_key, KeyBuf};
 use blox_core::{ConfigError, ConstantSpeed, Ctx, Schedule, SchedulingPolicy};
 

@@ -1,8 +1,8 @@
 //! [`Blox`]: Blox's simulator exactly (`BLOX-SEMANTICS.md`).
 
-use super::{Advance, NextView, SamplePoint, TimeModel, World};
-use crate::SimError;
 use blox_core::{add_repeated, additions_to_reach, Event, Job, JobId, MetricSink, Time};
+use blox_sim::time::{Advance, NextView, SamplePoint, TimeModel, World};
+use blox_sim::SimError;
 
 /// Blox's round semantics, job by job.
 ///

@@ -12,9 +12,9 @@ use super::blox_default::{
     check_load, cycled_class, discarded_class_draw, gavel_like_duration, interarrival_s,
     BloxDefault, BLOX_SEED,
 };
-use super::Workload;
-use crate::SimError;
 use blox_core::{JobSpec, Time};
+use blox_sim::SimError;
+use blox_sim::Workload;
 use blox_workload::PyRandom;
 use std::sync::Arc;
 

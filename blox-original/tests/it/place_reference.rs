@@ -6,7 +6,8 @@ use crate::{plain, run, World};
 use blox_core::{
     ClusterSpec, Ctx, Decisions, FreeGpus, GpuSet, JobId, NodeId, PlacementPolicy, Schedule,
 };
-use blox_placement::{BloxScattered, Scattered};
+use blox_original::BloxScattered;
+use blox_placement::Scattered;
 use proptest::prelude::*;
 
 fn scattered_fit(plan: &FreeGpus<'_>, needed: u32, quirks: bool, out: &mut GpuSet) -> bool {
