@@ -3,6 +3,7 @@
 //! property tests.
 
 mod bounds;
+mod checksums;
 mod errors;
 mod fuzz_seeds;
 mod generators;
