@@ -1,5 +1,5 @@
 //! Pollux benchmarks (`blox-pollux`), on the artifact's workload 6 (160 jobs) on 16x4 GPUs,
-//! read from `../shared/traces/pollux` (or `$BLOX_TRACES/pollux`):
+//! read from the repository's `traces/pollux` (or `$BLOX_TRACES/pollux`):
 //!
 //! - `pollux/ga-round`: one decision of the Pollux policy (agent fits, then the genetic search
 //!   over 16 nodes) at the state the artifact's loop reaches after 2 simulated hours; the
@@ -7,8 +7,7 @@
 //! - `pollux/tiresias-run`: the whole workload under the artifact's Tiresias+TunedJobs baseline
 //!   through the self-contained loop (`PolluxSim`): the job model's cost alone.
 //!
-//! Without the traces the benchmarks are skipped with a message (they are data, not code, and
-//! never committed here).
+//! Without the data (a `$BLOX_TRACES` that lacks it) the benchmarks fail, naming the path.
 
 use blox_core::Seed;
 use blox_pollux::{
@@ -20,15 +19,20 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The Pollux artifact's folder, if present.
-fn pollux_dir() -> Option<PathBuf> {
+/// The Pollux artifact's folder; panics naming the path if workload 6 is missing there.
+fn pollux_dir() -> PathBuf {
     let base = std::env::var_os("BLOX_TRACES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"));
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces")));
     let dir = base.join("pollux");
-    dir.join("workloads/workload-6.csv")
-        .is_file()
-        .then_some(dir)
+    let w6 = dir.join("workloads/workload-6.csv");
+    assert!(
+        w6.is_file(),
+        "pollux benchmarks: trace file {} is missing (BLOX_TRACES={:?})",
+        w6.display(),
+        std::env::var_os("BLOX_TRACES")
+    );
+    dir
 }
 
 /// Workload 6's jobs for `setup`.
@@ -104,12 +108,6 @@ fn pollux(c: &mut Criterion, dir: &std::path::Path) {
 // macro generates (the workspace warns on missing docs).
 fn main() {
     let mut c = Criterion::default().configure_from_args();
-    match pollux_dir() {
-        Some(dir) => pollux(&mut c, &dir),
-        None => eprintln!(
-            "pollux benchmarks skipped: no Pollux artifact at ../shared/traces/pollux (set \
-             BLOX_TRACES)"
-        ),
-    }
+    pollux(&mut c, &pollux_dir());
     c.final_summary();
 }

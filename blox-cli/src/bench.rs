@@ -89,23 +89,33 @@ fn bench_fig6() -> Result<(), SimError> {
 }
 
 /// The full ITP trace on 2,048 GPUs, exact semantics, consolidated placement.
-/// The shared traces folder: `--traces`, else `$BLOX_TRACES`, else `../shared/traces`.
+/// The traces folder: `--traces`, else `$BLOX_TRACES`, else the repository's `traces` (relative
+/// to the working directory: run from the repository root).
 pub(crate) fn traces_dir(traces: Option<PathBuf>) -> PathBuf {
     traces
         .or_else(|| std::env::var_os("BLOX_TRACES").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("../shared/traces"))
+        .unwrap_or_else(|| PathBuf::from("traces"))
 }
 
 fn bench_itp(traces: Option<PathBuf>) -> Result<(), SimError> {
+    let explicit = traces.is_some() || std::env::var_os("BLOX_TRACES").is_some();
     let dir = traces_dir(traces).join("itp/raw");
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
         Ok(d) => d
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|e| e == "csv"))
             .collect(),
+        // A folder the user named must hold the trace.
+        Err(e) if explicit => {
+            return Err(SimError::Config(format!(
+                "ITP trace: cannot read {}: {e}",
+                dir.display()
+            )))
+        }
         Err(_) => {
             println!(
-                "\nITP trace: skipped ({} not found; pass --traces DIR or set BLOX_TRACES)",
+                "\nITP trace: skipped ({} not found; run from the repository root, or pass \
+                 --traces DIR)",
                 dir.display()
             );
             return Ok(());

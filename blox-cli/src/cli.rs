@@ -426,10 +426,10 @@ struct BenchArgs {
     #[arg(long)]
     quick: bool,
     /// Only the Gavel figure: the 80 seed-0 runs of Gavel's physical-cluster traces in
-    /// `--semantics gavel` (needs the shared traces).
+    /// `--semantics gavel` (needs the traces folder).
     #[arg(long)]
     gavel: bool,
-    /// Folder of the shared traces, for the ITP figure [default: $BLOX_TRACES, else ../shared/traces].
+    /// Folder of the traces, for the ITP and Gavel figures [default: $BLOX_TRACES, else traces].
     #[arg(long, value_name = "DIR")]
     traces: Option<PathBuf>,
 }

@@ -394,7 +394,7 @@ pub const PHYSICAL_CLUSTER_TRACES: [&str; 8] = [
 
 /// `blox-sim bench --gavel`: the 80 seed-0 runs (8 physical-cluster traces × 5 policies ×
 /// 8 V100 and 4 V100 + 4 P100 + 4 K80, R = 360 s) one after another on one thread; prints the
-/// wall and process CPU time. `dir` is the shared traces folder (it holds `gavel/`).
+/// wall and process CPU time. `dir` is the traces folder (it holds `gavel/`).
 pub fn bench(dir: &Path) -> Result<(), SimError> {
     let gavel = dir.join("gavel");
     let table_path = gavel.join("simulation_throughputs.json.gz");

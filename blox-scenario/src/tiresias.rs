@@ -161,7 +161,8 @@ impl TiresiasArgs {
 
     /// Where the Gittins sample is: `distribution=FILE`, else `yarn-gput1000.csv` next to the
     /// first trace, in the working directory (where the original reads it), in
-    /// `$BLOX_TRACES/tiresias/`, or in `shared/traces/tiresias/` above the working directory.
+    /// `$BLOX_TRACES/tiresias/`, or in `traces/tiresias/` of the working directory or a folder
+    /// above it (the repository's copy).
     fn gittins_sample(&self, policy: &PeerPolicy) -> Result<PathBuf, SimError> {
         if let Some(f) = &policy.distribution {
             return Ok(f.clone());
@@ -180,17 +181,14 @@ impl TiresiasArgs {
         }
         if let Ok(cwd) = std::env::current_dir() {
             for a in cwd.ancestors() {
-                tried.push(
-                    a.join("shared/traces/tiresias")
-                        .join(TIRESIAS_GITTINS_SAMPLE),
-                );
+                tried.push(a.join("traces/tiresias").join(TIRESIAS_GITTINS_SAMPLE));
             }
         }
         tried.iter().find(|p| p.is_file()).cloned().ok_or_else(|| {
             SimError::Config(format!(
                 "dlas-gpu-gittins: no {TIRESIAS_GITTINS_SAMPLE} found (looked next to the trace, \
-                 in the working directory, in $BLOX_TRACES/tiresias and in shared/traces/tiresias \
-                 above it); give it as dlas-gpu-gittins:distribution=FILE"
+                 in the working directory, in $BLOX_TRACES/tiresias and in traces/tiresias of the \
+                 working directory and above it); give it as dlas-gpu-gittins:distribution=FILE"
             ))
         })
     }

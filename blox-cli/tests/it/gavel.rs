@@ -10,35 +10,32 @@ use blox_workload::{parse_gavel_trace, GavelThroughputs};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-fn traces_dir() -> Option<PathBuf> {
+/// The repository's `traces/` folder (`$BLOX_TRACES` overrides it); panics naming the Gavel
+/// table if it is missing there.
+fn traces_dir() -> PathBuf {
     let dir = match std::env::var_os("BLOX_TRACES") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces")),
     };
     let t = dir.join("gavel/simulation_throughputs.json.gz");
-    if t.exists() {
-        Some(dir)
-    } else {
-        assert!(
-            std::env::var_os("BLOX_TRACES").is_none(),
-            "BLOX_TRACES is set but has no {}",
-            t.display()
-        );
-        None
-    }
+    assert!(
+        t.is_file(),
+        "trace file {} is missing (BLOX_TRACES={:?})",
+        t.display(),
+        std::env::var_os("BLOX_TRACES")
+    );
+    dir
 }
 
 /// Gavel's `simulation_throughputs.json`, loaded once.
-pub(crate) fn sim_table() -> Option<&'static ThroughputTable> {
-    static TABLE: OnceLock<Option<ThroughputTable>> = OnceLock::new();
-    TABLE
-        .get_or_init(|| {
-            let dir = traces_dir()?;
-            let t = GavelThroughputs::load(&dir.join("gavel/simulation_throughputs.json.gz"))
-                .expect("the simulation table parses");
-            Some(t.into_table())
-        })
-        .as_ref()
+pub(crate) fn sim_table() -> &'static ThroughputTable {
+    static TABLE: OnceLock<ThroughputTable> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let dir = traces_dir();
+        let t = GavelThroughputs::load(&dir.join("gavel/simulation_throughputs.json.gz"))
+            .expect("the simulation table parses");
+        t.into_table()
+    })
 }
 
 pub(crate) fn cluster(vpk: [u32; 3]) -> Vec<(String, u32)> {
@@ -59,9 +56,7 @@ fn run_vector(v: &Vector, table: &ThroughputTable) -> GavelOutcome {
 
 /// Runs every vector and returns `(vector, outcome)` pairs that are not bit-identical.
 fn mismatches(select: impl Fn(&Vector) -> bool) -> Vec<String> {
-    let Some(table) = sim_table() else {
-        return Vec::new();
-    };
+    let table = sim_table();
     let mut bad = Vec::new();
     let mut checked = 0;
     for v in VECTORS.iter().filter(|v| select(v)) {
@@ -101,7 +96,7 @@ fn convex_program_vectors_are_bit_exact() {
 
 #[test]
 fn g3_max_min_fairness_ties_are_within_tolerance() {
-    let Some(table) = sim_table() else { return };
+    let table = sim_table();
     for v in VECTORS.iter().filter(|v| is_ecos_noise_tie(v)) {
         let out = run_vector(v, table);
         // The last job (A3C, arriving alone at 2000 s) is not part of the tie: exact.
@@ -116,7 +111,7 @@ fn g3_max_min_fairness_ties_are_within_tolerance() {
 
 #[test]
 fn hyphenated_policy_names_are_the_same_policy() {
-    let Some(table) = sim_table() else { return };
+    let table = sim_table();
     let v = VECTORS
         .iter()
         .find(|v| v.0 == "g4" && v.1 == "max_min_fairness_perf")
@@ -131,7 +126,7 @@ fn hyphenated_policy_names_are_the_same_policy() {
 
 #[test]
 fn g6_drops_job_0_after_five_failed_micro_tasks() {
-    let Some(table) = sim_table() else { return };
+    let table = sim_table();
     let v = VECTORS
         .iter()
         .find(|v| v.0 == "g6" && v.1 == "fifo")
@@ -148,7 +143,7 @@ fn g6_drops_job_0_after_five_failed_micro_tasks() {
 
 #[test]
 fn a_single_type_cluster_consumes_no_shuffle_draws_and_seeds_do_not_matter() {
-    let Some(table) = sim_table() else { return };
+    let table = sim_table();
     for v in VECTORS.iter().filter(|v| v.0 == "g2" && v.3 == 360.0) {
         let mut other = *v;
         other.2 = 7;
@@ -172,8 +167,8 @@ fn blox_sim(args: &[&str]) -> (i32, String, String) {
 
 /// A scratch folder holding trace `name` of the vectors, with the simulation table beside it
 /// (a symlink, so no trace data is copied into the repository).
-fn scratch(tag: &str, name: &str) -> Option<PathBuf> {
-    let dir = traces_dir()?;
+fn scratch(tag: &str, name: &str) -> PathBuf {
+    let dir = traces_dir();
     let d = std::env::temp_dir().join(format!("blox-gavel-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     let (_, _, text) = TRACES.iter().find(|t| t.0 == name).unwrap();
@@ -183,14 +178,12 @@ fn scratch(tag: &str, name: &str) -> Option<PathBuf> {
         std::os::unix::fs::symlink(dir.join("gavel/simulation_throughputs.json.gz"), &link)
             .unwrap();
     }
-    Some(d)
+    d
 }
 
 #[test]
 fn cli_run_reproduces_a_vector_and_writes_full_precision_outputs() {
-    let Some(d) = scratch("cli", "g4") else {
-        return;
-    };
+    let d = scratch("cli", "g4");
     let trace = d.join("g4.trace");
     let out = d.join("out");
     let (code, stdout, stderr) = blox_sim(&[
@@ -272,9 +265,7 @@ fn cli_run_reproduces_a_vector_and_writes_full_precision_outputs() {
 
 #[test]
 fn cli_errors_name_the_flag_or_the_line() {
-    let Some(d) = scratch("err", "g1") else {
-        return;
-    };
+    let d = scratch("err", "g1");
     let trace = d.join("g1.trace");
     let t = trace.to_str().unwrap();
     let base = ["run", "--semantics", "gavel", "--trace", t];
@@ -348,7 +339,7 @@ fn cli_errors_name_the_flag_or_the_line() {
 
 #[test]
 fn engine_runs_match_gpu_types_case_insensitively_and_reject_unknown_ones() {
-    let Some(dir) = traces_dir() else { return };
+    let dir = traces_dir();
     let table = dir.join("gavel/simulation_throughputs.json.gz");
     let with = |cluster: &str, reference: &str| blox_cli::Scenario {
         cluster: cluster.into(),
@@ -376,7 +367,7 @@ fn engine_runs_match_gpu_types_case_insensitively_and_reject_unknown_ones() {
 
 #[test]
 fn engine_jobs_csv_names_the_gpu_types_each_job_ran_on() {
-    let Some(dir) = traces_dir() else { return };
+    let dir = traces_dir();
     let s = blox_cli::Scenario {
         cluster: "1x4:V100,1x4:k80".into(),
         workload: blox_cli::WorkloadConfig::Trace {
@@ -441,9 +432,7 @@ fn g4_run(d: &Path, policy: &str) -> (f64, String) {
 /// every job with JCTs of their own; Gavel's `fifo` keeps Gavel's name and its vector value.
 #[test]
 fn engine_policies_run_under_gavels_clock() {
-    let Some(d) = scratch("any", "g4") else {
-        return;
-    };
+    let d = scratch("any", "g4");
     let (mmf, mmf_csv) = g4_run(&d, "max_min_fairness_perf");
     let want = VECTORS
         .iter()
@@ -468,9 +457,7 @@ fn engine_policies_run_under_gavels_clock() {
 /// `compare --semantics gavel`: one row per policy, each the run's own result.
 #[test]
 fn compare_under_gavel_prints_each_row() {
-    let Some(d) = scratch("compare", "g4") else {
-        return;
-    };
+    let d = scratch("compare", "g4");
     let out = d.join("cmp");
     let (code, stdout, stderr) = blox_sim(&[
         "compare",

@@ -4,9 +4,9 @@
 //! recorded by rerunning it with `BLOX_GOLDEN_UPDATE=1` and saying why in the commit.
 //!
 //! The file is self-contained (it only needs the binary under test, `CARGO_BIN_EXE_blox-sim`,
-//! and the shared traces), so it can move with the command line to another crate. Paths that
-//! reach outputs (the output folder and the traces folder in `summary.json`) are replaced by
-//! placeholders before hashing, so the hashes do not depend on where the test runs.
+//! and the repository's `traces/`), so it can move with the command line to another crate.
+//! Paths that reach outputs (the output folder and the traces folder in `summary.json`) are
+//! replaced by placeholders before hashing, so the hashes do not depend on where the test runs.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,12 +35,21 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-fn traces() -> Option<PathBuf> {
+/// The repository's `traces/` folder (`$BLOX_TRACES` overrides it), canonical so that it
+/// matches the paths the program writes; panics naming the path if the data is missing.
+fn traces() -> PathBuf {
     let dir = match std::env::var_os("BLOX_TRACES") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces")),
     };
-    dir.join("tiresias/60_job.csv").is_file().then_some(dir)
+    let t = dir.join("tiresias/60_job.csv");
+    assert!(
+        t.is_file(),
+        "trace file {} is missing (BLOX_TRACES={:?})",
+        t.display(),
+        std::env::var_os("BLOX_TRACES")
+    );
+    std::fs::canonicalize(&dir).unwrap()
 }
 
 /// One run: a name and the program's arguments (without `--out`).
@@ -268,16 +277,6 @@ fn files(dir: &Path, root: &Path, traces: Option<&Path>, out: &mut Vec<(String, 
 #[test]
 fn outputs_match_the_recorded_hashes() {
     let traces = traces();
-    let Some(traces) = traces else {
-        // The trace cases are part of the golden set; without them the comparison is partial,
-        // which CI (where BLOX_TRACES is set) never is.
-        assert!(
-            std::env::var_os("BLOX_TRACES").is_none(),
-            "BLOX_TRACES is set but has no tiresias/60_job.csv"
-        );
-        eprintln!("skipped: set BLOX_TRACES to the shared traces folder");
-        return;
-    };
     let base = std::env::temp_dir().join(format!("blox-golden-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     let mut got = String::new();

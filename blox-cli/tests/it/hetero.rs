@@ -85,23 +85,21 @@ fn a_missing_table_is_a_clear_error_and_one_type_needs_none() {
     assert!(s.throughput_table().unwrap().is_none());
 }
 
-fn gavel_trace() -> Option<PathBuf> {
+/// Gavel's `max_min_fairness.trace` in the repository's `traces/` folder (`$BLOX_TRACES`
+/// overrides the folder); panics naming the path if it is missing.
+fn gavel_trace() -> PathBuf {
     let dir = match std::env::var_os("BLOX_TRACES") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces")),
     };
     let t = dir.join("gavel/physical_cluster/max_min_fairness.trace");
-    if t.exists() {
-        Some(t)
-    } else {
-        assert!(
-            std::env::var_os("BLOX_TRACES").is_none(),
-            "BLOX_TRACES is set but has no {}",
-            t.display()
-        );
-        eprintln!("skipped: set BLOX_TRACES to the shared traces folder");
-        None
-    }
+    assert!(
+        t.is_file(),
+        "trace file {} is missing (BLOX_TRACES={:?})",
+        t.display(),
+        std::env::var_os("BLOX_TRACES")
+    );
+    t
 }
 
 fn avg_jct_h(trace: &Path, policy: &str) -> f64 {
@@ -141,7 +139,7 @@ fn avg_jct_h(trace: &Path, policy: &str) -> f64 {
 
 #[test]
 fn heterogeneity_aware_gavel_beats_the_agnostic_baseline_on_gavels_trace() {
-    let Some(trace) = gavel_trace() else { return };
+    let trace = gavel_trace();
     let aware = avg_jct_h(&trace, "gavel");
     let agnostic = avg_jct_h(&trace, "gavel:hetero=false");
     assert!(

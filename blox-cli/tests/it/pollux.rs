@@ -5,21 +5,21 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-fn pollux_dir() -> Option<PathBuf> {
+/// The Pollux artifact in the repository's `traces/` folder (`$BLOX_TRACES` overrides the
+/// folder); panics naming the path if it is missing.
+fn pollux_dir() -> PathBuf {
     let base = match std::env::var_os("BLOX_TRACES") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces")),
     };
     let p = base.join("pollux");
-    if p.is_dir() {
-        return Some(p);
-    }
     assert!(
-        std::env::var_os("BLOX_TRACES").is_none(),
-        "BLOX_TRACES has no pollux/"
+        p.is_dir(),
+        "trace folder {} is missing (BLOX_TRACES={:?})",
+        p.display(),
+        std::env::var_os("BLOX_TRACES")
     );
-    eprintln!("skipped: set BLOX_TRACES to the shared traces folder");
-    None
+    p
 }
 
 fn run(args: &[&str]) -> (i32, String) {
@@ -87,7 +87,7 @@ fn published(dir: &std::path::Path, run: &str, w: u32) -> Vec<(String, i64)> {
 }
 
 fn check(policy: &str, w: u32) {
-    let Some(dir) = pollux_dir() else { return };
+    let dir = pollux_dir();
     let out = tempdir(&format!("pollux-{policy}-{w}"));
     let wl = dir.join(format!("workloads/workload-{w}.csv"));
     let (code, text) = pollux_cmd(
@@ -205,7 +205,7 @@ fn pollux_run(
 
 #[test]
 fn the_pollux_policy_is_deterministic_per_seed_and_completes_every_job() {
-    let Some(dir) = pollux_dir() else { return };
+    let dir = pollux_dir();
     let wl = small_workload(&dir, 12, "small-pollux");
     let a = tempdir("pollux-a");
     let b = tempdir("pollux-b");
@@ -222,7 +222,7 @@ fn the_pollux_policy_is_deterministic_per_seed_and_completes_every_job() {
 
 #[test]
 fn other_policies_run_on_the_pollux_job_model() {
-    let Some(dir) = pollux_dir() else { return };
+    let dir = pollux_dir();
     let wl = small_workload(&dir, 12, "small-las");
     let out = tempdir("pollux-las");
     let j = pollux_run(&dir, &wl, "las", "1", &out);
@@ -238,7 +238,7 @@ fn interference_through_the_engine_matches_the_artifacts_loop_per_job() {
     // gives (`blox_pollux::PolluxSim`, whose allocations hold only active jobs). A completed
     // job that kept its allocation in the engine used to slow its former neighbours for ever.
     use blox_pollux::{build_jobs, read_workload, Applications, JobSetup, PolluxSim, Tiresias};
-    let Some(dir) = pollux_dir() else { return };
+    let dir = pollux_dir();
     let wl = dir.join("workloads/workload-6.csv");
     let rows = read_workload(&wl).unwrap();
     let mut apps = Applications::new(dir.join("traces"));
@@ -287,7 +287,7 @@ fn compare_under_pollux_runs_each_policy_on_the_pollux_model() {
     // `compare --semantics pollux` used to run the engine's own components in exact semantics
     // (Tiresias at 5,184 s instead of the artifact's 3,469.69 s). Each row is now the preset's
     // run: the artifact's baselines give the published workload-6 averages.
-    let Some(dir) = pollux_dir() else { return };
+    let dir = pollux_dir();
     let wl = dir.join("workloads/workload-6.csv");
     let out = tempdir("pollux-compare");
     let (code, text) = pollux_cmd(

@@ -1,25 +1,25 @@
-//! `blox-sim run --semantics tiresias` end to end: Tiresias' 60-job trace (from `$BLOX_TRACES`,
-//! skipped without it), the output files, and errors on bad input.
+//! `blox-sim run --semantics tiresias` end to end: Tiresias' 60-job trace (from the repository's
+//! `traces/`, or `$BLOX_TRACES`), the output files, and errors on bad input.
 
 use std::path::PathBuf;
 use std::process::Command;
 
-fn tiresias_dir() -> Option<PathBuf> {
+/// Tiresias' files in the repository's `traces/` folder (`$BLOX_TRACES` overrides the folder);
+/// panics naming the path if the 60-job trace is missing.
+fn tiresias_dir() -> PathBuf {
     let dir = match std::env::var_os("BLOX_TRACES") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces")),
     }
     .join("tiresias");
-    if dir.join("60_job.csv").exists() {
-        Some(dir)
-    } else {
-        assert!(
-            std::env::var_os("BLOX_TRACES").is_none(),
-            "BLOX_TRACES is set but has no tiresias/60_job.csv"
-        );
-        eprintln!("skipped: set BLOX_TRACES to the shared traces folder");
-        None
-    }
+    let t = dir.join("60_job.csv");
+    assert!(
+        t.is_file(),
+        "trace file {} is missing (BLOX_TRACES={:?})",
+        t.display(),
+        std::env::var_os("BLOX_TRACES")
+    );
+    dir
 }
 
 fn blox_sim(args: &[&str]) -> std::process::Output {
@@ -31,7 +31,7 @@ fn blox_sim(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn sixty_jobs_write_tiresias_and_project_files() {
-    let Some(dir) = tiresias_dir() else { return };
+    let dir = tiresias_dir();
     let out = std::env::temp_dir().join(format!("blox-tiresias-cli-{}", std::process::id()));
     let trace = dir.join("60_job.csv");
     let o = blox_sim(&[
@@ -116,7 +116,7 @@ fn sixty_jobs_write_tiresias_and_project_files() {
 
 #[test]
 fn cluster_spec_file_equals_its_shape() {
-    let Some(dir) = tiresias_dir() else { return };
+    let dir = tiresias_dir();
     let trace = dir.join("60_job.csv");
     let spec = dir.join("n32g4.csv");
     let run = |cluster: &[&str]| {
@@ -189,8 +189,8 @@ fn bad_input_is_named() {
 
 /// Mean JCT and completed jobs of a `run --semantics tiresias` on the 60-job trace, from its
 /// `summary.json`, and the `job.csv` text.
-fn sixty(bin: &str, policy: &str, placement: Option<&str>) -> Option<(f64, u64, String)> {
-    let dir = tiresias_dir()?;
+fn sixty(bin: &str, policy: &str, placement: Option<&str>) -> (f64, u64, String) {
+    let dir = tiresias_dir();
     let trace = dir.join("60_job.csv");
     let out = std::env::temp_dir().join(format!(
         "blox-tiresias-any-{}-{}-{}",
@@ -226,11 +226,11 @@ fn sixty(bin: &str, policy: &str, placement: Option<&str>) -> Option<(f64, u64, 
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     let job = std::fs::read_to_string(out.join("job.csv")).unwrap();
     std::fs::remove_dir_all(&out).ok();
-    Some((
+    (
         summary["avg_jct_s"].as_f64().unwrap(),
         summary["n_completed"].as_u64().unwrap(),
         job,
-    ))
+    )
 }
 
 /// Any engine policy runs on Tiresias' model: `las` completes every job of the 60-job trace
@@ -240,28 +240,26 @@ fn sixty(bin: &str, policy: &str, placement: Option<&str>) -> Option<(f64, u64, 
 #[test]
 fn engine_policies_run_on_tiresias_model() {
     let bin = env!("CARGO_BIN_EXE_blox-sim");
-    let Some((dlas, n_dlas, dlas_csv)) = sixty(bin, "dlas-gpu", None) else {
-        return;
-    };
-    let (las, n_las, las_csv) = sixty(bin, "las", None).unwrap();
+    let (dlas, n_dlas, dlas_csv) = sixty(bin, "dlas-gpu", None);
+    let (las, n_las, las_csv) = sixty(bin, "las", None);
     assert_eq!((n_dlas, n_las), (60, 60));
     assert!((dlas - las).abs() > 1.0, "las {las} vs dlas-gpu {dlas}");
     assert_ne!(dlas_csv, las_csv);
     // `count` writes the `resume` column: the default scheme of an engine policy.
     assert!(las_csv.starts_with("time,job_id,num_gpu,submit_time,start_time,end_time,executed_time,JCT,duration,pending_time,preempt,resume,promote"));
     for scheme in ["count", "yarn"] {
-        let (srtf, n_srtf, srtf_csv) = sixty(bin, "srtf", Some(scheme)).unwrap();
-        let (shortest, n_shortest, shortest_csv) = sixty(bin, "shortest", Some(scheme)).unwrap();
+        let (srtf, n_srtf, srtf_csv) = sixty(bin, "srtf", Some(scheme));
+        let (shortest, n_shortest, shortest_csv) = sixty(bin, "shortest", Some(scheme));
         assert_eq!((srtf, n_srtf), (shortest, n_shortest), "{scheme}");
         assert_eq!(srtf_csv, shortest_csv, "{scheme}");
     }
     // `fifo` is Tiresias' (non-preemptive, head-of-line); `engine:fifo` the engine's.
-    let (fifo, _, _) = sixty(bin, "fifo", None).unwrap();
-    let (engine_fifo, n, _) = sixty(bin, "engine:fifo", None).unwrap();
+    let (fifo, _, _) = sixty(bin, "fifo", None);
+    let (engine_fifo, n, _) = sixty(bin, "engine:fifo", None);
     assert_eq!(n, 60);
     assert!((fifo - engine_fifo).abs() > 1.0, "{fifo} vs {engine_fifo}");
     // An engine placement with an engine policy.
-    let (ff, n, _) = sixty(bin, "las", Some("first-fit")).unwrap();
+    let (ff, n, _) = sixty(bin, "las", Some("first-fit"));
     assert_eq!(n, 60);
     assert!(ff > 0.0);
 }
@@ -269,7 +267,7 @@ fn engine_policies_run_on_tiresias_model() {
 /// `compare --semantics tiresias`: one row per policy, Tiresias' and the engine's.
 #[test]
 fn compare_under_tiresias_prints_each_row() {
-    let Some(dir) = tiresias_dir() else { return };
+    let dir = tiresias_dir();
     let trace = dir.join("60_job.csv");
     let out = std::env::temp_dir().join(format!("blox-tiresias-compare-{}", std::process::id()));
     let o = blox_sim(&[
@@ -299,7 +297,7 @@ fn compare_under_tiresias_prints_each_row() {
         .collect();
     assert_eq!(rows.len(), 4, "{stdout}");
     // Each row is the run's own: its mean JCT equals `run`'s.
-    let (las, _, _) = sixty(env!("CARGO_BIN_EXE_blox-sim"), "las", None).unwrap();
+    let (las, _, _) = sixty(env!("CARGO_BIN_EXE_blox-sim"), "las", None);
     let csv = std::fs::read_to_string(out.join("compare.csv")).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
     let col = header.iter().position(|h| *h == "avg_jct_s").unwrap();

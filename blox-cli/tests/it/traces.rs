@@ -1,30 +1,22 @@
-//! Real traces end to end through `compare`. They are read from `$BLOX_TRACES` (CI sets it); a
-//! test fails if the variable is set but the data is missing, and says it skipped otherwise.
+//! Real traces end to end through `compare`. They are read from the repository's `traces/`
+//! folder (`$BLOX_TRACES` overrides it); a test fails, naming the path, if the data is missing.
 
 use std::path::PathBuf;
 use std::process::Command;
 
-fn traces() -> Option<PathBuf> {
-    match std::env::var_os("BLOX_TRACES") {
-        Some(dir) => {
-            let dir = PathBuf::from(dir);
-            assert!(
-                dir.join("itp/raw/cluster01.csv").exists(),
-                "BLOX_TRACES={} has no ITP trace",
-                dir.display()
-            );
-            Some(dir)
-        }
-        None => {
-            let local = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces");
-            if local.join("itp/raw/cluster01.csv").exists() {
-                Some(local)
-            } else {
-                eprintln!("skipped: set BLOX_TRACES to the shared traces folder");
-                None
-            }
-        }
-    }
+fn traces() -> PathBuf {
+    let dir = match std::env::var_os("BLOX_TRACES") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces")),
+    };
+    let t = dir.join("itp/raw/cluster01.csv");
+    assert!(
+        t.is_file(),
+        "trace file {} is missing (BLOX_TRACES={:?})",
+        t.display(),
+        std::env::var_os("BLOX_TRACES")
+    );
+    dir
 }
 
 fn compare(args: &[String]) -> String {
@@ -52,7 +44,7 @@ fn row<'a>(table: &'a str, policy: &str) -> Vec<&'a str> {
 
 #[test]
 fn the_full_itp_trace_runs_through_compare() {
-    let Some(dir) = traces() else { return };
+    let dir = traces();
     let mut args: Vec<String> = Vec::new();
     for i in 1..=10 {
         args.push("--trace".into());
@@ -87,7 +79,7 @@ fn the_full_itp_trace_runs_through_compare() {
 
 #[test]
 fn pollux_philly_runs_through_compare() {
-    let Some(dir) = traces() else { return };
+    let dir = traces();
     let path = dir
         .join("pollux/traces/philly.csv.gz")
         .display()

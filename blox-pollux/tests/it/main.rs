@@ -1,32 +1,25 @@
-//! Integration tests of blox-pollux on the artifact's data in the shared trace folder
-//! (`$BLOX_TRACES/pollux`, else `../../shared/traces/pollux` from the crate directory).
+//! Integration tests of blox-pollux on the artifact's data in the repository's trace folder
+//! (`traces/pollux`, or `$BLOX_TRACES/pollux` when that variable is set).
 
 mod baselines;
 mod model;
 
 use std::path::{Path, PathBuf};
 
-/// The Pollux data folder, or `None` (with a note) when the shared traces are absent.
-pub fn pollux_dir() -> Option<PathBuf> {
+/// The Pollux data folder; panics naming the path if it is missing.
+pub fn pollux_dir() -> PathBuf {
     let base = match std::env::var_os("BLOX_TRACES") {
         Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces")),
     };
     let p = base.join("pollux");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        assert!(
-            std::env::var_os("BLOX_TRACES").is_none(),
-            "BLOX_TRACES is set but {} is missing",
-            p.display()
-        );
-        eprintln!(
-            "note: {} does not exist: skipping Pollux data tests",
-            p.display()
-        );
-        None
-    }
+    assert!(
+        p.is_dir(),
+        "trace folder {} is missing (BLOX_TRACES={:?})",
+        p.display(),
+        std::env::var_os("BLOX_TRACES")
+    );
+    p
 }
 
 /// The published per-job JCTs of `results-<dir>/<run>/summary.json` for `workload`.

@@ -5,14 +5,14 @@ use std::sync::Arc;
 
 use blox_pollux::{parse_workload, Application, Applications, PolluxJob, RESTART_DELAY};
 
-fn app(name: &str) -> Option<Arc<Application>> {
-    let dir = crate::pollux_dir()?;
-    Some(Applications::new(dir.join("traces")).get(name).unwrap())
+fn app(name: &str) -> Arc<Application> {
+    let dir = crate::pollux_dir();
+    Applications::new(dir.join("traces")).get(name).unwrap()
 }
 
 #[test]
 fn constants_follow_the_artifact_table() {
-    let Some(c) = app("cifar10") else { return };
+    let c = app("cifar10");
     assert_eq!(
         (
             c.init_batch_size,
@@ -23,7 +23,7 @@ fn constants_follow_the_artifact_table() {
         ),
         (128, 4096, 32, 1024, 100)
     );
-    let y = app("yolov3").unwrap();
+    let y = app("yolov3");
     assert_eq!(
         (
             y.init_batch_size,
@@ -44,7 +44,7 @@ fn constants_follow_the_artifact_table() {
 
 #[test]
 fn lookup_normalises_rotations_and_interpolates_in_batch() {
-    let Some(c) = app("cifar10") else { return };
+    let c = app("cifar10");
     // (2,1,2), (1,2,2) and (2,2,1) are one rotation class, `122`.
     let a = c.step_time(&[2, 1, 2], 100).unwrap();
     assert_eq!(a, c.step_time(&[1, 2, 2], 100).unwrap());
@@ -65,9 +65,9 @@ fn lookup_normalises_rotations_and_interpolates_in_batch() {
 
 #[test]
 fn large_placements_use_the_3d_interpolation() {
-    let Some(c) = app("cifar10") else { return };
+    let c = app("cifar10");
     // A measured scalability point is returned exactly (8 nodes, 32 GPUs, 64 per GPU)...
-    let dir = crate::pollux_dir().unwrap();
+    let dir = crate::pollux_dir();
     let text = std::fs::read_to_string(dir.join("traces/cifar10/scalability.csv")).unwrap();
     let row = text.lines().find(|l| l.starts_with("8,32,64,")).unwrap();
     let f: Vec<f64> = row.split(',').map(|x| x.parse().unwrap()).collect();
@@ -87,7 +87,7 @@ fn large_placements_use_the_3d_interpolation() {
 
 #[test]
 fn a_job_restarts_then_progresses_and_completes_at_a_rounded_second() {
-    let Some(n) = app("ncf") else { return };
+    let n = app("ncf");
     let mut j = PolluxJob::new("ncf-0".into(), n.clone(), 0);
     j.target_batch_size = Some(32_768);
     j.reallocate(vec![1]);
@@ -111,7 +111,7 @@ fn a_job_restarts_then_progresses_and_completes_at_a_rounded_second() {
     assert_eq!(j.current_time, t);
     // The first 30 s of an interval after an allocation are the restart: an imagenet job at its
     // init batch on one GPU (no epoch boundary within 30 s) makes 30 s of progress.
-    let im = app("imagenet").unwrap();
+    let im = app("imagenet");
     let mut i = PolluxJob::new("imagenet-0".into(), im.clone(), 0);
     i.target_batch_size = Some(200);
     i.reallocate(vec![1]);
@@ -152,9 +152,7 @@ fn bad_workload_rows_name_file_line_and_field() {
         e.to_string().contains("missing column `num_replicas`"),
         "{e}"
     );
-    let Some(dir) = crate::pollux_dir() else {
-        return;
-    };
+    let dir = crate::pollux_dir();
     let rows = parse_workload(
         p,
         "name,time,application,num_replicas,batch_size\nz-0,5,nosuch,1,128\n",

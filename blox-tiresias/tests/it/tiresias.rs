@@ -25,32 +25,33 @@ pub(crate) struct Vector {
     pub jcts: &'static [(u32, i64)],
 }
 
-fn traces_dir() -> Option<PathBuf> {
+/// The repository's `traces/` folder (`$BLOX_TRACES` overrides it); panics naming the YARN
+/// sample if it is missing there.
+fn traces_dir() -> PathBuf {
     let dir = match std::env::var_os("BLOX_TRACES") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/traces"),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces")),
     };
-    if dir.join("tiresias").join(TIRESIAS_GITTINS_SAMPLE).exists() {
-        Some(dir)
-    } else {
-        assert!(
-            std::env::var_os("BLOX_TRACES").is_none(),
-            "BLOX_TRACES is set but has no tiresias/{TIRESIAS_GITTINS_SAMPLE}"
-        );
-        None
-    }
+    let t = dir.join("tiresias").join(TIRESIAS_GITTINS_SAMPLE);
+    assert!(
+        t.is_file(),
+        "trace file {} is missing (BLOX_TRACES={:?})",
+        t.display(),
+        std::env::var_os("BLOX_TRACES")
+    );
+    dir
 }
 
-/// The shipped YARN sample's table, or `None` (the test is skipped) without the traces folder.
-fn yarn_table() -> Option<Arc<GittinsTable>> {
-    static TABLE: OnceLock<Option<Arc<GittinsTable>>> = OnceLock::new();
+/// The shipped YARN sample's table.
+fn yarn_table() -> Arc<GittinsTable> {
+    static TABLE: OnceLock<Arc<GittinsTable>> = OnceLock::new();
     TABLE
         .get_or_init(|| {
-            let path = traces_dir()?.join("tiresias").join(TIRESIAS_GITTINS_SAMPLE);
+            let path = traces_dir().join("tiresias").join(TIRESIAS_GITTINS_SAMPLE);
             let text = std::fs::read_to_string(&path).unwrap();
             let t = GittinsTable::parse_csv(&text, TIRESIAS_GITTINS_DELTA).unwrap();
             assert_eq!(t.len(), 1001);
-            Some(Arc::new(t))
+            Arc::new(t)
         })
         .clone()
 }
@@ -75,23 +76,23 @@ fn cluster(name: &str) -> TiresiasClusterSpec {
     TiresiasClusterSpec::parse(text).unwrap()
 }
 
-/// Run one configuration; `None` when it needs the Gittins sample and the traces are absent.
+/// Run one configuration.
 pub(crate) fn simulate(
     trace: &[PeerInput],
     spec: TiresiasClusterSpec,
     policy: &str,
     scheme: PeerScheme,
-) -> Option<(PeerRun, JobLog)> {
+) -> (PeerRun, JobLog) {
     let policy = PeerPolicy::parse(policy).unwrap();
     let gittins = if policy.schedule == PeerSchedule::DlasGpuGittins {
-        Some(yarn_table()?)
+        Some(yarn_table())
     } else {
         None
     };
     let cfg = TiresiasConfig::new(policy, scheme, spec, gittins).unwrap();
     let mut log = JobLog::default();
     let run = run_tiresias(&cfg, trace, &mut log);
-    Some((run, log))
+    (run, log)
 }
 
 pub(crate) fn check(v: &Vector) {
@@ -106,10 +107,7 @@ pub(crate) fn check(v: &Vector) {
     };
     let trace = inputs(v.trace);
     for scheme in schemes {
-        let Some((run, log)) = simulate(&trace, cluster(v.cluster), &policy, scheme) else {
-            eprintln!("skipped: set BLOX_TRACES to the shared traces folder (Gittins sample)");
-            return;
-        };
+        let (run, log) = simulate(&trace, cluster(v.cluster), &policy, scheme);
         let what = format!("{} {} on {}", policy, scheme, v.cluster);
         let mut got: Vec<(u32, i64)> = run
             .rows
@@ -158,7 +156,7 @@ pub(crate) fn check(v: &Vector) {
 
 /// A run through the engine ([`run_tiresias_engine`]: `TiresiasTime` with Tiresias'
 /// components as the scheduler); per job (source id, JCT in whole seconds), sorted. `None`
-/// without the Gittins sample, or for `random` under a schedule that calls the placement.
+/// for `random` under a schedule that calls the placement.
 pub(crate) fn through_engine(
     trace: &[PeerInput],
     spec: TiresiasClusterSpec,
@@ -171,7 +169,7 @@ pub(crate) fn through_engine(
         return None;
     }
     let gittins = if policy.schedule == PeerSchedule::DlasGpuGittins {
-        Some(yarn_table()?)
+        Some(yarn_table())
     } else {
         None
     };
@@ -197,7 +195,7 @@ fn jump_quirk_worked_example() {
         PeerInput::new("1", 4, 10, 100),
     ];
     let spec = cluster("n1g4");
-    let (run, _) = simulate(&trace, spec, "dlas-gpu", PeerScheme::Yarn).unwrap();
+    let (run, _) = simulate(&trace, spec, "dlas-gpu", PeerScheme::Yarn);
     let jcts: Vec<(String, i64, u32)> = run
         .rows
         .iter()
@@ -208,7 +206,7 @@ fn jump_quirk_worked_example() {
         jcts,
         vec![("1".to_string(), 910, 0), ("0".to_string(), 1600, 1)]
     );
-    let (run, _) = simulate(&trace, spec, "dlas", PeerScheme::Yarn).unwrap();
+    let (run, _) = simulate(&trace, spec, "dlas", PeerScheme::Yarn);
     let jcts: Vec<i64> = run.rows.iter().map(|r| r.jct()).collect();
     assert_eq!(jcts, vec![1500, 1590]);
     let engine = through_engine(&trace, spec, "dlas-gpu", PeerScheme::Yarn).unwrap();
@@ -245,15 +243,12 @@ fn phantom_completion() {
     )
     .collect();
     let trace = inputs(&text);
-    let Some((run, _)) = simulate(
+    let (run, _) = simulate(
         &trace,
         cluster("n2g4"),
         "dlas-gpu-gittins:thresholds=800/2400",
         PeerScheme::Yarn,
-    ) else {
-        eprintln!("skipped: set BLOX_TRACES to the shared traces folder (Gittins sample)");
-        return;
-    };
+    );
     let r4 = run.rows.iter().find(|r| r.job_id == "4").unwrap();
     assert_eq!((r4.end_time, r4.jct()), (2000, 1800));
     let served = run.jobs[r4.job].total_executed_time;
@@ -293,8 +288,7 @@ fn zero_second_jump_never_ends() {
         cluster("n1g4"),
         "dlas-gpu:thresholds=1/2",
         PeerScheme::Count,
-    )
-    .unwrap();
+    );
     // Job 0 (1 GPU) is demoted at 1 and 2 (exact jumps for one GPU); job 1 arrives at 10 in
     // Q0, pre-empts it, and gets a jump predicted at 10 + ⌊1/4⌋ = 10 that never fires.
     assert_eq!(run.stop, PeerStop::NeverEnds { time: 10 });
@@ -303,15 +297,12 @@ fn zero_second_jump_never_ends() {
     assert_eq!(run.jobs[0].preempt, 1);
 }
 
-/// Tiresias' 60-job trace (from the shared traces; skipped without them): the 2D-LAS schedules
+/// Tiresias' 60-job trace (from the repository's `traces/`): the 2D-LAS schedules
 /// through the engine ([`TiresiasTime`]) give every job the JCT of the self-contained loop, on
 /// 8, 16 and 128 GPUs, with the default and custom thresholds.
 #[test]
 fn sixty_jobs_engine_equals_event_loop() {
-    let Some(dir) = traces_dir() else {
-        eprintln!("skipped: set BLOX_TRACES to the shared traces folder");
-        return;
-    };
+    let dir = traces_dir();
     let bytes = std::fs::read(dir.join("tiresias/60_job.csv")).unwrap();
     let read = parse_trace(
         &bytes,
@@ -327,7 +318,7 @@ fn sixty_jobs_engine_equals_event_loop() {
         for schedule in ["dlas", "dlas-gpu", "dlas-gpu-gittins"] {
             for opts in ["", ":thresholds=500/1500", ":thresholds=100/200/300"] {
                 let policy = format!("{schedule}{opts}");
-                let (run, _) = simulate(&trace, spec, &policy, PeerScheme::Yarn).unwrap();
+                let (run, _) = simulate(&trace, spec, &policy, PeerScheme::Yarn);
                 let mut want: Vec<(String, i64)> = run
                     .rows
                     .iter()

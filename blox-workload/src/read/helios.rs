@@ -1,7 +1,7 @@
 //! SenseTime Helios (SC'21) job logs: `cluster_log.csv` of HeliosData (clusters Venus, Earth,
 //! Saturn, Uranus, and Philly in the same layout).
 //!
-//! **Not tested on the real file**: the raw logs are not in the shared trace folder (see its
+//! **Not tested on the real file**: the raw logs are not in the repository's `traces/` (see its
 //! README, "Not obtained"). The reader follows the published HeliosData schema and is tested on
 //! hand-written samples. Columns are found by name, so extra or reordered columns are fine.
 //!

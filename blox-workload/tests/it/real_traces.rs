@@ -18,16 +18,16 @@ fn secs(t: Time) -> f64 {
 
 #[test]
 fn itp_raw_clusters_row_counts_ranges_and_gpu_hours() {
-    let Some(dir) = traces_dir() else { return };
+    let dir = traces_dir();
     let mut inputs = Vec::new();
     for (i, rows) in ITP_ROWS.iter().enumerate() {
         let rel = format!("itp/raw/cluster{:02}.csv", i + 1);
-        let r = read(&rel, TraceFormat::Itp).unwrap();
+        let r = read(&rel, TraceFormat::Itp);
         assert_eq!(r.jobs.len(), *rows, "{rel}");
         assert_eq!(r.filtered_count() + r.bad_line_count, 0, "{rel}");
         inputs.push((dir.join(rel), TraceFormat::Itp));
     }
-    let c1 = read("itp/raw/cluster01.csv", TraceFormat::Itp).unwrap();
+    let c1 = read("itp/raw/cluster01.csv", TraceFormat::Itp);
     let j = &c1.jobs[0];
     assert_eq!(
         j.source_id.as_deref(),
@@ -62,7 +62,6 @@ fn itp_raw_clusters_row_counts_ranges_and_gpu_hours() {
 
 #[test]
 fn itp_elasticflow_matches_raw_and_keeps_model_and_deadline() {
-    let Some(_) = traces_dir() else { return };
     for (i, rows) in ITP_ROWS.iter().enumerate() {
         let n = i + 1;
         let rel = if n == 4 || n == 8 {
@@ -70,14 +69,14 @@ fn itp_elasticflow_matches_raw_and_keeps_model_and_deadline() {
         } else {
             format!("itp/elasticflow/cluster{n:02}.csv")
         };
-        let r = read(&rel, TraceFormat::Itp).unwrap();
+        let r = read(&rel, TraceFormat::Itp);
         assert_eq!(r.jobs.len(), *rows, "{rel}");
         assert!(r
             .jobs
             .iter()
             .all(|j| j.model.is_some() && j.deadline.is_some()));
         if n == 1 {
-            let raw = read("itp/raw/cluster01.csv", TraceFormat::Itp).unwrap();
+            let raw = read("itp/raw/cluster01.csv", TraceFormat::Itp);
             for (a, b) in raw.jobs.iter().zip(&r.jobs) {
                 assert_eq!(
                     (&a.source_id, a.arrival, a.work_s, a.n_gpus),
@@ -88,7 +87,7 @@ fn itp_elasticflow_matches_raw_and_keeps_model_and_deadline() {
             assert_eq!(r.jobs[0].deadline, Some(Time::from_secs(1_933_904)));
         }
     }
-    let r = read("itp/elasticflow/195job.csv", TraceFormat::Itp).unwrap();
+    let r = read("itp/elasticflow/195job.csv", TraceFormat::Itp);
     assert_eq!(r.jobs.len(), 195);
     let s = TraceStats::compute(&r.jobs, None);
     assert_eq!(secs(s.first_arrival.unwrap()), 3_715_485.0);
@@ -102,9 +101,7 @@ fn itp_elasticflow_matches_raw_and_keeps_model_and_deadline() {
 
 #[test]
 fn pollux_philly_csv_gz_rows_gpus_and_clock() {
-    let Some(r) = read("pollux/traces/philly.csv.gz", TraceFormat::Pollux) else {
-        return;
-    };
+    let r = read("pollux/traces/philly.csv.gz", TraceFormat::Pollux);
     // 82,247 rows; the trailing empty record is neither a job nor a bad line.
     assert_eq!(r.jobs.len(), 82_247);
     assert_eq!(r.bad_line_count + r.filtered_count(), 0);
@@ -139,7 +136,6 @@ fn pollux_philly_csv_gz_rows_gpus_and_clock() {
 
 #[test]
 fn pollux_workloads_rows_and_values() {
-    let Some(_) = traces_dir() else { return };
     let mut min_t = f64::MAX;
     let mut max_t: f64 = 0.0;
     for (dir, rows) in [
@@ -153,7 +149,7 @@ fn pollux_workloads_rows_and_values() {
         let mut max_gpus = 0;
         for n in 1..=8 {
             let rel = format!("pollux/{dir}/workload-{n}.csv");
-            let r = read(&rel, TraceFormat::Pollux).unwrap();
+            let r = read(&rel, TraceFormat::Pollux);
             assert_eq!(r.jobs.len(), rows, "{rel}");
             for j in &r.jobs {
                 min_t = min_t.min(secs(j.arrival));
@@ -173,7 +169,7 @@ fn pollux_workloads_rows_and_values() {
         }
     }
     assert_eq!((min_t, max_t), (16.0, 28_775.0));
-    let w6 = read("pollux/workloads/workload-6.csv", TraceFormat::Pollux).unwrap();
+    let w6 = read("pollux/workloads/workload-6.csv", TraceFormat::Pollux);
     let j = &w6.jobs[0];
     assert_eq!(j.source_id.as_deref(), Some("cifar10-0"));
     assert_eq!((j.arrival, j.n_gpus), (Time::from_secs(53), 6));
@@ -193,10 +189,10 @@ const GAVEL: [(&str, usize); 8] = [
 
 #[test]
 fn gavel_traces_rows_arrivals_and_durations() {
-    let Some(dir) = traces_dir() else { return };
+    let dir = traces_dir();
     for (name, rows) in GAVEL {
         let rel = format!("gavel/physical_cluster/{name}.trace");
-        let r = read(&rel, TraceFormat::Gavel).unwrap();
+        let r = read(&rel, TraceFormat::Gavel);
         assert_eq!(r.jobs.len(), rows, "{rel}");
         assert!(r.jobs.iter().all(|j| [1, 2, 4].contains(&j.n_gpus)));
         assert!(
@@ -223,15 +219,14 @@ fn gavel_traces_rows_arrivals_and_durations() {
     let r = read(
         "gavel/physical_cluster/max_min_fairness.trace",
         TraceFormat::Gavel,
-    )
-    .unwrap();
+    );
     let j = &r.jobs[0];
     assert_eq!(j.model.as_deref(), Some("ResNet-18 (batch size 128)"));
     assert_eq!(j.n_gpus, 4);
     assert_eq!(j.work_s, 925_982.0 / rate);
     // Another worker type gives other durations; k80 has a zero rate for some (job type, scale)
     // pairs, which is a malformed line naming the job type.
-    let p = trace("gavel/physical_cluster/max_min_fairness.trace").unwrap();
+    let p = trace("gavel/physical_cluster/max_min_fairness.trace");
     let p100 = ReadOptions::default().with_gavel_worker_type("p100");
     let rp = read_trace(&p, TraceFormat::Gavel, &p100).unwrap();
     assert_eq!(rp.jobs.len(), 96);
@@ -245,9 +240,7 @@ fn gavel_traces_rows_arrivals_and_durations() {
 
 #[test]
 fn tiresias_60_jobs_crlf() {
-    let Some(r) = read("tiresias/60_job.csv", TraceFormat::Tiresias) else {
-        return;
-    };
+    let r = read("tiresias/60_job.csv", TraceFormat::Tiresias);
     assert_eq!(r.jobs.len(), 60);
     let s = TraceStats::compute(&r.jobs, None);
     assert_eq!(s.first_arrival, Some(Time::ZERO));
@@ -263,12 +256,10 @@ fn tiresias_60_jobs_crlf() {
 
 #[test]
 fn alibaba_default_pod_list_filters_cpu_only_and_pending() {
-    let Some(r) = read(
+    let r = read(
         "alibaba2023/openb_pod_list_default.csv",
         TraceFormat::Alibaba2023,
-    ) else {
-        return;
-    };
+    );
     assert_eq!(r.jobs.len() as u64 + r.filtered_count(), 8_152);
     assert_eq!(r.filtered.get("CPU-only pod"), Some(&1_088));
     assert_eq!(r.filtered.get("never scheduled"), Some(&861));
@@ -290,7 +281,6 @@ fn alibaba_default_pod_list_filters_cpu_only_and_pending() {
 
 #[test]
 fn alibaba_variants_row_counts() {
-    let Some(_) = traces_dir() else { return };
     let variants: [(&str, u64); 18] = [
         ("cpu037", 7_336),
         ("cpu050", 7_439),
@@ -313,12 +303,12 @@ fn alibaba_variants_row_counts() {
     ];
     for (v, rows) in variants {
         let rel = format!("alibaba2023/variants/openb_pod_list_{v}.csv.gz");
-        let r = read(&rel, TraceFormat::Alibaba2023).unwrap();
+        let r = read(&rel, TraceFormat::Alibaba2023);
         assert_eq!(r.jobs.len() as u64 + r.filtered_count(), rows, "{rel}");
         assert_eq!(r.bad_line_count, 0);
     }
     // The multigpu variants have no times: a clear error naming the column.
-    let p = trace("alibaba2023/variants/openb_pod_list_multigpu20.csv.gz").unwrap();
+    let p = trace("alibaba2023/variants/openb_pod_list_multigpu20.csv.gz");
     let e = read_trace(&p, TraceFormat::Alibaba2023, &ReadOptions::default()).unwrap_err();
     assert!(
         e.to_string().ends_with(
@@ -330,8 +320,7 @@ fn alibaba_variants_row_counts() {
 
 #[test]
 fn missing_file_under_blox_traces_fails() {
-    // The helper asserts on a missing file whenever the trace folder is known.
-    let Some(_) = traces_dir() else { return };
+    // The helper fails the test, naming the file, when a trace file is missing.
     let r = std::panic::catch_unwind(|| trace("itp/raw/cluster99.csv"));
     assert!(r.is_err());
 }

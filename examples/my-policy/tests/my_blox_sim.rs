@@ -104,7 +104,7 @@ fn unknown_names_and_parameters_are_clear_errors() {
 }
 
 /// A Tiresias trace of twelve jobs on two 4-GPU nodes (the shape of TIRESIAS-SEMANTICS.md's
-/// appendix example), written here so the test needs no shared traces.
+/// appendix example), written here so the test needs no trace file.
 fn tiresias_trace(dir: &std::path::Path) -> PathBuf {
     let jobs = [
         (0, 4, 0, 1800),
@@ -179,23 +179,21 @@ fn the_registered_policy_runs_under_tiresias_semantics() {
 }
 
 /// The registered `srsf` runs under Gavel's clock too (`--semantics gavel`), beside Gavel's
-/// own policy in `compare`; needs the shared traces (`$BLOX_TRACES`), skipped without them.
+/// own policy in `compare`, on a Gavel trace from the repository's `traces/` (`$BLOX_TRACES`
+/// overrides the folder).
 #[test]
 fn the_registered_policy_runs_under_gavel_semantics() {
     let dir = match std::env::var_os("BLOX_TRACES") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/traces"),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces")),
     };
     let trace = dir.join("gavel/physical_cluster/small_test.trace");
-    if !trace.is_file() {
-        assert!(
-            std::env::var_os("BLOX_TRACES").is_none(),
-            "BLOX_TRACES is set but has no {}",
-            trace.display()
-        );
-        eprintln!("skipped: set BLOX_TRACES to the shared traces folder");
-        return;
-    }
+    assert!(
+        trace.is_file(),
+        "trace file {} is missing (BLOX_TRACES={:?})",
+        trace.display(),
+        std::env::var_os("BLOX_TRACES")
+    );
     let (ok, stdout, stderr) = my_blox_sim(&[
         "compare",
         "--semantics",
