@@ -127,7 +127,7 @@ pub fn job_json(row: &JobRow, inventory: &Inventory) -> Value {
         .filter_map(|&g| inventory.locate(blox_core::GpuId(g)))
         .map(|(n, idx)| json!({"node": inventory.nodes[n.index()].name, "gpu": idx}))
         .collect();
-    json!({
+    let mut v = json!({
         "id": row.id,
         "blox_id": r.blox_id,
         "state": row.state.as_str(),
@@ -144,7 +144,11 @@ pub fn job_json(row: &JobRow, inventory: &Inventory) -> Value {
         "first_start_s": r.first_start_ms.map(|t| t as f64 / 1000.0),
         "completion_s": r.completion_ms.map(|t| t as f64 / 1000.0),
         "exit_status": r.exit_status,
-    })
+    });
+    if let Some(why) = &row.unreadable {
+        v["unreadable"] = why.as_str().into();
+    }
+    v
 }
 
 fn reply(req: Request, code: u16, body: &Value) {

@@ -41,7 +41,10 @@ mod token;
 pub use api::{check_listen, job_json, Api};
 pub use client::{request, HttpResponse};
 pub use local::{job_dir, LocalConfig, LocalExecutor};
-pub use model::{FieldError, JobState, LiveRecord, RunRecord, Submission};
+pub use model::{
+    FieldError, JobState, LiveRecord, RunRecord, Submission, MAX_COMMAND_BYTES, MAX_CPUS,
+    MAX_ITERATIONS, MAX_MEM_GB, MAX_SECONDS, MAX_TEXT_BYTES,
+};
 pub use nodes::{job_env, parse_nodes};
 pub use server::{stop_flag, LoopConfig, RoundLoop, RunCounters};
 pub use slurm::{ended_status, parse_nodes_text, SlurmConfig, SlurmExecutor, SlurmNode};

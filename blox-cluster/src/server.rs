@@ -204,7 +204,16 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         let now = Time(unix_ms().saturating_sub(epoch));
         let mut sinks = (JobLog::default(), Timeline::default());
         let mut counters = RunCounters::default();
-        for e in store.events()? {
+        let (events, problems) = store.events_checked()?;
+        for p in &problems {
+            eprintln!("blox-cluster: {}: event log: {p}", db.display());
+        }
+        let mut replay = Replay::default();
+        let mut checked = Vec::with_capacity(events.len());
+        for e in events {
+            replay.check(e, &mut checked);
+        }
+        for e in checked {
             match &e {
                 StoredEvent::Arrived { .. } => counters.arrived += 1,
                 StoredEvent::Admitted { .. } => counters.admitted += 1,
@@ -223,8 +232,30 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         let mut jobs: Vec<Job> = Vec::new();
         let mut dirty = BTreeSet::new();
         let mut ever_submitted = false;
+        let mut failed_on_load = Vec::new();
         for row in store.jobs()? {
             ever_submitted = true;
+            if let Some(r) = &row.repaired {
+                eprintln!(
+                    "blox-cluster: job {}: unreadable field(s) of its run record replaced by \
+                     defaults: {r}",
+                    row.id
+                );
+                dirty.insert(row.id);
+            }
+            if let Some(why) = row.unreadable.clone() {
+                // A job not over yet, or whose state itself is unreadable (the reason then
+                // starts with `state`), fails with the reason; an ended one keeps its state.
+                if !row.state.is_terminal() || why.starts_with("state ") {
+                    failed_on_load.push((row, why));
+                    continue;
+                }
+                eprintln!(
+                    "blox-cluster: job {} ({}): {why}",
+                    row.id,
+                    row.state.as_str()
+                );
+            }
             let mut e = Entry {
                 state: row.state,
                 sub: row.submission,
@@ -331,6 +362,34 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
             }
             entries.insert(row.id, e);
         }
+        for (row, why) in failed_on_load {
+            // A job whose record cannot be read cannot be run (nor its launch adopted): it
+            // fails with the reason, and the server goes on with the others.
+            let reason = format!("unreadable state record: {why}");
+            eprintln!("blox-cluster: job {}: {reason}; marked failed", row.id);
+            if let Some(live) = &row.run.live {
+                eprintln!(
+                    "blox-cluster: job {}: its launch (attempt {}, handle {}) is not adopted",
+                    row.id, live.attempt, live.handle
+                );
+            }
+            let mut run = row.run;
+            run.live = None;
+            run.gpus.clear();
+            run.exit_status = Some(reason);
+            counters.failed += 1;
+            dirty.insert(row.id);
+            entries.insert(
+                row.id,
+                Entry {
+                    state: JobState::Failed,
+                    sub: row.submission,
+                    submitted_ms: row.submitted_ms,
+                    run,
+                    cancelling: false,
+                },
+            );
+        }
         jobs.sort_by_key(|j| j.id);
         let mut table = JobTable::new();
         for j in jobs {
@@ -338,8 +397,9 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         }
         queued.sort_by_key(|q| q.0);
         let (queue_rows, queue) = queued.into_iter().map(|(_, r, q)| (r, q)).unzip();
-        let next_seq = counters.arrived;
-        let next_id = counters.admitted as u32;
+        // The next numbers follow the event log as replayed (the metric sinks number arrivals
+        // and admissions the same way).
+        let (next_seq, next_id) = (replay.next_seq, replay.next_id);
         let round_len = Time(cfg.round.as_millis().max(1) as u64);
         let min_run = Time(u64::try_from(cfg.min_run.as_millis()).unwrap_or(u64::MAX));
         Ok(RoundLoop {
@@ -785,6 +845,25 @@ impl<E: Executor> Server<E> {
             {
                 continue;
             }
+            if let Some(why) = &row.unreadable {
+                let reason = format!("unreadable submission: {why}");
+                eprintln!("blox-cluster: job {}: {reason}; marked failed", row.id);
+                let mut run = row.run;
+                run.exit_status = Some(reason);
+                self.counters.failed += 1;
+                self.entries.insert(
+                    row.id,
+                    Entry {
+                        state: JobState::Failed,
+                        sub: row.submission,
+                        submitted_ms: row.submitted_ms,
+                        run,
+                        cancelling: false,
+                    },
+                );
+                self.dirty.insert(row.id);
+                continue;
+            }
             let seq = self.next_seq;
             self.next_seq += 1;
             self.counters.arrived += 1;
@@ -1083,6 +1162,54 @@ impl<E: Executor> Host for Server<E> {
         };
         self.emit(&Event::Round(sample));
         Ok(())
+    }
+}
+
+/// Keeps a replayed event log consistent with what the metric sinks expect (arrivals numbered
+/// 0, 1, 2, … and admissions likewise), whatever a damaged log holds: an arrival or admission
+/// out of order is skipped, and a gap in the arrivals (one unreadable beyond repair) is filled
+/// with a placeholder job (1 GPU, no known work), each with a log line.
+#[derive(Default)]
+struct Replay {
+    next_seq: u64,
+    next_id: u32,
+}
+
+impl Replay {
+    fn check(&mut self, e: StoredEvent, out: &mut Vec<StoredEvent>) {
+        match &e {
+            StoredEvent::Arrived { seq, t, .. } => {
+                if *seq < self.next_seq {
+                    eprintln!("blox-cluster: event log: arrival {seq} repeated; skipped");
+                    return;
+                }
+                while self.next_seq < *seq {
+                    eprintln!(
+                        "blox-cluster: event log: arrival {} missing; a placeholder stands in",
+                        self.next_seq
+                    );
+                    out.push(StoredEvent::Arrived {
+                        t: *t,
+                        seq: self.next_seq,
+                        spec: blox_core::JobSpec::new(Time(*t), 1, 0.0),
+                    });
+                    self.next_seq += 1;
+                }
+                self.next_seq += 1;
+            }
+            StoredEvent::Admitted { job, seq, .. } => {
+                if *job != self.next_id || *seq >= self.next_seq {
+                    eprintln!(
+                        "blox-cluster: event log: admission of job {job} (arrival {seq}) out of \
+                         order; skipped"
+                    );
+                    return;
+                }
+                self.next_id += 1;
+            }
+            _ => {}
+        }
+        out.push(e);
     }
 }
 

@@ -1,0 +1,158 @@
+//! The server survives hostile and careless clients: values out of bounds, a damaged state
+//! database, stalled connections, a second server on the same state folder, chatty jobs, full
+//! disks, huge commands and jobs that escape their process group.
+
+use crate::common::{Server, TempDir};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Poll `GET /v1/jobs/ID` until its state is `want` (at most `limit`, far above what it needs).
+pub(crate) fn wait_state(s: &Server, id: i64, want: &str, limit: Duration) -> serde_json::Value {
+    let t0 = Instant::now();
+    loop {
+        let j = s.call("GET", &format!("/v1/jobs/{id}"), None).json();
+        if j["state"] == want {
+            return j;
+        }
+        assert!(
+            t0.elapsed() < limit,
+            "job {id} never {want}: {j}; log: {}",
+            s.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn submit_ok(s: &Server, body: &str) -> i64 {
+    let r = s.call("POST", "/v1/jobs", Some(body));
+    assert_eq!(r.status, 201, "{body}: {}", r.body);
+    r.json()["id"].as_i64().unwrap()
+}
+
+/// Damage a stopped server's database the way older versions (or a bad disk) could: a job
+/// whose submission is out of bounds and whose run record holds `null` numbers, a run record
+/// of an ended job with a `null`, an arrival in the event log whose job has `work_s: null`, and
+/// an event that is not JSON at all.
+fn damage(db: &Path) {
+    let c = rusqlite::Connection::open(db).unwrap();
+    let next_seq: i64 = c
+        .query_row(
+            "SELECT COUNT(*) FROM events WHERE ev LIKE '{\"e\":\"arrived\"%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    c.execute(
+        "INSERT INTO jobs (state, submission, submitted_ms, run) VALUES ('running', ?1, 5, ?2)",
+        [
+            r#"{"command":"true","n_gpus":1,"total_iterations":10,"iteration_time_s":1e308}"#,
+            r#"{"seq":7,"blox_id":7,"executed":null,"attained":null,"gpus":[0],"launches":1,
+               "live":{"attempt":0,"gpus":[0],"handle":"{}","stopping":false}}"#,
+        ],
+    )
+    .unwrap();
+    c.execute(
+        "UPDATE jobs SET run = json_set(run, '$.attained', json('null')) WHERE id = 1",
+        [],
+    )
+    .unwrap();
+    let ev = format!(
+        r#"{{"e":"arrived","t":5,"seq":{next_seq},"spec":{{"arrival":5,"n_gpus":1,"work_s":null}}}}"#
+    );
+    c.execute("INSERT INTO events (ev) VALUES (?1)", [ev])
+        .unwrap();
+    c.execute("INSERT INTO events (ev) VALUES ('not json at all')", [])
+        .unwrap();
+}
+
+/// Item 1 of issue 25: `--iteration-time 1e308` used to be accepted, then every job listing
+/// answered 500 ("bad run record") and a restarted server refused to start ("event log:
+/// invalid type: null"). Every value is now checked against its bounds before it is stored,
+/// and a state the server cannot read is reported and skipped, never fatal.
+#[test]
+fn a_bad_value_is_refused_and_a_damaged_state_does_not_stop_the_server() {
+    let dir = TempDir::new("bad-value");
+    let state = dir.0.join("state");
+    let mut s = Server::start(&state, &["--nodes", "1x2", "--round", "0.2"]);
+    for (body, field, bound) in [
+        (
+            r#"{"command": "true", "n_gpus": 1, "total_iterations": 10, "iteration_time_s": 1e308}"#,
+            "iteration_time_s",
+            "1e9",
+        ),
+        (
+            r#"{"command": "true", "n_gpus": 1, "duration_s": 1e12}"#,
+            "duration_s",
+            "1e9",
+        ),
+        (
+            r#"{"command": "true", "n_gpus": 1, "total_iterations": 100000000000000}"#,
+            "total_iterations",
+            "1000000000000",
+        ),
+        (
+            r#"{"command": "true", "n_gpus": 1, "cpus": 1e300}"#,
+            "cpus",
+            "1e6",
+        ),
+    ] {
+        let r = s.call("POST", "/v1/jobs", Some(body));
+        assert_eq!(r.status, 400, "{body}: {}", r.body);
+        assert_eq!(r.json()["field"], field, "{}", r.body);
+        let msg = r.json()["error"].as_str().unwrap().to_owned();
+        assert!(msg.contains(bound), "the error states the bound: {msg}");
+    }
+    let good = submit_ok(&s, r#"{"command": "true", "n_gpus": 1}"#);
+    wait_state(&s, good, "completed", Duration::from_secs(60));
+    let listing = s.call("GET", "/v1/jobs", None);
+    assert_eq!(listing.status, 200, "{}", listing.body);
+    assert_eq!(listing.json()["jobs"].as_array().unwrap().len(), 1);
+    s.stop();
+
+    damage(&state.join("state.sqlite"));
+    // The server starts, reports what it cannot read, fails the unreadable job and goes on.
+    let mut s = Server::start(&state, &["--nodes", "1x2", "--round", "0.2"]);
+    let jobs = s.call("GET", "/v1/jobs", None);
+    assert_eq!(jobs.status, 200, "{}", jobs.body);
+    let jobs = jobs.json()["jobs"].as_array().unwrap().clone();
+    assert_eq!(jobs.len(), 2, "{jobs:?}");
+    assert_eq!(jobs[0]["state"], "completed", "{jobs:?}");
+    let bad = &jobs[1];
+    assert_eq!(bad["state"], "failed", "{bad}");
+    let why = bad["exit_status"].as_str().unwrap();
+    assert!(
+        why.contains("unreadable") && why.contains("iteration_time_s"),
+        "{why}"
+    );
+    let log = s.log();
+    for needle in [
+        "kept without `work_s`",
+        "(`not json at all`)",
+        "marked failed",
+        "replaced by defaults",
+    ] {
+        assert!(
+            log.to_lowercase().contains(&needle.to_lowercase()),
+            "the log reports `{needle}`: {log}"
+        );
+    }
+    // New work runs as before, with fresh numbers.
+    let next = submit_ok(&s, r#"{"command": "true", "n_gpus": 2}"#);
+    let j = wait_state(&s, next, "completed", Duration::from_secs(60));
+    assert_eq!(j["launches"], 1, "{j}");
+    s.stop();
+    // And again after a restart: the repairs were written back.
+    let mut s = Server::start(&state, &["--nodes", "1x2", "--round", "0.2"]);
+    assert_eq!(s.call("GET", "/v1/jobs", None).status, 200);
+    assert_eq!(
+        s.call("GET", &format!("/v1/jobs/{}", bad["id"]), None)
+            .json()["state"],
+        "failed"
+    );
+    s.stop();
+    let csv = crate::common::read_jobs_csv(&state.join("out/jobs.csv"));
+    assert!(
+        csv.iter().filter(|r| r.completion_s.is_some()).count() == 2,
+        "{csv:?}"
+    );
+}
