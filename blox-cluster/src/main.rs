@@ -3,8 +3,8 @@
 
 use blox_admission::AdmissionConfig;
 use blox_cluster::{
-    parse_nodes, read_token, request, ClusterError, LocalConfig, LocalExecutor, LoopConfig,
-    RoundLoop, SlurmConfig, SlurmExecutor, Store,
+    parse_nodes, read_token, request, ClusterError, HttpLimits, LocalConfig, LocalExecutor,
+    LoopConfig, RoundLoop, SlurmConfig, SlurmExecutor, Store,
 };
 use blox_core::{Pipeline, Time};
 use blox_placement::PlacementConfig;
@@ -14,7 +14,6 @@ use nix::sys::signal::Signal;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// Run a Blox scheduler over real jobs: local processes (fake or real GPUs) or Slurm.
@@ -144,6 +143,19 @@ struct ServeArgs {
     /// Exit once every submitted job has ended.
     #[arg(long)]
     exit_when_done: bool,
+    /// HTTP API: connections served at once (one thread each); a connection beyond them is
+    /// answered 503 at once.
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    max_connections: usize,
+    /// HTTP API: seconds a client has to send its whole request (and to read the response);
+    /// a slower one gets 408 and is disconnected. A client never holds up another.
+    #[arg(
+        long,
+        default_value_t = 10.0,
+        value_name = "SECONDS",
+        allow_negative_numbers = true
+    )]
+    request_timeout: f64,
 }
 
 #[derive(Args)]
@@ -242,6 +254,12 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
         ));
     }
     let grace = secs("--grace", a.grace)?;
+    let request_timeout = secs("--request-timeout", a.request_timeout)?;
+    if request_timeout < Duration::from_millis(100) || a.max_connections == 0 {
+        return Err(ClusterError::Config(
+            "--request-timeout must be at least 0.1 s and --max-connections at least 1".into(),
+        ));
+    }
     let min_run = match a.min_run {
         Some(s) => secs("--min-run", s)?,
         None => round,
@@ -308,14 +326,20 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
         label,
     };
     let mut rl = RoundLoop::new(cfg, scheduler, executor, &db)?;
-    let server = tiny_http::Server::http(a.listen.as_str())
+    let listener = std::net::TcpListener::bind(a.listen.as_str())
         .map_err(|e| ClusterError::Config(format!("--listen {}: {e}", a.listen)))?;
-    let server = Arc::new(server);
-    let addr = server
-        .server_addr()
-        .to_ip()
-        .map(|a| a.to_string())
-        .unwrap_or_else(|| a.listen.clone());
+    let api = blox_cluster::Api {
+        db: db.clone(),
+        token,
+        inventory: inventory.clone(),
+        epoch,
+        limits: HttpLimits {
+            max_connections: a.max_connections,
+            request_timeout,
+        },
+    }
+    .spawn(listener)?;
+    let addr = api.addr().to_string();
     let addr_file = a.state.join("server.addr");
     std::fs::write(&addr_file, format!("{addr}\n")).map_err(|e| ClusterError::io(&addr_file, e))?;
     eprintln!(
@@ -324,22 +348,9 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
         inventory.nodes.len(),
         db.display()
     );
-    let api = blox_cluster::Api {
-        db: db.clone(),
-        token,
-        inventory,
-        epoch,
-    };
-    let srv = Arc::clone(&server);
-    let api_thread = std::thread::spawn(move || {
-        if let Err(e) = api.run(srv) {
-            eprintln!("blox-cluster: HTTP API stopped: {e}");
-        }
-    });
     let stop = blox_cluster::stop_flag()?;
     let result = rl.run(&stop);
-    server.unblock();
-    let _ = api_thread.join();
+    api.shutdown();
     let c = rl.counters();
     eprintln!(
         "blox-cluster: stopped ({} completed, {} failed, {} cancelled, {} preemptions)",

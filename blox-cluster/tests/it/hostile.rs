@@ -156,3 +156,105 @@ fn a_bad_value_is_refused_and_a_damaged_state_does_not_stop_the_server() {
         "{csv:?}"
     );
 }
+
+/// A connection that sends `data` and then nothing, left open.
+pub(crate) fn stall(addr: &str, data: &str) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut c = std::net::TcpStream::connect(addr).unwrap();
+    c.write_all(data.as_bytes()).unwrap();
+    c
+}
+
+/// The status code the server finally sends on `c` (it must send one and close: the read
+/// timeout is far above any request timeout used here).
+pub(crate) fn final_status(mut c: std::net::TcpStream) -> u16 {
+    use std::io::Read;
+    c.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let mut raw = String::new();
+    c.read_to_string(&mut raw)
+        .unwrap_or_else(|e| panic!("no answer: {e}"));
+    raw.split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP response: {raw:?}"))
+}
+
+/// Item 2 of issue 25: a `POST /v1/jobs` announcing `Content-Length: 2000` and then silent used
+/// to block every other client until it closed, even without a token. The token is now checked
+/// before the body is read, each connection has a thread of its own, and a client that does not
+/// send its whole request within `--request-timeout` gets 408 and is disconnected.
+#[test]
+fn a_stalled_client_blocks_nobody_and_is_cut_off() {
+    let dir = TempDir::new("stall");
+    let state = dir.0.join("state");
+    let s = Server::start(
+        &state,
+        &["--nodes", "1x2", "--round", "0.2", "--request-timeout", "2"],
+    );
+    let anonymous = stall(
+        &s.addr,
+        "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 2000\r\n\r\n",
+    );
+    let with_token = stall(
+        &s.addr,
+        &format!(
+            "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+             Content-Length: 2000\r\n\r\n{{\"command\"",
+            s.token
+        ),
+    );
+    let half_head = stall(&s.addr, "GET /v1/jobs HTTP/1.1\r\nHost: x\r\n");
+    // Every other client is served while they hang (the old server answered nobody; the
+    // client's own 30 s read timeout then failed these calls).
+    for _ in 0..3 {
+        assert_eq!(s.call("GET", "/v1/jobs", None).status, 200);
+    }
+    let id = submit_ok(&s, r#"{"command": "true", "n_gpus": 1}"#);
+    wait_state(&s, id, "completed", Duration::from_secs(60));
+    assert_eq!(
+        final_status(anonymous),
+        401,
+        "no token: refused, body unread"
+    );
+    assert_eq!(final_status(with_token), 408, "the body never came");
+    assert_eq!(final_status(half_head), 408, "the head never ended");
+    // Nothing of the stalled submission was stored.
+    let jobs = s.call("GET", "/v1/jobs", None).json();
+    assert_eq!(jobs["jobs"].as_array().unwrap().len(), 1, "{jobs}");
+}
+
+/// Connections beyond `--max-connections` are answered 503 at once (never queued behind slow
+/// ones), and the server serves again as soon as connections end.
+#[test]
+fn connections_beyond_the_cap_are_answered_at_once() {
+    let dir = TempDir::new("cap");
+    let state = dir.0.join("state");
+    let s = Server::start(
+        &state,
+        &[
+            "--nodes",
+            "1x2",
+            "--round",
+            "0.2",
+            "--max-connections",
+            "3",
+            "--request-timeout",
+            "600",
+        ],
+    );
+    let hogs: Vec<_> = (0..3)
+        .map(|_| stall(&s.addr, "GET /v1/jobs HTTP/1.1\r\n"))
+        .collect();
+    let r = s.call("GET", "/v1/jobs", None);
+    assert_eq!(r.status, 503, "{}", r.body);
+    assert!(r.body.contains("limit of 3 connections"), "{}", r.body);
+    drop(hogs);
+    let t0 = Instant::now();
+    while s.call("GET", "/v1/jobs", None).status != 200 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "connections were never released"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
