@@ -10,6 +10,7 @@
 //! | [`LocalExecutor`] | the `local` backend: one process per rank, one process group per launch, SIGTERM then SIGKILL |
 //! | [`SlurmExecutor`] | the `slurm` backend: one Slurm job per launch pinned with typed GRES, `scancel --signal` then `scancel` |
 //! | [`Store`] | all job state in SQLite (bundled), so a restarted server loses no job |
+//! | [`StateLock`] | one server per state folder: a `flock` held for the server's life, the holder's pid in `STATE/server.lock` |
 //! | [`Api`] | the HTTP API on loopback (elsewhere only with `--allow-remote`), bearer token from a 0600 file checked before any body is read, validated requests, paged job list; a thread per connection up to a cap, each request read against a deadline and size limits ([`HttpLimits`]), so no client holds up another |
 //! | [`request`] | a minimal HTTP/1.1 client for the command-line clients |
 //! | [`Submission`] | what a user submits (command, GPUs, iterations, model, CPU and memory needs) |
@@ -31,6 +32,7 @@ mod api;
 mod client;
 mod http;
 mod local;
+mod lock;
 mod metrics_tail;
 mod model;
 mod nodes;
@@ -43,6 +45,7 @@ pub use api::{check_listen, job_json, Api, ApiServer};
 pub use client::{request, HttpResponse};
 pub use http::HttpLimits;
 pub use local::{job_dir, LocalConfig, LocalExecutor};
+pub use lock::StateLock;
 pub use model::{
     FieldError, JobState, LiveRecord, RunRecord, Submission, MAX_COMMAND_BYTES, MAX_CPUS,
     MAX_ITERATIONS, MAX_MEM_GB, MAX_SECONDS, MAX_TEXT_BYTES,

@@ -68,7 +68,8 @@ enum Backend {
 
 #[derive(Args)]
 struct ServeArgs {
-    /// State folder: SQLite database, token, per-job folders, outputs.
+    /// State folder: SQLite database, token, per-job folders, outputs. One server per folder:
+    /// a second one started on it fails, naming the pid of the first (STATE/server.lock).
     #[arg(long, default_value = "blox-state", value_name = "DIR")]
     state: PathBuf,
     /// Address of the HTTP API (loopback by default; port 0 picks a free one, written to
@@ -242,6 +243,8 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
         eprintln!("blox-cluster: warning: {warning}");
     }
     private_state(&a.state)?;
+    // Before anything in the folder is read or written: one server per state folder.
+    let _lock = blox_cluster::StateLock::acquire(&a.state)?;
     let token_path = a
         .token_file
         .clone()

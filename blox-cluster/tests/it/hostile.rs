@@ -258,3 +258,73 @@ fn connections_beyond_the_cap_are_answered_at_once() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Start `serve` on `state` as a second server and wait (at most a minute) for it to give up;
+/// returns its stderr. Panics if it keeps running.
+pub(crate) fn second_server(state: &Path) -> String {
+    use std::process::{Command, Stdio};
+    let err = state.with_extension("second.log");
+    let mut c = Command::new(env!("CARGO_BIN_EXE_blox-cluster"))
+        .arg("serve")
+        .arg("--state")
+        .arg(state)
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--nodes",
+            "1x2",
+            "--round",
+            "0.2",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&err).unwrap())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(st) = c.try_wait().unwrap() {
+            break st;
+        }
+        if t0.elapsed() > Duration::from_secs(60) {
+            let _ = c.kill();
+            let _ = c.wait();
+            panic!(
+                "a second server on {} kept running: {}",
+                state.display(),
+                std::fs::read_to_string(&err).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let text = std::fs::read_to_string(&err).unwrap_or_default();
+    assert!(!status.success(), "the second server must fail: {text}");
+    text
+}
+
+/// Item 3 of issue 25: `serve --state S` started twice left both running, on one database and
+/// one set of jobs. The state folder now belongs to one server (a `flock` held for its life);
+/// a second start fails at once, naming the holder's pid, and changes nothing.
+#[test]
+fn a_second_server_on_the_same_state_is_refused_naming_the_first() {
+    let dir = TempDir::new("second");
+    let state = dir.0.join("state");
+    let mut s = Server::start(&state, &["--nodes", "1x2", "--round", "0.2"]);
+    let addr_before = std::fs::read_to_string(state.join("server.addr")).unwrap();
+    let err = second_server(&state);
+    assert!(
+        err.contains(&format!("pid {}", s.child.id())) && err.contains("in use"),
+        "the error names the first server's pid: {err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(state.join("server.addr")).unwrap(),
+        addr_before,
+        "the second server changed nothing"
+    );
+    let id = submit_ok(&s, r#"{"command": "true", "n_gpus": 1}"#);
+    wait_state(&s, id, "completed", Duration::from_secs(60));
+    // Once the first server is gone (even killed), the folder can be served again.
+    s.crash();
+    let s = Server::start(&state, &["--nodes", "1x2", "--round", "0.2"]);
+    assert_eq!(s.call("GET", &format!("/v1/jobs/{id}"), None).status, 200);
+}
