@@ -8,6 +8,14 @@
 //! command's exit code in an exit file; that file is how a restarted server learns how an adopted
 //! launch ended, so a finished job is never launched again.
 //!
+//! Every process of a launch is ended with it, also those that left its process group: each
+//! rank carries the launch's mark in its environment (`BLOX_LAUNCH_ID`, unique per launch),
+//! which every descendant inherits, including one that called `setsid` (a new session and
+//! group) or was double-forked into a daemon. When the launch ends, after its process group is
+//! killed, every process of this user whose environment carries the mark is killed too
+//! ([`sweep`]). Only a process that rebuilt its environment from scratch escapes (cgroups
+//! would be needed for those; the local backend needs no privileges).
+//!
 //! A launch is one job: when one rank fails (a non-zero exit, a signal, or vanished) while the
 //! others still run, and the launch is not being preempted, the whole process group is killed and
 //! the launch is reported as ended with the failed rank's status, so the job fails as a unit
@@ -65,6 +73,41 @@ struct RankHandle {
 struct Handle {
     pgid: i32,
     ranks: Vec<RankHandle>,
+    /// The launch's mark (`BLOX_LAUNCH_ID`); absent in handles written by older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mark: Option<String>,
+}
+
+/// The environment variable that marks every process of a launch.
+pub(crate) const MARK_VAR: &str = "BLOX_LAUNCH_ID";
+
+/// Kill (SIGKILL) every process of this user, other than this one, whose environment holds
+/// `BLOX_LAUNCH_ID=mark`; returns how many were signalled. Processes whose environment cannot
+/// be read (another user's) are left alone.
+pub(crate) fn sweep(mark: &str) -> usize {
+    let want = format!("{MARK_VAR}={mark}");
+    let me = std::process::id();
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return 0;
+    };
+    let mut killed = 0;
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(env) = fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        if env.split(|&b| b == 0).any(|v| v == want.as_bytes())
+            && nix::sys::signal::kill(Pid::from_raw(pid as i32), Signal::SIGKILL).is_ok()
+        {
+            killed += 1;
+        }
+    }
+    killed
 }
 
 struct Rank {
@@ -78,6 +121,7 @@ struct Rank {
 struct Running {
     attempt: u32,
     pgid: i32,
+    mark: Option<String>,
     ranks: Vec<Rank>,
     tail: MetricsTail,
     launched: Instant,
@@ -194,6 +238,12 @@ impl Executor for LocalExecutor {
             .address
             .clone();
         let metrics = dir.join("metrics.jsonl");
+        let mark = format!(
+            "{}#{}@{}",
+            dir.display(),
+            l.attempt,
+            crate::store::unix_ms()
+        );
         let mut ranks: Vec<Rank> = Vec::new();
         let mut pgid = 0i32;
         let world = l.gpus.len() as u32;
@@ -227,6 +277,7 @@ impl Executor for LocalExecutor {
                 cmd.envs(env)
                     .env("BLOX_COMMAND", l.command)
                     .env("BLOX_EXIT_FILE", &exit_file)
+                    .env(MARK_VAR, &mark)
                     .current_dir(&dir)
                     .stdin(Stdio::null())
                     .stdout(log)
@@ -237,6 +288,7 @@ impl Executor for LocalExecutor {
                     Err(e) => {
                         if pgid != 0 {
                             let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+                            sweep(&mark);
                         }
                         return Err(err(job, "spawn", e));
                     }
@@ -267,12 +319,14 @@ impl Executor for LocalExecutor {
                     start: r.start,
                 })
                 .collect(),
+            mark: Some(mark.clone()),
         };
         self.running.insert(
             job,
             Running {
                 attempt: l.attempt,
                 pgid,
+                mark: Some(mark),
                 ranks,
                 tail: MetricsTail::from_end(metrics, l.attempt),
                 launched: Instant::now(),
@@ -326,8 +380,19 @@ impl Executor for LocalExecutor {
                     })
                     .or_else(|| statuses.iter().copied().find(|s| *s == ExitStatus::Lost))
                     .unwrap_or(ExitStatus::Code(0));
-                // Stragglers of the group (e.g. a command's own children) go with it.
+                // Stragglers go with it: the group (e.g. a command's own children), then any
+                // process of the launch that left the group (`setsid`, a daemon).
                 let _ = killpg(Pid::from_raw(r.pgid), Signal::SIGKILL);
+                if let Some(mark) = &r.mark {
+                    let n = sweep(mark);
+                    if n > 0 {
+                        eprintln!(
+                            "blox-cluster: job {job} attempt {}: killed {n} process(es) that \
+                             outlived the launch outside its process group",
+                            r.attempt
+                        );
+                    }
+                }
                 out.push(ExecEvent::Exited {
                     job,
                     attempt: r.attempt,
@@ -382,6 +447,11 @@ impl Executor for LocalExecutor {
                 || r.exit_file.exists()
         });
         if !any_alive {
+            // Nothing to watch: end what may be left of it outside its group before the job is
+            // requeued.
+            if let Some(mark) = &h.mark {
+                sweep(mark);
+            }
             return Ok(false);
         }
         self.running.insert(
@@ -389,6 +459,7 @@ impl Executor for LocalExecutor {
             Running {
                 attempt: l.attempt,
                 pgid: h.pgid,
+                mark: h.mark.clone(),
                 ranks,
                 tail: MetricsTail::new(dir.join("metrics.jsonl"), 0, l.attempt),
                 launched: Instant::now(),

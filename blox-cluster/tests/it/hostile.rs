@@ -328,3 +328,32 @@ fn a_second_server_on_the_same_state_is_refused_naming_the_first() {
     let s = Server::start(&state, &["--nodes", "1x2", "--round", "0.2"]);
     assert_eq!(s.call("GET", &format!("/v1/jobs/{id}"), None).status, 200);
 }
+
+/// Item 6 of issue 25: a 900 KB command was accepted and then failed at every launch
+/// ("Argument list too long": each rank gets the command in one environment variable, which
+/// Linux limits to 128 KiB). It is now refused at submission, stating the bound; a command at
+/// the bound runs.
+#[test]
+fn a_command_too_long_to_launch_is_refused_at_submission() {
+    let dir = TempDir::new("long-command");
+    let state = dir.0.join("state");
+    let s = Server::start(&state, &["--nodes", "1x2", "--round", "0.2"]);
+    let huge = format!("true {}", "x".repeat(900 * 1024));
+    let body = serde_json::json!({"command": huge, "n_gpus": 1}).to_string();
+    let r = s.call("POST", "/v1/jobs", Some(&body));
+    assert_eq!(r.status, 400, "{}", &r.body[..r.body.len().min(300)]);
+    assert_eq!(r.json()["field"], "command");
+    let msg = r.json()["error"].as_str().unwrap().to_owned();
+    assert!(
+        msg.contains(&blox_cluster::MAX_COMMAND_BYTES.to_string()),
+        "{msg}"
+    );
+    // The longest command accepted launches (a comment pads it to the bound).
+    let pad = blox_cluster::MAX_COMMAND_BYTES - "true #".len();
+    let longest = format!("true #{}", "x".repeat(pad));
+    assert_eq!(longest.len(), blox_cluster::MAX_COMMAND_BYTES);
+    let body = serde_json::json!({"command": longest, "n_gpus": 1}).to_string();
+    let id = submit_ok(&s, &body);
+    let j = wait_state(&s, id, "completed", Duration::from_secs(60));
+    assert_eq!(j["exit_status"], "exit 0", "{}", j["exit_status"]);
+}

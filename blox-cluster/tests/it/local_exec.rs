@@ -154,3 +154,59 @@ while :; do sleep 0.05; done"#;
         "the command finished saving before the launch was reported as ended"
     );
 }
+
+/// Whether process `pid` is gone (or a zombie nobody reaped yet).
+fn gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().next())
+            .is_some_and(|state| state == "Z" || state == "X"),
+    }
+}
+
+/// Item 6 of issue 25: a command that starts a process with `setsid` (a session and process
+/// group of its own) or double-forks a daemon used to leave it running after its job ended:
+/// killing the launch's process group does not reach it. The launch's mark in the environment
+/// does, and every process carrying it is ended with the launch.
+#[test]
+fn processes_that_left_the_group_end_with_their_launch() {
+    let _g = serial();
+    let dir = TempDir::new("exec-setsid");
+    let spec = JobSpec::new(Time::ZERO, 1, 10.0);
+    let gpus = [GpuId(0)];
+    let mut exec = executor(&dir);
+    // One escapes with setsid, one is a daemon (double fork, new session, no stdio); the
+    // command itself ends at once, successfully.
+    let command = r#"setsid sleep 300 & echo $! > escaped.pid
+setsid sh -c 'sleep 301 < /dev/null > /dev/null 2>&1 & echo $! > daemon.pid' < /dev/null > /dev/null 2>&1
+while [ ! -s daemon.pid ]; do sleep 0.05; done
+exit 0"#;
+    let l = Launch::new(JobId(1), 0, &spec, command, &gpus, false);
+    exec.launch(&l).unwrap();
+    assert!(wait_exit(&mut exec, JobId(1), Duration::from_secs(30)).success());
+    let job = dir.0.join("jobs/1");
+    let pids: Vec<i32> = ["escaped.pid", "daemon.pid"]
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(job.join(f))
+                .unwrap_or_else(|e| panic!("{f}: {e}"))
+                .trim()
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    // SIGKILL is delivered at once; give the kernel time to tear them down.
+    let t0 = Instant::now();
+    while !pids.iter().all(|&p| gone(p)) {
+        if t0.elapsed() > Duration::from_secs(20) {
+            for &p in &pids {
+                let _ = kill(Pid::from_raw(p), Signal::SIGKILL);
+            }
+            panic!("a process of the finished launch is still running: {pids:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
