@@ -155,6 +155,26 @@ fn err(job: JobId, what: &str, e: impl std::fmt::Display) -> ExecError {
     ExecError::new(format!("local backend: job {job}: {what}: {e}"))
 }
 
+/// The one outcome of a launch whose ranks ended with `statuses`.
+///
+/// A rank's exit 0 means it finished the job's work (the launch contract: a preempted job
+/// exits non-zero). So a launch that was being preempted and one of whose ranks exited 0 is
+/// complete, whatever the signal did to the other ranks (they were stopped while finishing, or
+/// checkpointed the finished state): completing and preempting a launch is one decision, and a
+/// finished job is never requeued to finish again. Otherwise the first failing rank's status
+/// counts (a non-zero code, else a signal, else lost), and a launch whose ranks all exited 0 is
+/// complete.
+fn launch_status(statuses: &[ExitStatus], preempted: bool) -> ExitStatus {
+    if preempted && statuses.iter().any(|s| s.success()) {
+        return ExitStatus::Code(0);
+    }
+    let first = |f: fn(&ExitStatus) -> bool| statuses.iter().copied().find(f);
+    first(|s| matches!(s, ExitStatus::Code(c) if *c != 0))
+        .or_else(|| first(|s| matches!(s, ExitStatus::Signal(_))))
+        .or_else(|| first(|s| *s == ExitStatus::Lost))
+        .unwrap_or(ExitStatus::Code(0))
+}
+
 impl LocalExecutor {
     /// A local executor.
     pub fn new(mut cfg: LocalConfig) -> Result<Self, ExecError> {
@@ -244,6 +264,10 @@ impl Executor for LocalExecutor {
             l.attempt,
             crate::store::unix_ms()
         );
+        // Follow the metrics file from its end now, before any rank can write its `started`
+        // line (a tail opened after the spawns could skip it, and the launch would not be
+        // signalled before START_WAIT).
+        let tail = MetricsTail::from_end(metrics.clone(), l.attempt);
         let mut ranks: Vec<Rank> = Vec::new();
         let mut pgid = 0i32;
         let world = l.gpus.len() as u32;
@@ -328,7 +352,7 @@ impl Executor for LocalExecutor {
                 pgid,
                 mark: Some(mark),
                 ranks,
-                tail: MetricsTail::from_end(metrics, l.attempt),
+                tail,
                 launched: Instant::now(),
                 preempt: None,
                 signalled: None,
@@ -368,18 +392,7 @@ impl Executor for LocalExecutor {
             }
             if all_done {
                 let statuses: Vec<ExitStatus> = r.ranks.iter().filter_map(|k| k.done).collect();
-                let status = statuses
-                    .iter()
-                    .copied()
-                    .find(|s| matches!(s, ExitStatus::Code(c) if *c != 0))
-                    .or_else(|| {
-                        statuses
-                            .iter()
-                            .copied()
-                            .find(|s| matches!(s, ExitStatus::Signal(_)))
-                    })
-                    .or_else(|| statuses.iter().copied().find(|s| *s == ExitStatus::Lost))
-                    .unwrap_or(ExitStatus::Code(0));
+                let status = launch_status(&statuses, r.preempt.is_some());
                 // Stragglers go with it: the group (e.g. a command's own children), then any
                 // process of the launch that left the group (`setsid`, a daemon).
                 let _ = killpg(Pid::from_raw(r.pgid), Signal::SIGKILL);

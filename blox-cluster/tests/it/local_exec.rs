@@ -210,3 +210,96 @@ exit 0"#;
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Poll until `file` exists (at most a minute), returning the events seen meanwhile.
+fn poll_until_file(exec: &mut LocalExecutor, file: &std::path::Path) -> Vec<ExecEvent> {
+    let t0 = Instant::now();
+    let mut evs = Vec::new();
+    while !file.exists() {
+        exec.poll(&mut evs).unwrap();
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "{} never appeared",
+            file.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    exec.poll(&mut evs).unwrap();
+    evs
+}
+
+/// Item 5 of issue 25: under LAS a 2-GPU job whose rank 0 finished while rank 1 was being
+/// preempted was requeued (rank 1's exit 143 made the launch's status) and ran, and finished,
+/// again. A launch being preempted one of whose ranks exited 0 (finished the job) is now
+/// complete, whichever came first: the completion seen before the preemption, or the signal
+/// sent before rank 0's exit.
+#[test]
+fn a_rank_that_finished_makes_a_preempted_launch_complete_in_either_order() {
+    let _g = serial();
+    let dir = TempDir::new("exec-finish-preempt");
+    let spec = JobSpec::new(Time::ZERO, 2, 10.0);
+    let gpus = [GpuId(0), GpuId(1)];
+    let mut exec = executor(&dir);
+
+    // Order 1: rank 0 finishes, the executor sees it, then the preemption comes; rank 1
+    // checkpoints and exits 143 on the signal.
+    let command = r#"if [ "$dist_rank" = 0 ]; then exit 0; fi
+trap 'exit 143' TERM
+echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
+while :; do sleep 0.05; done"#;
+    let l = Launch::new(JobId(1), 0, &spec, command, &gpus, false);
+    exec.launch(&l).unwrap();
+    let evs = poll_until_file(&mut exec, &dir.0.join("jobs/1/attempt0.rank0.exit"));
+    assert!(
+        !evs.iter().any(|e| matches!(e, ExecEvent::Exited { .. })),
+        "rank 1 still runs: {evs:?}"
+    );
+    exec.preempt(JobId(1), Duration::from_secs(30)).unwrap();
+    assert_eq!(
+        wait_exit(&mut exec, JobId(1), Duration::from_secs(60)),
+        ExitStatus::Code(0),
+        "rank 0 finished the job: the launch is complete, not preempted"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.0.join("jobs/1/attempt0.rank1.exit"))
+            .unwrap()
+            .trim(),
+        "143",
+        "rank 1 was stopped by the preemption"
+    );
+
+    // Order 2: the preemption signal is sent first; rank 0 then finishes (exit 0) and only
+    // after that does rank 1 exit 143.
+    let command = r#"echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
+if [ "$dist_rank" = 0 ]; then
+  trap 'touch term0' TERM
+  while [ ! -f term0 ]; do sleep 0.05; done
+  touch done0; exit 0
+fi
+trap 'while [ ! -f done0 ]; do sleep 0.05; done; exit 143' TERM
+while :; do sleep 0.05; done"#;
+    let l = Launch::new(JobId(2), 0, &spec, command, &gpus, false);
+    exec.launch(&l).unwrap();
+    let started = dir.0.join("jobs/2/metrics.jsonl");
+    poll_until_file(&mut exec, &started);
+    exec.preempt(JobId(2), Duration::from_secs(30)).unwrap();
+    assert_eq!(
+        wait_exit(&mut exec, JobId(2), Duration::from_secs(60)),
+        ExitStatus::Code(0),
+        "rank 0 finished after the signal: still complete"
+    );
+    assert!(dir.0.join("jobs/2/term0").exists(), "the signal came first");
+
+    // A preempted launch no rank of which finished is preempted (exit 143), as before.
+    let command = r#"trap 'exit 143' TERM
+echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
+while :; do sleep 0.05; done"#;
+    let l = Launch::new(JobId(3), 0, &spec, command, &gpus, false);
+    exec.launch(&l).unwrap();
+    poll_until_file(&mut exec, &dir.0.join("jobs/3/metrics.jsonl"));
+    exec.preempt(JobId(3), Duration::from_secs(30)).unwrap();
+    assert_eq!(
+        wait_exit(&mut exec, JobId(3), Duration::from_secs(60)),
+        ExitStatus::Code(143)
+    );
+}
