@@ -33,6 +33,7 @@ mod client;
 mod http;
 mod local;
 mod lock;
+mod logsink;
 mod metrics_tail;
 mod model;
 mod nodes;
@@ -44,8 +45,9 @@ mod token;
 pub use api::{check_listen, job_json, Api, ApiServer};
 pub use client::{request, HttpResponse};
 pub use http::HttpLimits;
-pub use local::{job_dir, LocalConfig, LocalExecutor};
+pub use local::{job_dir, JobLogs, LocalConfig, LocalExecutor};
 pub use lock::StateLock;
+pub use logsink::{log_sink, MIN_LOG_LIMIT, SINK_FAILED};
 pub use model::{
     FieldError, JobState, LiveRecord, RunRecord, Submission, MAX_COMMAND_BYTES, MAX_CPUS,
     MAX_ITERATIONS, MAX_MEM_GB, MAX_SECONDS, MAX_TEXT_BYTES,

@@ -60,6 +60,25 @@ pub struct LocalConfig {
     pub jobs_dir: PathBuf,
     /// The preemption signal (SIGTERM by default).
     pub signal: Signal,
+    /// Where each rank's output goes.
+    pub logs: JobLogs,
+}
+
+/// Where each rank's output (stdout and stderr) goes: `rankR.log` in the job's folder, kept
+/// across attempts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JobLogs {
+    /// Straight into the file, without a cap.
+    Unlimited,
+    /// Through `PROGRAM log-sink` (`PROGRAM` being the `blox-cluster` program; see
+    /// [`crate::log_sink`]), which keeps the last `max_bytes` of the file. A log that cannot be
+    /// written (a full disk) ends the launch and fails the job with the error as its reason.
+    Capped {
+        /// The `blox-cluster` program.
+        program: PathBuf,
+        /// The cap, in bytes (at least [`crate::MIN_LOG_LIMIT`]).
+        max_bytes: u64,
+    },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -116,6 +135,8 @@ struct Rank {
     child: Option<Child>,
     exit_file: PathBuf,
     done: Option<ExitStatus>,
+    /// Its log sink ([`JobLogs::Capped`]), while this executor started it and it runs.
+    sink: Option<Child>,
 }
 
 struct Running {
@@ -128,12 +149,16 @@ struct Running {
     preempt: Option<Duration>,
     signalled: Option<Instant>,
     killed: bool,
+    /// The launch is being ended for a failure of its own (its log could not be written).
+    failing: bool,
 }
 
 /// The local executor.
 pub struct LocalExecutor {
     cfg: LocalConfig,
     running: BTreeMap<JobId, Running>,
+    /// Log sinks of ended launches, still writing their last output (reaped when they exit).
+    sinks: Vec<(JobId, Child)>,
 }
 
 /// The folder of one job.
@@ -153,6 +178,30 @@ fn proc_start(pid: i32) -> Option<(char, u64)> {
 
 fn err(job: JobId, what: &str, e: impl std::fmt::Display) -> ExecError {
     ExecError::new(format!("local backend: job {job}: {what}: {e}"))
+}
+
+/// End a log sink that will not be used (its input is closed, so it exits at once) and reap it.
+fn self_reap(mut sink: Child) {
+    let _ = sink.kill();
+    let _ = sink.wait();
+}
+
+/// Whether a log sink has exited; if it failed, why.
+fn sink_ended(sink: &mut Child) -> Option<Result<(), String>> {
+    let st = sink.try_wait().ok()??;
+    if st.success() {
+        return Some(Ok(()));
+    }
+    let mut said = String::new();
+    if let Some(mut e) = sink.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut said);
+    }
+    let said = said.trim();
+    Some(Err(if said.is_empty() {
+        format!("its log sink ended ({st})")
+    } else {
+        said.to_owned()
+    }))
 }
 
 /// The one outcome of a launch whose ranks ended with `statuses`.
@@ -182,10 +231,76 @@ impl LocalExecutor {
         fs::create_dir_all(&cfg.jobs_dir).map_err(io)?;
         // Jobs run in their own folder: every path handed to them must be absolute.
         cfg.jobs_dir = fs::canonicalize(&cfg.jobs_dir).map_err(io)?;
+        if let JobLogs::Capped { max_bytes, .. } = cfg.logs {
+            if max_bytes < crate::MIN_LOG_LIMIT {
+                return Err(ExecError::new(format!(
+                    "local backend: a log cap of {max_bytes} bytes is below the minimum of {} \
+                     bytes",
+                    crate::MIN_LOG_LIMIT
+                )));
+            }
+        }
         Ok(LocalExecutor {
             cfg,
             running: BTreeMap::new(),
+            sinks: Vec::new(),
         })
+    }
+
+    /// The stdout and stderr of a rank whose log is `path`, and its log sink if logs are
+    /// capped.
+    fn rank_log(
+        &self,
+        job: JobId,
+        path: &Path,
+    ) -> Result<(Stdio, Stdio, Option<Child>), ExecError> {
+        match &self.cfg.logs {
+            JobLogs::Unlimited => {
+                let log = fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| err(job, "log file", e))?;
+                let log2 = log.try_clone().map_err(|e| err(job, "log file", e))?;
+                Ok((log.into(), log2.into(), None))
+            }
+            JobLogs::Capped { program, max_bytes } => {
+                let mut sink = Command::new(program)
+                    .arg("log-sink")
+                    .arg("--max-bytes")
+                    .arg(max_bytes.to_string())
+                    .arg(path)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    // Not in the job's group: the preemption signal is not for it.
+                    .process_group(0)
+                    .spawn()
+                    .map_err(|e| err(job, &format!("log sink {}", program.display()), e))?;
+                let pipe: std::os::fd::OwnedFd = sink.stdin.take().expect("piped").into();
+                match pipe.try_clone() {
+                    Ok(pipe2) => Ok((pipe.into(), pipe2.into(), Some(sink))),
+                    Err(e) => {
+                        drop(pipe);
+                        self_reap(sink);
+                        Err(err(job, "log pipe", e))
+                    }
+                }
+            }
+        }
+    }
+
+    /// A launch that could not be completed: end what of it was started.
+    fn abandon(&mut self, job: JobId, pgid: i32, mark: &str, ranks: &mut [Rank]) {
+        if pgid != 0 {
+            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+            sweep(mark);
+        }
+        for r in ranks.iter_mut() {
+            if let Some(s) = r.sink.take() {
+                self.sinks.push((job, s));
+            }
+        }
     }
 
     fn exit_file(dir: &Path, attempt: u32, rank: u32) -> PathBuf {
@@ -276,12 +391,14 @@ impl Executor for LocalExecutor {
                 let rank = slice.first_rank + local_rank as u32;
                 let exit_file = Self::exit_file(&dir, l.attempt, rank);
                 let _ = fs::remove_file(&exit_file);
-                let log = fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(dir.join(format!("rank{rank}.log")))
-                    .map_err(|e| err(job, "log file", e))?;
-                let log2 = log.try_clone().map_err(|e| err(job, "log file", e))?;
+                let (log, log2, sink) =
+                    match self.rank_log(job, &dir.join(format!("rank{rank}.log"))) {
+                        Ok(x) => x,
+                        Err(e) => {
+                            self.abandon(job, pgid, &mark, &mut ranks);
+                            return Err(e);
+                        }
+                    };
                 let mut cmd = Command::new("/bin/sh");
                 cmd.arg("-c").arg(WRAPPER).arg("blox-job");
                 let env = job_env(
@@ -307,13 +424,16 @@ impl Executor for LocalExecutor {
                     .stdout(log)
                     .stderr(log2)
                     .process_group(pgid);
-                let child = match cmd.spawn() {
+                let spawned = cmd.spawn();
+                // The rank holds its ends of the log pipe now; this process must not.
+                drop(cmd);
+                let child = match spawned {
                     Ok(c) => c,
                     Err(e) => {
-                        if pgid != 0 {
-                            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
-                            sweep(&mark);
+                        if let Some(s) = sink {
+                            self.sinks.push((job, s));
                         }
+                        self.abandon(job, pgid, &mark, &mut ranks);
                         return Err(err(job, "spawn", e));
                     }
                 };
@@ -327,6 +447,7 @@ impl Executor for LocalExecutor {
                     child: Some(child),
                     exit_file,
                     done: None,
+                    sink,
                 });
             }
         }
@@ -357,6 +478,7 @@ impl Executor for LocalExecutor {
                 preempt: None,
                 signalled: None,
                 killed: false,
+                failing: false,
             },
         );
         serde_json::to_string(&handle).map_err(|e| err(job, "handle", e))
@@ -373,8 +495,37 @@ impl Executor for LocalExecutor {
 
     fn poll(&mut self, out: &mut Vec<ExecEvent>) -> Result<(), ExecError> {
         let mut ended = Vec::new();
+        // Sinks of ended launches: reap them (and report a late failure).
+        self.sinks.retain_mut(|(job, s)| match sink_ended(s) {
+            None => true,
+            Some(Ok(())) => false,
+            Some(Err(why)) => {
+                eprintln!("blox-cluster: job {job}: job log: {why}");
+                false
+            }
+        });
         for (&job, r) in &mut self.running {
             r.tail.poll(job, out);
+            // A log that cannot be written ends the launch: the job fails with the reason.
+            for (k, rank) in r.ranks.iter_mut().enumerate() {
+                let Some(ended) = rank.sink.as_mut().and_then(sink_ended) else {
+                    continue;
+                };
+                rank.sink = None;
+                if let (Err(why), false) = (ended, r.failing) {
+                    r.failing = true;
+                    r.killed = true;
+                    let _ = killpg(Pid::from_raw(r.pgid), Signal::SIGKILL);
+                    if let Some(mark) = &r.mark {
+                        sweep(mark);
+                    }
+                    out.push(ExecEvent::Failing {
+                        job,
+                        attempt: r.attempt,
+                        reason: format!("rank {k}'s log could not be written: {why}"),
+                    });
+                }
+            }
             let mut all_done = true;
             let mut one_failed = false;
             for rank in &mut r.ranks {
@@ -429,7 +580,14 @@ impl Executor for LocalExecutor {
             }
         }
         for job in ended {
-            self.running.remove(&job);
+            if let Some(r) = self.running.remove(&job) {
+                // Their input ends with the launch's last process; they finish on their own.
+                for rank in r.ranks {
+                    if let Some(s) = rank.sink {
+                        self.sinks.push((job, s));
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -452,6 +610,7 @@ impl Executor for LocalExecutor {
                 child: None,
                 exit_file: Self::exit_file(&dir, l.attempt, i as u32),
                 done: None,
+                sink: None,
             })
             .collect();
         // A launch is worth adopting if a rank still runs or left its exit code.
@@ -479,6 +638,7 @@ impl Executor for LocalExecutor {
                 preempt: None,
                 signalled: None,
                 killed: false,
+                failing: false,
             },
         );
         Ok(true)

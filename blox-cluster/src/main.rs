@@ -3,8 +3,8 @@
 
 use blox_admission::AdmissionConfig;
 use blox_cluster::{
-    parse_nodes, read_token, request, ClusterError, HttpLimits, LocalConfig, LocalExecutor,
-    LoopConfig, RoundLoop, SlurmConfig, SlurmExecutor, Store,
+    parse_nodes, read_token, request, ClusterError, HttpLimits, JobLogs, LocalConfig,
+    LocalExecutor, LoopConfig, RoundLoop, SlurmConfig, SlurmExecutor, Store,
 };
 use blox_core::{Pipeline, Time};
 use blox_placement::PlacementConfig;
@@ -55,6 +55,16 @@ enum Cmd {
         action: Option<String>,
         /// The node's name (as `nodes` lists it).
         node: Option<String>,
+    },
+    /// Internal: copy standard input to a job's log, keeping its last BYTES (run by the local
+    /// backend for each rank).
+    #[command(hide = true)]
+    LogSink {
+        /// The cap in bytes (0: none).
+        #[arg(long, value_name = "BYTES")]
+        max_bytes: u64,
+        /// The log file.
+        file: PathBuf,
     },
 }
 
@@ -144,6 +154,12 @@ struct ServeArgs {
     /// Exit once every submitted job has ended.
     #[arg(long)]
     exit_when_done: bool,
+    /// Local backend: the most bytes kept of each rank's log (STATE/jobs/ID/rankR.log, stdout
+    /// and stderr): beyond it the log keeps its last half, after a line counting what was
+    /// dropped. 0: no limit. A log that cannot be written (full disk) fails its job, with the
+    /// error as the reason; the server goes on.
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+    log_limit: u64,
     /// HTTP API: connections served at once (one thread each); a connection beyond them is
     /// answered 503 at once.
     #[arg(long, default_value_t = 64, value_name = "N")]
@@ -275,6 +291,20 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
         a.policy.build(&env).map_err(cfg_err)?,
         a.placement.build().map_err(cfg_err)?,
     );
+    let logs = match a.log_limit {
+        0 => JobLogs::Unlimited,
+        n if n < blox_cluster::MIN_LOG_LIMIT => {
+            return Err(ClusterError::Config(format!(
+                "--log-limit {n}: at least {} bytes, or 0 for no limit",
+                blox_cluster::MIN_LOG_LIMIT
+            )))
+        }
+        n => JobLogs::Capped {
+            program: std::env::current_exe()
+                .map_err(|e| ClusterError::Config(format!("finding this program: {e}")))?,
+            max_bytes: n,
+        },
+    };
     let db = a.state.join("state.sqlite");
     let epoch = Store::open(&db)?.epoch()?;
     let executor: blox_core::BoxExecutor = match a.backend {
@@ -284,6 +314,7 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
                     .map_err(ClusterError::Config)?,
                 jobs_dir: a.state.join("jobs"),
                 signal,
+                logs,
             })
             .map_err(|e| ClusterError::Exec(e.0))?,
         ),
@@ -407,6 +438,10 @@ fn print(v: &Value) {
 
 fn run(cli: Cli) -> Result<(), ClusterError> {
     match cli.cmd {
+        Cmd::LogSink { max_bytes, file } => {
+            blox_cluster::log_sink(&file, max_bytes, std::io::stdin().lock())
+                .map_err(|e| ClusterError::Io(format!("{e}")))
+        }
         Cmd::Serve(a) => serve(a),
         Cmd::Submit(s) => {
             let mut body = json!({ "command": s.command.join(" "), "n_gpus": s.gpus });
@@ -471,8 +506,15 @@ fn run(cli: Cli) -> Result<(), ClusterError> {
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    let sink = matches!(cli.cmd, Cmd::LogSink { .. });
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if sink => {
+            // The local backend reads this line as the reason the job failed.
+            eprintln!("{e}");
+            ExitCode::from(blox_cluster::SINK_FAILED as u8)
+        }
         Err(e) => {
             eprintln!("blox-cluster: {e}");
             ExitCode::FAILURE

@@ -131,6 +131,9 @@ struct Live {
     working: Option<Time>,
     /// The job's iteration count up to which this launch's service has been credited.
     credited_iter: u64,
+    /// Why the executor is ending it, when it fails for a reason of the executor's
+    /// ([`ExecEvent::Failing`]): the job then fails with it.
+    failure: Option<String>,
 }
 
 /// The loop: a scheduler, the one round driver (`blox_sim::Driver`, the same as the simulator's)
@@ -176,6 +179,11 @@ struct Server<E> {
     min_run: Time,
     /// This round's decisions that the leases keep from being applied.
     deferred: lease::Deferred,
+    /// The error of the last write to the state database, while it fails (changes are then
+    /// held in memory; see [`RoundLoop::tick`]).
+    unsaved: Option<String>,
+    /// The error of the last write of the outputs, while it fails.
+    outputs_error: Option<String>,
 }
 
 fn gpus_u32(g: &[GpuId]) -> Vec<u32> {
@@ -344,6 +352,7 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
                                 launched: now,
                                 working: Some(now),
                                 credited_iter: e.run.iterations,
+                                failure: None,
                             },
                         );
                     }
@@ -434,6 +443,8 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
                 cluster_log: blox_metrics::ClusterLog::new(inventory.total_gpus()),
                 min_run,
                 deferred: lease::Deferred::default(),
+                unsaved: None,
+                outputs_error: None,
             },
         })
     }
@@ -448,7 +459,8 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
     pub fn run(&mut self, stop: &AtomicBool) -> Result<(), ClusterError> {
         loop {
             self.tick()?;
-            if stop.load(Ordering::SeqCst) || (self.st.cfg.exit_when_done && self.st.done()) {
+            let done = self.st.cfg.exit_when_done && self.st.done() && self.st.unsaved.is_none();
+            if stop.load(Ordering::SeqCst) || done {
                 self.write_outputs()?;
                 return Ok(());
             }
@@ -457,12 +469,22 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
     }
 
     /// One tick: poll, cancel, credit, launch, and a round when one is due.
+    ///
+    /// When the state database cannot be written (a full disk, a lock held too long), the
+    /// server does not stop: it keeps watching its launches and keeps every change in memory,
+    /// but decides and launches nothing new (a launch the database does not know of could run
+    /// twice after a restart) until a write succeeds; it retries every tick.
     pub fn tick(&mut self) -> Result<(), ClusterError> {
         let st = &mut self.st;
         let wall = Time(unix_ms().saturating_sub(st.epoch));
         st.now = st.now.max(wall);
         let now = st.now;
         st.poll(now)?;
+        if st.unsaved.is_some() {
+            st.credit(now);
+            st.save();
+            return Ok(());
+        }
         st.cancels(now)?;
         st.credit(now);
         st.launch_ready(now)?;
@@ -471,10 +493,19 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
             let st = &mut self.st;
             st.launch_ready(now)?;
             st.next_round = Time((now.0 / st.round_len.0 + 1) * st.round_len.0);
-            st.flush()?;
-            self.write_outputs()?;
+            st.save();
+            if let Err(e) = self.write_outputs() {
+                // The outputs are rewritten every round: report, and try again next round.
+                let msg = e.to_string();
+                if self.st.outputs_error.as_ref() != Some(&msg) {
+                    eprintln!("blox-cluster: outputs not written: {msg}");
+                    self.st.outputs_error = Some(msg);
+                }
+            } else {
+                self.st.outputs_error = None;
+            }
         } else {
-            self.st.flush()?;
+            self.st.save();
         }
         Ok(())
     }
@@ -604,6 +635,16 @@ impl<E: Executor> Server<E> {
                         }
                     }
                 }
+                ExecEvent::Failing {
+                    job,
+                    attempt,
+                    reason,
+                } => {
+                    if let Some(l) = self.lives.get_mut(&job).filter(|l| l.attempt == attempt) {
+                        eprintln!("blox-cluster: job {job} attempt {attempt}: {reason}");
+                        l.failure = Some(reason);
+                    }
+                }
                 ExecEvent::Exited {
                     job,
                     attempt,
@@ -622,6 +663,17 @@ impl<E: Executor> Server<E> {
                     if cancelling {
                         self.counters.cancelled += 1;
                         self.set_state(job, JobState::Cancelled);
+                    } else if let Some(reason) = &live.failure {
+                        // Ended by the executor for a failure of its own (e.g. its log could
+                        // not be written): the job fails with the reason, and only it.
+                        if let Some(j) = self.table.remove(job) {
+                            self.cluster.release(&j.gpus);
+                        }
+                        self.counters.failed += 1;
+                        if let Some((_, e)) = self.entry(job) {
+                            e.state = JobState::Failed;
+                            e.run.exit_status = Some(format!("{reason} ({status})"));
+                        }
                     } else if live.stopping && !status.success() {
                         let st = if running_now {
                             JobState::Starting
@@ -782,6 +834,7 @@ impl<E: Executor> Server<E> {
                             launched: now,
                             working: None,
                             credited_iter,
+                            failure: None,
                         },
                     );
                     self.credited_to.insert(id, now);
@@ -914,7 +967,29 @@ impl<E: Executor> Server<E> {
         }
     }
 
-    /// Write every change to the database.
+    /// [`Server::flush`], holding the changes in memory if the database cannot be written
+    /// (see [`RoundLoop::tick`]); reports the first failure and the recovery.
+    fn save(&mut self) {
+        match self.flush() {
+            Ok(()) => {
+                if self.unsaved.take().is_some() {
+                    eprintln!("blox-cluster: state database written again; the server goes on");
+                }
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                if self.unsaved.as_ref() != Some(&msg) {
+                    eprintln!(
+                        "blox-cluster: {msg}; changes are kept in memory and nothing new is \
+                         launched until it can be written (retried every tick)"
+                    );
+                }
+                self.unsaved = Some(msg);
+            }
+        }
+    }
+
+    /// Write every change to the database (on failure, every change is kept for the next try).
     fn flush(&mut self) -> Result<(), ClusterError> {
         if self.dirty.is_empty() && self.events.is_empty() {
             return Ok(());
@@ -934,12 +1009,13 @@ impl<E: Executor> Server<E> {
                 e.run.last_start_ms = job.last_start.map(|t| t.0);
             }
         }
-        let dirty = std::mem::take(&mut self.dirty);
-        let rows: Vec<(i64, JobState, &RunRecord)> = dirty
+        let rows: Vec<(i64, JobState, &RunRecord)> = self
+            .dirty
             .iter()
             .filter_map(|r| self.entries.get(r).map(|e| (*r, e.state, &e.run)))
             .collect();
         self.store.commit(&rows, &self.events)?;
+        self.dirty.clear();
         self.events.clear();
         Ok(())
     }

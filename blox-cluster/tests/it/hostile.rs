@@ -357,3 +357,110 @@ fn a_command_too_long_to_launch_is_refused_at_submission() {
     let j = wait_state(&s, id, "completed", Duration::from_secs(60));
     assert_eq!(j["exit_status"], "exit 0", "{}", j["exit_status"]);
 }
+
+/// Item 4 of issue 25, the log: a job writing 20 MB to stdout wrote a 20 MB log (and filled a
+/// nearly full state disk). Each rank's log now keeps its last `--log-limit` bytes.
+#[test]
+fn a_chatty_job_keeps_only_the_tail_of_its_log() {
+    let dir = TempDir::new("chatty");
+    let state = dir.0.join("state");
+    let s = Server::start(
+        &state,
+        &["--nodes", "1x2", "--round", "0.2", "--log-limit", "65536"],
+    );
+    let body = serde_json::json!({
+        "command": "head -c 20000000 /dev/zero | tr '\\0' x; echo; echo to-stderr >&2; echo THE-END",
+        "n_gpus": 1,
+    })
+    .to_string();
+    let id = submit_ok(&s, &body);
+    let j = wait_state(&s, id, "completed", Duration::from_secs(120));
+    assert_eq!(j["launches"], 1, "{j}");
+    let log = state.join("jobs/0/rank0.log");
+    // The sink may still be writing the last lines when the job is reported completed.
+    let t0 = Instant::now();
+    let text = loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.ends_with("THE-END\n") {
+            break text;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the log never got its last line ({} bytes)",
+            text.len()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(text.len() <= 65536, "log of {} bytes", text.len());
+    assert!(
+        text.starts_with("[blox-cluster: ") && text.contains("bytes of this log were dropped"),
+        "{}",
+        &text[..100]
+    );
+    assert!(text.contains("to-stderr"), "stderr is in the log too");
+}
+
+/// Item 4 of issue 25, the full disk: a job's log that cannot be written (here `rank0.log` is
+/// `/dev/full`, which answers every write with ENOSPC, as a full disk does) fails that job,
+/// with the error as its reason, and the server goes on with the others.
+#[test]
+fn a_job_whose_log_cannot_be_written_fails_and_the_server_goes_on() {
+    let dir = TempDir::new("log-full");
+    let state = dir.0.join("state");
+    let mut s = Server::start(&state, &["--nodes", "1x2", "--round", "0.2"]);
+    let job0 = state.join("jobs/0");
+    std::fs::create_dir_all(&job0).unwrap();
+    std::os::unix::fs::symlink("/dev/full", job0.join("rank0.log")).unwrap();
+    let id = submit_ok(
+        &s,
+        r#"{"command": "echo hello; sleep 30; echo bye", "n_gpus": 1}"#,
+    );
+    let j = wait_state(&s, id, "failed", Duration::from_secs(60));
+    let why = j["exit_status"].as_str().unwrap();
+    assert!(
+        why.contains("log could not be written") && why.contains("No space left on device"),
+        "{why}"
+    );
+    assert_eq!(j["launches"], 1, "not requeued: {j}");
+    let next = submit_ok(&s, r#"{"command": "echo fine", "n_gpus": 2}"#);
+    wait_state(&s, next, "completed", Duration::from_secs(60));
+    assert!(s.child.try_wait().unwrap().is_none(), "the server runs on");
+}
+
+/// Item 4 of issue 25, the state database: a write to SQLite that failed ("database or disk is
+/// full") made the server exit, and every restart ran the job again. Now the server keeps the
+/// changes in memory, launches nothing new, and writes them once it can. Here the write fails
+/// because another process holds the database's write lock longer than the server waits.
+#[test]
+fn a_state_database_that_cannot_be_written_holds_the_server_instead_of_ending_it() {
+    let dir = TempDir::new("db-held");
+    let state = dir.0.join("state");
+    let mut s = Server::start(&state, &["--nodes", "1x2", "--round", "0.2"]);
+    let a = submit_ok(&s, r#"{"command": "sleep 1", "n_gpus": 1}"#);
+    wait_state(&s, a, "running", Duration::from_secs(60));
+    let db = rusqlite::Connection::open(state.join("state.sqlite")).unwrap();
+    db.execute_batch("BEGIN IMMEDIATE").unwrap();
+    // While the lock is held the job ends, and the server cannot record it.
+    let t0 = Instant::now();
+    while !s.log().contains("kept in memory") {
+        assert!(
+            s.child.try_wait().unwrap().is_none(),
+            "the server ended: {}",
+            s.log()
+        );
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "no failed write was reported: {}",
+            s.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(s.call("GET", "/v1/jobs", None).status, 200, "reads go on");
+    db.execute_batch("ROLLBACK").unwrap();
+    let j = wait_state(&s, a, "completed", Duration::from_secs(120));
+    assert_eq!(j["launches"], 1, "{j}");
+    assert!(s.log().contains("written again"), "{}", s.log());
+    let b = submit_ok(&s, r#"{"command": "true", "n_gpus": 2}"#);
+    wait_state(&s, b, "completed", Duration::from_secs(60));
+    assert!(s.child.try_wait().unwrap().is_none(), "the server runs on");
+}

@@ -2,7 +2,7 @@
 //! whatever the command does, and a dead rank ends the whole launch.
 
 use crate::common::{serial, TempDir};
-use blox_cluster::{parse_nodes, LocalConfig, LocalExecutor};
+use blox_cluster::{parse_nodes, JobLogs, LocalConfig, LocalExecutor};
 use blox_core::{ExecEvent, Executor, ExitStatus, GpuId, JobId, JobSpec, Launch, Time};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
@@ -13,6 +13,7 @@ fn executor(dir: &TempDir) -> LocalExecutor {
         inventory: parse_nodes("1x2", 8, 32.0).unwrap(),
         jobs_dir: dir.0.join("jobs"),
         signal: Signal::SIGTERM,
+        logs: JobLogs::Unlimited,
     })
     .unwrap()
 }
