@@ -464,3 +464,118 @@ fn a_state_database_that_cannot_be_written_holds_the_server_instead_of_ending_it
     wait_state(&s, b, "completed", Duration::from_secs(60));
     assert!(s.child.try_wait().unwrap().is_none(), "the server runs on");
 }
+
+/// How many times job `blox_id`'s training finished (its `done` reports).
+fn finishes(state: &Path, blox_id: u64) -> usize {
+    std::fs::read_to_string(state.join(format!("jobs/{blox_id}/metrics.jsonl")))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains(r#""event": "done""#))
+        .count()
+}
+
+/// Issue 25 end to end: while real jobs run under LAS (preempting and resuming), the server
+/// gets values out of bounds, clients that stall (with and without a token) and a second
+/// server on its state folder. It refuses each, serves everyone else throughout, and every
+/// accepted job finishes exactly once; after a restart nothing is run again.
+#[test]
+fn the_server_survives_hostile_clients_with_nothing_lost_or_run_twice() {
+    let _g = crate::common::serial();
+    let dir = TempDir::new("hostile-e2e");
+    let state = dir.0.join("state");
+    let args = [
+        "--nodes",
+        "1x4",
+        "--round",
+        "0.3",
+        "--policy",
+        "las",
+        "--grace",
+        "5",
+        "--request-timeout",
+        "3",
+    ];
+    let mut s = Server::start(&state, &args);
+    let mut accepted = Vec::new();
+    for k in 0..4u32 {
+        accepted.push(s.submit(1 + k % 2, 30, 0.05));
+    }
+    // 1. Values out of bounds, and a command too long to launch.
+    for body in [
+        r#"{"command": "true", "n_gpus": 1, "total_iterations": 10, "iteration_time_s": 1e308}"#,
+        r#"{"command": "true", "n_gpus": 1, "duration_s": -1}"#,
+        r#"{"command": "true", "n_gpus": 1, "mem_gb": 1e400}"#,
+    ] {
+        let r = s.call("POST", "/v1/jobs", Some(body));
+        assert_eq!(r.status, 400, "{body}: {}", r.body);
+    }
+    let huge = serde_json::json!({"command": "x".repeat(900 * 1024), "n_gpus": 1}).to_string();
+    assert_eq!(s.call("POST", "/v1/jobs", Some(&huge)).status, 400);
+    // 2. Stalled clients, with and without the token; everyone else is served meanwhile.
+    let anonymous = stall(
+        &s.addr,
+        "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 2000\r\n\r\n",
+    );
+    let with_token = stall(
+        &s.addr,
+        &format!(
+            "POST /v1/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+             Content-Length: 2000\r\n\r\n{{\"command\": \"true\", ",
+            s.token
+        ),
+    );
+    accepted.push(s.submit(2, 30, 0.05));
+    assert_eq!(s.call("GET", "/v1/jobs", None).status, 200);
+    // 3. A second server on the same state folder.
+    let err = second_server(&state);
+    assert!(err.contains(&format!("pid {}", s.child.id())), "{err}");
+    accepted.push(s.submit(1, 30, 0.05));
+
+    assert_eq!(final_status(anonymous), 401);
+    assert_eq!(final_status(with_token), 408);
+    for &id in &accepted {
+        wait_state(&s, id, "completed", Duration::from_secs(300));
+    }
+    let jobs = s.call("GET", "/v1/jobs", None).json()["jobs"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let ids: Vec<i64> = jobs.iter().map(|j| j["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, accepted, "exactly the accepted jobs, none refused");
+    let mut launches = 0;
+    for j in &jobs {
+        let b = j["blox_id"].as_u64().unwrap();
+        assert_eq!(finishes(&state, b), 1, "job {b} finished exactly once: {j}");
+        launches += j["launches"].as_u64().unwrap();
+    }
+    assert!(s.child.try_wait().unwrap().is_none(), "the server runs on");
+    s.stop();
+    let csv = crate::common::read_jobs_csv(&state.join("out/jobs.csv"));
+    assert_eq!(csv.len(), accepted.len(), "{csv:?}");
+    assert!(csv.iter().all(|r| r.completion_s.is_some()), "{csv:?}");
+
+    // A restart finds everything as it was and runs nothing again.
+    let mut s = Server::start(&state, &args);
+    std::thread::sleep(Duration::from_millis(1000));
+    let again = s.call("GET", "/v1/jobs", None).json()["jobs"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(again.len(), accepted.len());
+    let launches_after: u64 = again
+        .iter()
+        .map(|j| {
+            assert_eq!(j["state"], "completed", "{j}");
+            j["launches"].as_u64().unwrap()
+        })
+        .sum();
+    assert_eq!(launches_after, launches, "nothing launched again");
+    for j in &again {
+        assert_eq!(finishes(&state, j["blox_id"].as_u64().unwrap()), 1);
+    }
+    s.stop();
+    assert!(
+        crate::common::live_job_groups(&state).is_empty(),
+        "no job process is left"
+    );
+}
