@@ -195,28 +195,29 @@ struct SubmitArgs {
     /// GPUs.
     #[arg(long)]
     gpus: u32,
-    /// Total iterations.
+    /// Total iterations (1 to 10^12).
     #[arg(long)]
     iterations: Option<u64>,
-    /// Seconds per iteration.
+    /// Seconds per iteration (over 0, at most 1e9; iterations × this at most 1e9 s).
     #[arg(long, value_name = "SECONDS")]
     iteration_time: Option<f64>,
-    /// Expected run time in seconds.
+    /// Expected run time in seconds (0 to 1e9).
     #[arg(long, value_name = "SECONDS")]
     duration: Option<f64>,
-    /// Model name.
+    /// Model name (one line, at most 256 bytes).
     #[arg(long)]
     model: Option<String>,
-    /// CPU cores.
+    /// CPU cores (over 0, at most 1e6).
     #[arg(long)]
     cpus: Option<f64>,
-    /// Host memory, GB.
+    /// Host memory, GB (over 0, at most 1e6).
     #[arg(long)]
     mem_gb: Option<f64>,
-    /// Name for listings.
+    /// Name for listings (one line, at most 256 bytes).
     #[arg(long)]
     name: Option<String>,
-    /// The command (a shell command line).
+    /// The command (a shell command line, at most 64 KiB; the server checks every bound before
+    /// it stores anything).
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<String>,
 }
