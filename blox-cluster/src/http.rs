@@ -348,6 +348,14 @@ fn read_request(s: &mut TcpStream, h: &dyn Handler, deadline: Instant) -> Result
             "more data than Content-Length (one request per connection)",
         )));
     }
+    let expects = head
+        .header("expect")
+        .is_some_and(|e| e.eq_ignore_ascii_case("100-continue"));
+    if expects && body.len() < len {
+        // The client (curl, for one) waits for this before it sends the body.
+        s.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
+            .map_err(|_| ReadError::Gone)?;
+    }
     let mut chunk = [0u8; 16 * 1024];
     while body.len() < len {
         let want = (len - body.len()).min(chunk.len());
@@ -476,6 +484,21 @@ mod tests {
         // The token is checked before the body is awaited.
         let r = raw(a, b"POST /x HTTP/1.1\r\nContent-Length: 50\r\n\r\n");
         assert!(r.starts_with("HTTP/1.1 401 "), "{r}");
+        // `Expect: 100-continue` is answered before the body is awaited.
+        let mut c = TcpStream::connect(a).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        c.write_all(b"POST /y HTTP/1.1\r\nAuthorization: ok\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+            .unwrap();
+        let mut first = [0u8; 25];
+        c.read_exact(&mut first).unwrap();
+        assert_eq!(&first, b"HTTP/1.1 100 Continue\r\n\r\n");
+        c.write_all(b"hi").unwrap();
+        let mut r = String::new();
+        c.read_to_string(&mut r).unwrap();
+        assert!(
+            r.starts_with("HTTP/1.1 200 ") && r.contains(r#""b":"hi""#),
+            "{r}"
+        );
         let r = raw(
             a,
             b"POST /x HTTP/1.1\r\nAuthorization: ok\r\nContent-Length: 101\r\n\r\n",

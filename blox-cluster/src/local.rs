@@ -204,17 +204,18 @@ fn sink_ended(sink: &mut Child) -> Option<Result<(), String>> {
     }))
 }
 
-/// The one outcome of a launch whose ranks ended with `statuses`.
+/// The one outcome of a launch whose ranks ended with `statuses` (rank 0's first).
 ///
-/// A rank's exit 0 means it finished the job's work (the launch contract: a preempted job
-/// exits non-zero). So a launch that was being preempted and one of whose ranks exited 0 is
-/// complete, whatever the signal did to the other ranks (they were stopped while finishing, or
-/// checkpointed the finished state): completing and preempting a launch is one decision, and a
-/// finished job is never requeued to finish again. Otherwise the first failing rank's status
-/// counts (a non-zero code, else a signal, else lost), and a launch whose ranks all exited 0 is
-/// complete.
+/// Rank 0 speaks for the job (the launch contract: it reports progress, and exit 0 means the job
+/// finished; a preempted job exits non-zero). So a launch that was being preempted and whose rank
+/// 0 exited 0 is complete, whatever the signal did to the other ranks and whichever came first,
+/// the signal or rank 0's end: completing and preempting a launch is one decision, and a
+/// finished job is never requeued to finish again. A launch being preempted whose rank 0 was
+/// stopped is preempted even if another rank got to its end (it resumes from rank 0's
+/// checkpoint). Otherwise the first failing rank's status counts (a non-zero code, else a
+/// signal, else lost), and a launch whose ranks all exited 0 is complete.
 fn launch_status(statuses: &[ExitStatus], preempted: bool) -> ExitStatus {
-    if preempted && statuses.iter().any(|s| s.success()) {
+    if preempted && statuses.first().is_some_and(|s| s.success()) {
         return ExitStatus::Code(0);
     }
     let first = |f: fn(&ExitStatus) -> bool| statuses.iter().copied().find(f);
@@ -222,6 +223,18 @@ fn launch_status(statuses: &[ExitStatus], preempted: bool) -> ExitStatus {
         .or_else(|| first(|s| matches!(s, ExitStatus::Signal(_))))
         .or_else(|| first(|s| *s == ExitStatus::Lost))
         .unwrap_or(ExitStatus::Code(0))
+}
+
+/// The global rank of each process of a launch on `gpus`, in the order the processes are
+/// started (node by node, as [`Inventory::layout`] groups them; rank 0 first).
+fn rank_order(inventory: &Inventory, gpus: &[blox_core::GpuId]) -> Option<Vec<u32>> {
+    Some(
+        inventory
+            .layout(gpus)?
+            .iter()
+            .flat_map(|s| (0..s.gpu_indices.len() as u32).map(move |k| s.first_rank + k))
+            .collect(),
+    )
 }
 
 impl LocalExecutor {
@@ -600,15 +613,20 @@ impl Executor for LocalExecutor {
             return Ok(false);
         }
         let dir = job_dir(&self.cfg.jobs_dir, l.job);
+        // The handle lists the processes in the order they were started; their exit files are
+        // named by global rank.
+        let order = rank_order(&self.cfg.inventory, l.gpus)
+            .filter(|o| o.len() == h.ranks.len())
+            .unwrap_or_else(|| (0..h.ranks.len() as u32).collect());
         let ranks: Vec<Rank> = h
             .ranks
             .iter()
-            .enumerate()
-            .map(|(i, r)| Rank {
+            .zip(order)
+            .map(|(r, rank)| Rank {
                 pid: r.pid,
                 start: r.start,
                 child: None,
-                exit_file: Self::exit_file(&dir, l.attempt, i as u32),
+                exit_file: Self::exit_file(&dir, l.attempt, rank),
                 done: None,
                 sink: None,
             })

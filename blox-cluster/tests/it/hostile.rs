@@ -491,7 +491,7 @@ fn the_server_survives_hostile_clients_with_nothing_lost_or_run_twice() {
         "--policy",
         "las",
         "--grace",
-        "5",
+        "30",
         "--request-timeout",
         "3",
     ];

@@ -231,9 +231,10 @@ fn poll_until_file(exec: &mut LocalExecutor, file: &std::path::Path) -> Vec<Exec
 
 /// Item 5 of issue 25: under LAS a 2-GPU job whose rank 0 finished while rank 1 was being
 /// preempted was requeued (rank 1's exit 143 made the launch's status) and ran, and finished,
-/// again. A launch being preempted one of whose ranks exited 0 (finished the job) is now
-/// complete, whichever came first: the completion seen before the preemption, or the signal
-/// sent before rank 0's exit.
+/// again. A launch being preempted whose rank 0 (the rank that speaks for the job) exited 0 is
+/// now complete, whichever came first: the completion seen before the preemption, or the signal
+/// sent before rank 0's exit. One whose rank 0 was stopped is preempted, even if another rank
+/// got to its end: it resumes from rank 0's checkpoint.
 #[test]
 fn a_rank_that_finished_makes_a_preempted_launch_complete_in_either_order() {
     let _g = serial();
@@ -290,6 +291,21 @@ while :; do sleep 0.05; done"#;
         "rank 0 finished after the signal: still complete"
     );
     assert!(dir.0.join("jobs/2/term0").exists(), "the signal came first");
+
+    // Rank 1 got to its end, rank 0 was stopped before its own: preempted, not complete.
+    let command = r#"echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
+if [ "$dist_rank" = 1 ]; then exit 0; fi
+trap 'exit 143' TERM
+while :; do sleep 0.05; done"#;
+    let l = Launch::new(JobId(4), 0, &spec, command, &gpus, false);
+    exec.launch(&l).unwrap();
+    poll_until_file(&mut exec, &dir.0.join("jobs/4/attempt0.rank1.exit"));
+    exec.preempt(JobId(4), Duration::from_secs(30)).unwrap();
+    assert_eq!(
+        wait_exit(&mut exec, JobId(4), Duration::from_secs(60)),
+        ExitStatus::Code(143),
+        "rank 0 did not finish: the job is requeued"
+    );
 
     // A preempted launch no rank of which finished is preempted (exit 143), as before.
     let command = r#"trap 'exit 143' TERM
