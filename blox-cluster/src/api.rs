@@ -15,18 +15,25 @@
 //! (see [`check_listen`]): the token is its only protection and it speaks plain HTTP.
 //!
 //! Errors are `{"error": "...", "field": "..."}` (the field only for a bad submission) with 400
-//! (bad request), 401 (missing or wrong token), 404, 405, 409 (job already ended) or 413 (body
-//! over 1 MiB).
+//! (bad request), 401 (missing or wrong token), 404, 405, 408 (request not sent whole within
+//! `--request-timeout`), 409 (job already ended), 413 (body over 1 MiB), 431 (head over 16 KiB),
+//! 500 (the state database failed, e.g. a full disk), 501 (`Transfer-Encoding`) or 503 (the
+//! server already serves `--max-connections` connections).
+//!
+//! Connections are served by [`crate::http`]: a thread per connection up to
+//! `--max-connections`, each request read against a deadline, the token checked before the
+//! body is read; each thread takes a database connection from a small pool. The round loop
+//! never waits on a client: it reads what the API wrote to SQLite.
 
+use crate::http::{Handler, Head, HttpLimits, HttpServer, Reply};
 use crate::model::Submission;
 use crate::store::{unix_ms, JobRow, Store};
 use crate::ClusterError;
 use blox_core::Inventory;
 use serde_json::{json, Value};
-use std::io::Read;
+use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
-use std::sync::Arc;
-use tiny_http::{Header, Method, Request, Response, Server};
+use std::sync::Mutex;
 
 const MAX_BODY: u64 = 1 << 20;
 /// Jobs per page of `GET /v1/jobs` when the request does not say.
@@ -106,7 +113,7 @@ fn page_query(query: &str) -> Result<(u32, i64), String> {
     Ok((limit, after))
 }
 
-/// What the API thread needs.
+/// What the API needs.
 pub struct Api {
     /// The state database.
     pub db: PathBuf,
@@ -116,6 +123,8 @@ pub struct Api {
     pub inventory: Inventory,
     /// The run's epoch (Unix ms).
     pub epoch: u64,
+    /// Connections at once and the time a client has to send a request.
+    pub limits: HttpLimits,
 }
 
 /// A job as the API shows it.
@@ -127,7 +136,7 @@ pub fn job_json(row: &JobRow, inventory: &Inventory) -> Value {
         .filter_map(|&g| inventory.locate(blox_core::GpuId(g)))
         .map(|(n, idx)| json!({"node": inventory.nodes[n.index()].name, "gpu": idx}))
         .collect();
-    json!({
+    let mut v = json!({
         "id": row.id,
         "blox_id": r.blox_id,
         "state": row.state.as_str(),
@@ -144,26 +153,15 @@ pub fn job_json(row: &JobRow, inventory: &Inventory) -> Value {
         "first_start_s": r.first_start_ms.map(|t| t as f64 / 1000.0),
         "completion_s": r.completion_ms.map(|t| t as f64 / 1000.0),
         "exit_status": r.exit_status,
-    })
+    });
+    if let Some(why) = &row.unreadable {
+        v["unreadable"] = why.as_str().into();
+    }
+    v
 }
 
-fn reply(req: Request, code: u16, body: &Value) {
-    let mut text = body.to_string();
-    text.push('\n');
-    let mut resp = Response::from_string(text).with_status_code(code);
-    if let Ok(h) = Header::from_bytes("Content-Type", "application/json") {
-        resp.add_header(h);
-    }
-    if code == 401 {
-        if let Ok(h) = Header::from_bytes("WWW-Authenticate", "Bearer") {
-            resp.add_header(h);
-        }
-    }
-    let _ = req.respond(resp);
-}
-
-fn error(req: Request, code: u16, msg: &str) {
-    reply(req, code, &json!({ "error": msg }));
+fn error(code: u16, msg: &str) -> Reply {
+    (code, json!({ "error": msg }))
 }
 
 /// Constant-time comparison, so the token cannot be guessed byte by byte from timings.
@@ -171,63 +169,98 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-impl Api {
-    /// Serve requests until the server is unblocked.
-    pub fn run(self, server: Arc<Server>) -> Result<(), ClusterError> {
-        let store = Store::open(&self.db)?;
-        for req in server.incoming_requests() {
-            self.handle(&store, req);
-        }
-        Ok(())
+/// The running HTTP API; [`ApiServer::shutdown`] stops it.
+pub struct ApiServer(HttpServer);
+
+impl ApiServer {
+    /// The address it listens on (with the port chosen when `--listen` asked for port 0).
+    pub fn addr(&self) -> SocketAddr {
+        self.0.addr()
     }
 
-    fn handle(&self, store: &Store, mut req: Request) {
-        let auth = req
-            .headers()
-            .iter()
-            .find(|h| h.field.equiv("Authorization"))
-            .map(|h| h.value.as_str().to_string());
-        match auth {
-            None => {
-                return error(
-                    req,
-                    401,
-                    "missing bearer token (send `Authorization: Bearer TOKEN`)",
-                )
-            }
+    /// Stop accepting connections.
+    pub fn shutdown(self) {
+        self.0.shutdown();
+    }
+}
+
+/// The API with its pool of database connections (one per connection being served, reused).
+struct Served {
+    api: Api,
+    stores: Mutex<Vec<Store>>,
+}
+
+impl Served {
+    fn with_store(&self, f: impl FnOnce(&Store) -> Reply) -> Reply {
+        let pooled = self.stores.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let store = match pooled {
+            Some(s) => s,
+            None => match Store::open(&self.api.db) {
+                Ok(s) => s,
+                Err(e) => return error(500, &e.to_string()),
+            },
+        };
+        let r = f(&store);
+        self.stores
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(store);
+        r
+    }
+}
+
+impl Handler for Served {
+    fn authorize(&self, head: &Head) -> Result<(), Reply> {
+        match head.header("authorization") {
+            None => Err(error(
+                401,
+                "missing bearer token (send `Authorization: Bearer TOKEN`)",
+            )),
             Some(a) => {
-                let given = bearer(&a).unwrap_or("");
-                if !same(given.as_bytes(), self.token.as_bytes()) {
-                    return error(req, 401, "wrong bearer token");
+                let given = bearer(a).unwrap_or("");
+                if same(given.as_bytes(), self.api.token.as_bytes()) {
+                    Ok(())
+                } else {
+                    Err(error(401, "wrong bearer token"))
                 }
             }
         }
-        let url = req.url().to_string();
-        let (path, query) = url.split_once('?').unwrap_or((&url, ""));
+    }
+
+    fn max_body(&self, _: &Head) -> u64 {
+        MAX_BODY
+    }
+
+    fn handle(&self, head: &Head, body: &[u8]) -> Reply {
+        self.with_store(|store| self.api.handle(store, &head.method, &head.target, body))
+    }
+}
+
+impl Api {
+    /// Serve requests on `listener` (threads of their own) until [`ApiServer::shutdown`].
+    pub fn spawn(self, listener: TcpListener) -> Result<ApiServer, ClusterError> {
+        // Check the database once now, so that a bad path fails at start.
+        let first = Store::open(&self.db)?;
+        let limits = self.limits.clone();
+        let served = Served {
+            api: self,
+            stores: Mutex::new(vec![first]),
+        };
+        HttpServer::spawn(listener, served, limits)
+            .map(ApiServer)
+            .map_err(|e| ClusterError::Config(format!("HTTP API: {e}")))
+    }
+
+    fn handle(&self, store: &Store, method: &str, url: &str, body: &[u8]) -> Reply {
+        let (path, query) = url.split_once('?').unwrap_or((url, ""));
         let path = path.trim_end_matches('/');
         let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-        let method = req.method().clone();
         let result = match (method, parts.as_slice()) {
-            (Method::Post, ["v1", "jobs"]) => {
-                let mut body = Vec::new();
-                if req.body_length().is_some_and(|n| n as u64 > MAX_BODY) {
-                    return error(req, 413, "body over 1 MiB");
-                }
-                if req
-                    .as_reader()
-                    .take(MAX_BODY + 1)
-                    .read_to_end(&mut body)
-                    .is_err()
-                {
-                    return error(req, 400, "could not read the body");
-                }
-                if body.len() as u64 > MAX_BODY {
-                    return error(req, 413, "body over 1 MiB");
-                }
-                match Submission::from_json(&body, self.inventory.total_gpus()) {
+            ("POST", ["v1", "jobs"]) => {
+                match Submission::from_json(body, self.inventory.total_gpus()) {
                     Err(e) => {
                         let msg = e.to_string();
-                        return reply(req, 400, &json!({"error": msg, "field": e.field}));
+                        return (400, json!({"error": msg, "field": e.field}));
                     }
                     Ok(sub) => {
                         let t = unix_ms().saturating_sub(self.epoch);
@@ -235,10 +268,10 @@ impl Api {
                     }
                 }
             }
-            (Method::Get, ["v1", "jobs"]) => {
+            ("GET", ["v1", "jobs"]) => {
                 let (limit, after) = match page_query(query) {
                     Ok(p) => p,
-                    Err(msg) => return error(req, 400, &msg),
+                    Err(msg) => return error(400, &msg),
                 };
                 store.jobs_page(after, limit + 1).map(|mut rows| {
                     let more = rows.len() > limit as usize;
@@ -251,14 +284,14 @@ impl Api {
             }
             (m, ["v1", "jobs", id]) => {
                 let Ok(id) = id.parse::<i64>() else {
-                    return error(req, 400, &format!("job id `{id}` is not a number"));
+                    return error(400, &format!("job id `{id}` is not a number"));
                 };
                 match m {
-                    Method::Get => store.job(id).map(|row| match row {
+                    "GET" => store.job(id).map(|row| match row {
                         Some(r) => (200, job_json(&r, &self.inventory)),
                         None => (404, json!({ "error": format!("no job {id}") })),
                     }),
-                    Method::Delete => store.request_cancel(id).map(|st| match st {
+                    "DELETE" => store.request_cancel(id).map(|st| match st {
                         None => (404, json!({ "error": format!("no job {id}") })),
                         Some(s) if s.is_terminal() => (
                             409,
@@ -269,12 +302,12 @@ impl Api {
                     _ => Ok((405, json!({ "error": "use GET or DELETE on /v1/jobs/ID" }))),
                 }
             }
-            (Method::Get, ["v1", "nodes"]) => store
+            ("GET", ["v1", "nodes"]) => store
                 .gpu_holders()
                 .and_then(|rows| Ok((200, self.nodes_json(&rows, &store.node_admin()?)))),
-            (Method::Post, ["v1", "nodes", name, action]) => {
+            ("POST", ["v1", "nodes", name, action]) => {
                 if !self.inventory.nodes.iter().any(|n| n.name == *name) {
-                    return error(req, 404, &format!("no node `{name}`"));
+                    return error(404, &format!("no node `{name}`"));
                 }
                 let state = match *action {
                     "drain" => Some("drain"),
@@ -282,7 +315,6 @@ impl Api {
                     "add" => None,
                     other => {
                         return error(
-                            req,
                             400,
                             &format!(
                                 "unknown node action `{other}` (expected drain, remove or add)"
@@ -303,10 +335,7 @@ impl Api {
             )),
             _ => Ok((404, json!({ "error": format!("no such endpoint: {path}") }))),
         };
-        match result {
-            Ok((code, body)) => reply(req, code, &body),
-            Err(e) => error(req, 500, &e.to_string()),
-        }
+        result.unwrap_or_else(|e| error(500, &e.to_string()))
     }
 
     fn nodes_json(

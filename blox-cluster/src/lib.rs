@@ -7,12 +7,13 @@
 //! | part | what it is |
 //! |---|---|
 //! | [`RoundLoop`] | the round loop over an executor, mirroring `blox-sim`'s engine (`exact` semantics, wall-clock time); attained service from reported progress; a lease (`--min-run`, one round by default) before a launch may be preempted |
-//! | [`LocalExecutor`] | the `local` backend: one process per rank, one process group per launch, SIGTERM then SIGKILL |
+//! | [`LocalExecutor`] | the `local` backend: one process per rank, one process group per launch, SIGTERM then SIGKILL; every process of a launch (also one that left its group with `setsid`) ends with it; logs capped ([`JobLogs`], [`log_sink`]), a log that cannot be written fails the job |
 //! | [`SlurmExecutor`] | the `slurm` backend: one Slurm job per launch pinned with typed GRES, `scancel --signal` then `scancel` |
 //! | [`Store`] | all job state in SQLite (bundled), so a restarted server loses no job |
-//! | [`Api`] | the HTTP API on loopback (elsewhere only with `--allow-remote`), bearer token from a 0600 file, validated requests, paged job list |
+//! | [`StateLock`] | one server per state folder: a `flock` held for the server's life, the holder's pid in `STATE/server.lock` |
+//! | [`Api`] | the HTTP API on loopback (elsewhere only with `--allow-remote`), bearer token from a 0600 file checked before any body is read, validated requests, paged job list; a thread per connection up to a cap, each request read against a deadline and size limits ([`HttpLimits`]), so no client holds up another |
 //! | [`request`] | a minimal HTTP/1.1 client for the command-line clients |
-//! | [`Submission`] | what a user submits (command, GPUs, iterations, model, CPU and memory needs) |
+//! | [`Submission`] | what a user submits (command, GPUs, iterations, model, CPU and memory needs), checked against stated bounds ([`Submission::check`]) before it is stored |
 //!
 //! Outputs are the simulator's: `jobs.csv`, `timeline.csv` and `summary.json`, written by
 //! `blox-metrics` from the same [`blox_core::Event`]s, so a real run and a simulated run of the
@@ -29,7 +30,10 @@
 
 mod api;
 mod client;
+mod http;
 mod local;
+mod lock;
+mod logsink;
 mod metrics_tail;
 mod model;
 mod nodes;
@@ -38,10 +42,16 @@ mod slurm;
 mod store;
 mod token;
 
-pub use api::{check_listen, job_json, Api};
+pub use api::{check_listen, job_json, Api, ApiServer};
 pub use client::{request, HttpResponse};
-pub use local::{job_dir, LocalConfig, LocalExecutor};
-pub use model::{FieldError, JobState, LiveRecord, RunRecord, Submission};
+pub use http::HttpLimits;
+pub use local::{job_dir, JobLogs, LocalConfig, LocalExecutor};
+pub use lock::StateLock;
+pub use logsink::{log_sink, MIN_LOG_LIMIT, SINK_FAILED};
+pub use model::{
+    FieldError, JobState, LiveRecord, RunRecord, Submission, MAX_COMMAND_BYTES, MAX_CPUS,
+    MAX_ITERATIONS, MAX_MEM_GB, MAX_SECONDS, MAX_TEXT_BYTES,
+};
 pub use nodes::{job_env, parse_nodes};
 pub use server::{stop_flag, LoopConfig, RoundLoop, RunCounters};
 pub use slurm::{ended_status, parse_nodes_text, SlurmConfig, SlurmExecutor, SlurmNode};

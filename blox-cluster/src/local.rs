@@ -8,6 +8,14 @@
 //! command's exit code in an exit file; that file is how a restarted server learns how an adopted
 //! launch ended, so a finished job is never launched again.
 //!
+//! Every process of a launch is ended with it, also those that left its process group: each
+//! rank carries the launch's mark in its environment (`BLOX_LAUNCH_ID`, unique per launch),
+//! which every descendant inherits, including one that called `setsid` (a new session and
+//! group) or was double-forked into a daemon. When the launch ends, after its process group is
+//! killed, every process of this user whose environment carries the mark is killed too
+//! ([`sweep`]). Only a process that rebuilt its environment from scratch escapes (cgroups
+//! would be needed for those; the local backend needs no privileges).
+//!
 //! A launch is one job: when one rank fails (a non-zero exit, a signal, or vanished) while the
 //! others still run, and the launch is not being preempted, the whole process group is killed and
 //! the launch is reported as ended with the failed rank's status, so the job fails as a unit
@@ -52,6 +60,25 @@ pub struct LocalConfig {
     pub jobs_dir: PathBuf,
     /// The preemption signal (SIGTERM by default).
     pub signal: Signal,
+    /// Where each rank's output goes.
+    pub logs: JobLogs,
+}
+
+/// Where each rank's output (stdout and stderr) goes: `rankR.log` in the job's folder, kept
+/// across attempts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JobLogs {
+    /// Straight into the file, without a cap.
+    Unlimited,
+    /// Through `PROGRAM log-sink` (`PROGRAM` being the `blox-cluster` program; see
+    /// [`crate::log_sink`]), which keeps the last `max_bytes` of the file. A log that cannot be
+    /// written (a full disk) ends the launch and fails the job with the error as its reason.
+    Capped {
+        /// The `blox-cluster` program.
+        program: PathBuf,
+        /// The cap, in bytes (at least [`crate::MIN_LOG_LIMIT`]).
+        max_bytes: u64,
+    },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -65,6 +92,41 @@ struct RankHandle {
 struct Handle {
     pgid: i32,
     ranks: Vec<RankHandle>,
+    /// The launch's mark (`BLOX_LAUNCH_ID`); absent in handles written by older versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    mark: Option<String>,
+}
+
+/// The environment variable that marks every process of a launch.
+pub(crate) const MARK_VAR: &str = "BLOX_LAUNCH_ID";
+
+/// Kill (SIGKILL) every process of this user, other than this one, whose environment holds
+/// `BLOX_LAUNCH_ID=mark`; returns how many were signalled. Processes whose environment cannot
+/// be read (another user's) are left alone.
+pub(crate) fn sweep(mark: &str) -> usize {
+    let want = format!("{MARK_VAR}={mark}");
+    let me = std::process::id();
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return 0;
+    };
+    let mut killed = 0;
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(env) = fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        if env.split(|&b| b == 0).any(|v| v == want.as_bytes())
+            && nix::sys::signal::kill(Pid::from_raw(pid as i32), Signal::SIGKILL).is_ok()
+        {
+            killed += 1;
+        }
+    }
+    killed
 }
 
 struct Rank {
@@ -73,23 +135,30 @@ struct Rank {
     child: Option<Child>,
     exit_file: PathBuf,
     done: Option<ExitStatus>,
+    /// Its log sink ([`JobLogs::Capped`]), while this executor started it and it runs.
+    sink: Option<Child>,
 }
 
 struct Running {
     attempt: u32,
     pgid: i32,
+    mark: Option<String>,
     ranks: Vec<Rank>,
     tail: MetricsTail,
     launched: Instant,
     preempt: Option<Duration>,
     signalled: Option<Instant>,
     killed: bool,
+    /// The launch is being ended for a failure of its own (its log could not be written).
+    failing: bool,
 }
 
 /// The local executor.
 pub struct LocalExecutor {
     cfg: LocalConfig,
     running: BTreeMap<JobId, Running>,
+    /// Log sinks of ended launches, still writing their last output (reaped when they exit).
+    sinks: Vec<(JobId, Child)>,
 }
 
 /// The folder of one job.
@@ -111,6 +180,63 @@ fn err(job: JobId, what: &str, e: impl std::fmt::Display) -> ExecError {
     ExecError::new(format!("local backend: job {job}: {what}: {e}"))
 }
 
+/// End a log sink that will not be used (its input is closed, so it exits at once) and reap it.
+fn self_reap(mut sink: Child) {
+    let _ = sink.kill();
+    let _ = sink.wait();
+}
+
+/// Whether a log sink has exited; if it failed, why.
+fn sink_ended(sink: &mut Child) -> Option<Result<(), String>> {
+    let st = sink.try_wait().ok()??;
+    if st.success() {
+        return Some(Ok(()));
+    }
+    let mut said = String::new();
+    if let Some(mut e) = sink.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut said);
+    }
+    let said = said.trim();
+    Some(Err(if said.is_empty() {
+        format!("its log sink ended ({st})")
+    } else {
+        said.to_owned()
+    }))
+}
+
+/// The one outcome of a launch whose ranks ended with `statuses` (rank 0's first).
+///
+/// Rank 0 speaks for the job (the launch contract: it reports progress, and exit 0 means the job
+/// finished; a preempted job exits non-zero). So a launch that was being preempted and whose rank
+/// 0 exited 0 is complete, whatever the signal did to the other ranks and whichever came first,
+/// the signal or rank 0's end: completing and preempting a launch is one decision, and a
+/// finished job is never requeued to finish again. A launch being preempted whose rank 0 was
+/// stopped is preempted even if another rank got to its end (it resumes from rank 0's
+/// checkpoint). Otherwise the first failing rank's status counts (a non-zero code, else a
+/// signal, else lost), and a launch whose ranks all exited 0 is complete.
+fn launch_status(statuses: &[ExitStatus], preempted: bool) -> ExitStatus {
+    if preempted && statuses.first().is_some_and(|s| s.success()) {
+        return ExitStatus::Code(0);
+    }
+    let first = |f: fn(&ExitStatus) -> bool| statuses.iter().copied().find(f);
+    first(|s| matches!(s, ExitStatus::Code(c) if *c != 0))
+        .or_else(|| first(|s| matches!(s, ExitStatus::Signal(_))))
+        .or_else(|| first(|s| *s == ExitStatus::Lost))
+        .unwrap_or(ExitStatus::Code(0))
+}
+
+/// The global rank of each process of a launch on `gpus`, in the order the processes are
+/// started (node by node, as [`Inventory::layout`] groups them; rank 0 first).
+fn rank_order(inventory: &Inventory, gpus: &[blox_core::GpuId]) -> Option<Vec<u32>> {
+    Some(
+        inventory
+            .layout(gpus)?
+            .iter()
+            .flat_map(|s| (0..s.gpu_indices.len() as u32).map(move |k| s.first_rank + k))
+            .collect(),
+    )
+}
+
 impl LocalExecutor {
     /// A local executor.
     pub fn new(mut cfg: LocalConfig) -> Result<Self, ExecError> {
@@ -118,10 +244,76 @@ impl LocalExecutor {
         fs::create_dir_all(&cfg.jobs_dir).map_err(io)?;
         // Jobs run in their own folder: every path handed to them must be absolute.
         cfg.jobs_dir = fs::canonicalize(&cfg.jobs_dir).map_err(io)?;
+        if let JobLogs::Capped { max_bytes, .. } = cfg.logs {
+            if max_bytes < crate::MIN_LOG_LIMIT {
+                return Err(ExecError::new(format!(
+                    "local backend: a log cap of {max_bytes} bytes is below the minimum of {} \
+                     bytes",
+                    crate::MIN_LOG_LIMIT
+                )));
+            }
+        }
         Ok(LocalExecutor {
             cfg,
             running: BTreeMap::new(),
+            sinks: Vec::new(),
         })
+    }
+
+    /// The stdout and stderr of a rank whose log is `path`, and its log sink if logs are
+    /// capped.
+    fn rank_log(
+        &self,
+        job: JobId,
+        path: &Path,
+    ) -> Result<(Stdio, Stdio, Option<Child>), ExecError> {
+        match &self.cfg.logs {
+            JobLogs::Unlimited => {
+                let log = fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .map_err(|e| err(job, "log file", e))?;
+                let log2 = log.try_clone().map_err(|e| err(job, "log file", e))?;
+                Ok((log.into(), log2.into(), None))
+            }
+            JobLogs::Capped { program, max_bytes } => {
+                let mut sink = Command::new(program)
+                    .arg("log-sink")
+                    .arg("--max-bytes")
+                    .arg(max_bytes.to_string())
+                    .arg(path)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    // Not in the job's group: the preemption signal is not for it.
+                    .process_group(0)
+                    .spawn()
+                    .map_err(|e| err(job, &format!("log sink {}", program.display()), e))?;
+                let pipe: std::os::fd::OwnedFd = sink.stdin.take().expect("piped").into();
+                match pipe.try_clone() {
+                    Ok(pipe2) => Ok((pipe.into(), pipe2.into(), Some(sink))),
+                    Err(e) => {
+                        drop(pipe);
+                        self_reap(sink);
+                        Err(err(job, "log pipe", e))
+                    }
+                }
+            }
+        }
+    }
+
+    /// A launch that could not be completed: end what of it was started.
+    fn abandon(&mut self, job: JobId, pgid: i32, mark: &str, ranks: &mut [Rank]) {
+        if pgid != 0 {
+            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+            sweep(mark);
+        }
+        for r in ranks.iter_mut() {
+            if let Some(s) = r.sink.take() {
+                self.sinks.push((job, s));
+            }
+        }
     }
 
     fn exit_file(dir: &Path, attempt: u32, rank: u32) -> PathBuf {
@@ -194,6 +386,16 @@ impl Executor for LocalExecutor {
             .address
             .clone();
         let metrics = dir.join("metrics.jsonl");
+        let mark = format!(
+            "{}#{}@{}",
+            dir.display(),
+            l.attempt,
+            crate::store::unix_ms()
+        );
+        // Follow the metrics file from its end now, before any rank can write its `started`
+        // line (a tail opened after the spawns could skip it, and the launch would not be
+        // signalled before START_WAIT).
+        let tail = MetricsTail::from_end(metrics.clone(), l.attempt);
         let mut ranks: Vec<Rank> = Vec::new();
         let mut pgid = 0i32;
         let world = l.gpus.len() as u32;
@@ -202,12 +404,14 @@ impl Executor for LocalExecutor {
                 let rank = slice.first_rank + local_rank as u32;
                 let exit_file = Self::exit_file(&dir, l.attempt, rank);
                 let _ = fs::remove_file(&exit_file);
-                let log = fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(dir.join(format!("rank{rank}.log")))
-                    .map_err(|e| err(job, "log file", e))?;
-                let log2 = log.try_clone().map_err(|e| err(job, "log file", e))?;
+                let (log, log2, sink) =
+                    match self.rank_log(job, &dir.join(format!("rank{rank}.log"))) {
+                        Ok(x) => x,
+                        Err(e) => {
+                            self.abandon(job, pgid, &mark, &mut ranks);
+                            return Err(e);
+                        }
+                    };
                 let mut cmd = Command::new("/bin/sh");
                 cmd.arg("-c").arg(WRAPPER).arg("blox-job");
                 let env = job_env(
@@ -227,17 +431,22 @@ impl Executor for LocalExecutor {
                 cmd.envs(env)
                     .env("BLOX_COMMAND", l.command)
                     .env("BLOX_EXIT_FILE", &exit_file)
+                    .env(MARK_VAR, &mark)
                     .current_dir(&dir)
                     .stdin(Stdio::null())
                     .stdout(log)
                     .stderr(log2)
                     .process_group(pgid);
-                let child = match cmd.spawn() {
+                let spawned = cmd.spawn();
+                // The rank holds its ends of the log pipe now; this process must not.
+                drop(cmd);
+                let child = match spawned {
                     Ok(c) => c,
                     Err(e) => {
-                        if pgid != 0 {
-                            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+                        if let Some(s) = sink {
+                            self.sinks.push((job, s));
                         }
+                        self.abandon(job, pgid, &mark, &mut ranks);
                         return Err(err(job, "spawn", e));
                     }
                 };
@@ -251,6 +460,7 @@ impl Executor for LocalExecutor {
                     child: Some(child),
                     exit_file,
                     done: None,
+                    sink,
                 });
             }
         }
@@ -267,18 +477,21 @@ impl Executor for LocalExecutor {
                     start: r.start,
                 })
                 .collect(),
+            mark: Some(mark.clone()),
         };
         self.running.insert(
             job,
             Running {
                 attempt: l.attempt,
                 pgid,
+                mark: Some(mark),
                 ranks,
-                tail: MetricsTail::from_end(metrics, l.attempt),
+                tail,
                 launched: Instant::now(),
                 preempt: None,
                 signalled: None,
                 killed: false,
+                failing: false,
             },
         );
         serde_json::to_string(&handle).map_err(|e| err(job, "handle", e))
@@ -295,8 +508,37 @@ impl Executor for LocalExecutor {
 
     fn poll(&mut self, out: &mut Vec<ExecEvent>) -> Result<(), ExecError> {
         let mut ended = Vec::new();
+        // Sinks of ended launches: reap them (and report a late failure).
+        self.sinks.retain_mut(|(job, s)| match sink_ended(s) {
+            None => true,
+            Some(Ok(())) => false,
+            Some(Err(why)) => {
+                eprintln!("blox-cluster: job {job}: job log: {why}");
+                false
+            }
+        });
         for (&job, r) in &mut self.running {
             r.tail.poll(job, out);
+            // A log that cannot be written ends the launch: the job fails with the reason.
+            for (k, rank) in r.ranks.iter_mut().enumerate() {
+                let Some(ended) = rank.sink.as_mut().and_then(sink_ended) else {
+                    continue;
+                };
+                rank.sink = None;
+                if let (Err(why), false) = (ended, r.failing) {
+                    r.failing = true;
+                    r.killed = true;
+                    let _ = killpg(Pid::from_raw(r.pgid), Signal::SIGKILL);
+                    if let Some(mark) = &r.mark {
+                        sweep(mark);
+                    }
+                    out.push(ExecEvent::Failing {
+                        job,
+                        attempt: r.attempt,
+                        reason: format!("rank {k}'s log could not be written: {why}"),
+                    });
+                }
+            }
             let mut all_done = true;
             let mut one_failed = false;
             for rank in &mut r.ranks {
@@ -314,20 +556,20 @@ impl Executor for LocalExecutor {
             }
             if all_done {
                 let statuses: Vec<ExitStatus> = r.ranks.iter().filter_map(|k| k.done).collect();
-                let status = statuses
-                    .iter()
-                    .copied()
-                    .find(|s| matches!(s, ExitStatus::Code(c) if *c != 0))
-                    .or_else(|| {
-                        statuses
-                            .iter()
-                            .copied()
-                            .find(|s| matches!(s, ExitStatus::Signal(_)))
-                    })
-                    .or_else(|| statuses.iter().copied().find(|s| *s == ExitStatus::Lost))
-                    .unwrap_or(ExitStatus::Code(0));
-                // Stragglers of the group (e.g. a command's own children) go with it.
+                let status = launch_status(&statuses, r.preempt.is_some());
+                // Stragglers go with it: the group (e.g. a command's own children), then any
+                // process of the launch that left the group (`setsid`, a daemon).
                 let _ = killpg(Pid::from_raw(r.pgid), Signal::SIGKILL);
+                if let Some(mark) = &r.mark {
+                    let n = sweep(mark);
+                    if n > 0 {
+                        eprintln!(
+                            "blox-cluster: job {job} attempt {}: killed {n} process(es) that \
+                             outlived the launch outside its process group",
+                            r.attempt
+                        );
+                    }
+                }
                 out.push(ExecEvent::Exited {
                     job,
                     attempt: r.attempt,
@@ -351,7 +593,14 @@ impl Executor for LocalExecutor {
             }
         }
         for job in ended {
-            self.running.remove(&job);
+            if let Some(r) = self.running.remove(&job) {
+                // Their input ends with the launch's last process; they finish on their own.
+                for rank in r.ranks {
+                    if let Some(s) = rank.sink {
+                        self.sinks.push((job, s));
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -364,16 +613,22 @@ impl Executor for LocalExecutor {
             return Ok(false);
         }
         let dir = job_dir(&self.cfg.jobs_dir, l.job);
+        // The handle lists the processes in the order they were started; their exit files are
+        // named by global rank.
+        let order = rank_order(&self.cfg.inventory, l.gpus)
+            .filter(|o| o.len() == h.ranks.len())
+            .unwrap_or_else(|| (0..h.ranks.len() as u32).collect());
         let ranks: Vec<Rank> = h
             .ranks
             .iter()
-            .enumerate()
-            .map(|(i, r)| Rank {
+            .zip(order)
+            .map(|(r, rank)| Rank {
                 pid: r.pid,
                 start: r.start,
                 child: None,
-                exit_file: Self::exit_file(&dir, l.attempt, i as u32),
+                exit_file: Self::exit_file(&dir, l.attempt, rank),
                 done: None,
+                sink: None,
             })
             .collect();
         // A launch is worth adopting if a rank still runs or left its exit code.
@@ -382,6 +637,11 @@ impl Executor for LocalExecutor {
                 || r.exit_file.exists()
         });
         if !any_alive {
+            // Nothing to watch: end what may be left of it outside its group before the job is
+            // requeued.
+            if let Some(mark) = &h.mark {
+                sweep(mark);
+            }
             return Ok(false);
         }
         self.running.insert(
@@ -389,12 +649,14 @@ impl Executor for LocalExecutor {
             Running {
                 attempt: l.attempt,
                 pgid: h.pgid,
+                mark: h.mark.clone(),
                 ranks,
                 tail: MetricsTail::new(dir.join("metrics.jsonl"), 0, l.attempt),
                 launched: Instant::now(),
                 preempt: None,
                 signalled: None,
                 killed: false,
+                failing: false,
             },
         );
         Ok(true)

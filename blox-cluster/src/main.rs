@@ -3,8 +3,8 @@
 
 use blox_admission::AdmissionConfig;
 use blox_cluster::{
-    parse_nodes, read_token, request, ClusterError, LocalConfig, LocalExecutor, LoopConfig,
-    RoundLoop, SlurmConfig, SlurmExecutor, Store,
+    parse_nodes, read_token, request, ClusterError, HttpLimits, JobLogs, LocalConfig,
+    LocalExecutor, LoopConfig, RoundLoop, SlurmConfig, SlurmExecutor, Store,
 };
 use blox_core::{Pipeline, Time};
 use blox_placement::PlacementConfig;
@@ -14,7 +14,6 @@ use nix::sys::signal::Signal;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// Run a Blox scheduler over real jobs: local processes (fake or real GPUs) or Slurm.
@@ -57,6 +56,16 @@ enum Cmd {
         /// The node's name (as `nodes` lists it).
         node: Option<String>,
     },
+    /// Internal: copy standard input to a job's log, keeping its last BYTES (run by the local
+    /// backend for each rank).
+    #[command(hide = true)]
+    LogSink {
+        /// The cap in bytes (0: none).
+        #[arg(long, value_name = "BYTES")]
+        max_bytes: u64,
+        /// The log file.
+        file: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -69,7 +78,8 @@ enum Backend {
 
 #[derive(Args)]
 struct ServeArgs {
-    /// State folder: SQLite database, token, per-job folders, outputs.
+    /// State folder: SQLite database, token, per-job folders, outputs. One server per folder:
+    /// a second one started on it fails, naming the pid of the first (STATE/server.lock).
     #[arg(long, default_value = "blox-state", value_name = "DIR")]
     state: PathBuf,
     /// Address of the HTTP API (loopback by default; port 0 picks a free one, written to
@@ -144,6 +154,25 @@ struct ServeArgs {
     /// Exit once every submitted job has ended.
     #[arg(long)]
     exit_when_done: bool,
+    /// Local backend: the most bytes kept of each rank's log (STATE/jobs/ID/rankR.log, stdout
+    /// and stderr): beyond it the log keeps its last half, after a line counting what was
+    /// dropped. 0: no limit. A log that cannot be written (full disk) fails its job, with the
+    /// error as the reason; the server goes on.
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+    log_limit: u64,
+    /// HTTP API: connections served at once (one thread each); a connection beyond them is
+    /// answered 503 at once.
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    max_connections: usize,
+    /// HTTP API: seconds a client has to send its whole request (and to read the response);
+    /// a slower one gets 408 and is disconnected. A client never holds up another.
+    #[arg(
+        long,
+        default_value_t = 10.0,
+        value_name = "SECONDS",
+        allow_negative_numbers = true
+    )]
+    request_timeout: f64,
 }
 
 #[derive(Args)]
@@ -166,28 +195,29 @@ struct SubmitArgs {
     /// GPUs.
     #[arg(long)]
     gpus: u32,
-    /// Total iterations.
+    /// Total iterations (1 to 10^12).
     #[arg(long)]
     iterations: Option<u64>,
-    /// Seconds per iteration.
+    /// Seconds per iteration (over 0, at most 1e9; iterations × this at most 1e9 s).
     #[arg(long, value_name = "SECONDS")]
     iteration_time: Option<f64>,
-    /// Expected run time in seconds.
+    /// Expected run time in seconds (0 to 1e9).
     #[arg(long, value_name = "SECONDS")]
     duration: Option<f64>,
-    /// Model name.
+    /// Model name (one line, at most 256 bytes).
     #[arg(long)]
     model: Option<String>,
-    /// CPU cores.
+    /// CPU cores (over 0, at most 1e6).
     #[arg(long)]
     cpus: Option<f64>,
-    /// Host memory, GB.
+    /// Host memory, GB (over 0, at most 1e6).
     #[arg(long)]
     mem_gb: Option<f64>,
-    /// Name for listings.
+    /// Name for listings (one line, at most 256 bytes).
     #[arg(long)]
     name: Option<String>,
-    /// The command (a shell command line).
+    /// The command (a shell command line, at most 64 KiB; the server checks every bound before
+    /// it stores anything).
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<String>,
 }
@@ -230,6 +260,8 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
         eprintln!("blox-cluster: warning: {warning}");
     }
     private_state(&a.state)?;
+    // Before anything in the folder is read or written: one server per state folder.
+    let _lock = blox_cluster::StateLock::acquire(&a.state)?;
     let token_path = a
         .token_file
         .clone()
@@ -242,6 +274,12 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
         ));
     }
     let grace = secs("--grace", a.grace)?;
+    let request_timeout = secs("--request-timeout", a.request_timeout)?;
+    if request_timeout < Duration::from_millis(100) || a.max_connections == 0 {
+        return Err(ClusterError::Config(
+            "--request-timeout must be at least 0.1 s and --max-connections at least 1".into(),
+        ));
+    }
     let min_run = match a.min_run {
         Some(s) => secs("--min-run", s)?,
         None => round,
@@ -254,6 +292,20 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
         a.policy.build(&env).map_err(cfg_err)?,
         a.placement.build().map_err(cfg_err)?,
     );
+    let logs = match a.log_limit {
+        0 => JobLogs::Unlimited,
+        n if n < blox_cluster::MIN_LOG_LIMIT => {
+            return Err(ClusterError::Config(format!(
+                "--log-limit {n}: at least {} bytes, or 0 for no limit",
+                blox_cluster::MIN_LOG_LIMIT
+            )))
+        }
+        n => JobLogs::Capped {
+            program: std::env::current_exe()
+                .map_err(|e| ClusterError::Config(format!("finding this program: {e}")))?,
+            max_bytes: n,
+        },
+    };
     let db = a.state.join("state.sqlite");
     let epoch = Store::open(&db)?.epoch()?;
     let executor: blox_core::BoxExecutor = match a.backend {
@@ -263,6 +315,7 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
                     .map_err(ClusterError::Config)?,
                 jobs_dir: a.state.join("jobs"),
                 signal,
+                logs,
             })
             .map_err(|e| ClusterError::Exec(e.0))?,
         ),
@@ -308,14 +361,20 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
         label,
     };
     let mut rl = RoundLoop::new(cfg, scheduler, executor, &db)?;
-    let server = tiny_http::Server::http(a.listen.as_str())
+    let listener = std::net::TcpListener::bind(a.listen.as_str())
         .map_err(|e| ClusterError::Config(format!("--listen {}: {e}", a.listen)))?;
-    let server = Arc::new(server);
-    let addr = server
-        .server_addr()
-        .to_ip()
-        .map(|a| a.to_string())
-        .unwrap_or_else(|| a.listen.clone());
+    let api = blox_cluster::Api {
+        db: db.clone(),
+        token,
+        inventory: inventory.clone(),
+        epoch,
+        limits: HttpLimits {
+            max_connections: a.max_connections,
+            request_timeout,
+        },
+    }
+    .spawn(listener)?;
+    let addr = api.addr().to_string();
     let addr_file = a.state.join("server.addr");
     std::fs::write(&addr_file, format!("{addr}\n")).map_err(|e| ClusterError::io(&addr_file, e))?;
     eprintln!(
@@ -324,22 +383,9 @@ fn serve(a: ServeArgs) -> Result<(), ClusterError> {
         inventory.nodes.len(),
         db.display()
     );
-    let api = blox_cluster::Api {
-        db: db.clone(),
-        token,
-        inventory,
-        epoch,
-    };
-    let srv = Arc::clone(&server);
-    let api_thread = std::thread::spawn(move || {
-        if let Err(e) = api.run(srv) {
-            eprintln!("blox-cluster: HTTP API stopped: {e}");
-        }
-    });
     let stop = blox_cluster::stop_flag()?;
     let result = rl.run(&stop);
-    server.unblock();
-    let _ = api_thread.join();
+    api.shutdown();
     let c = rl.counters();
     eprintln!(
         "blox-cluster: stopped ({} completed, {} failed, {} cancelled, {} preemptions)",
@@ -393,6 +439,10 @@ fn print(v: &Value) {
 
 fn run(cli: Cli) -> Result<(), ClusterError> {
     match cli.cmd {
+        Cmd::LogSink { max_bytes, file } => {
+            blox_cluster::log_sink(&file, max_bytes, std::io::stdin().lock())
+                .map_err(|e| ClusterError::Io(format!("{e}")))
+        }
         Cmd::Serve(a) => serve(a),
         Cmd::Submit(s) => {
             let mut body = json!({ "command": s.command.join(" "), "n_gpus": s.gpus });
@@ -457,8 +507,15 @@ fn run(cli: Cli) -> Result<(), ClusterError> {
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    let sink = matches!(cli.cmd, Cmd::LogSink { .. });
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if sink => {
+            // The local backend reads this line as the reason the job failed.
+            eprintln!("{e}");
+            ExitCode::from(blox_cluster::SINK_FAILED as u8)
+        }
         Err(e) => {
             eprintln!("blox-cluster: {e}");
             ExitCode::FAILURE

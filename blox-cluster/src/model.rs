@@ -55,6 +55,15 @@ impl fmt::Display for FieldError {
 
 impl std::error::Error for FieldError {}
 
+/// A number as an error shows it: plain, or in scientific notation when very large or small.
+fn show(x: f64) -> String {
+    if x != 0.0 && x.is_finite() && !(1e-6..1e15).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 fn bad(field: &str, message: impl Into<String>) -> FieldError {
     FieldError {
         field: field.into(),
@@ -74,9 +83,25 @@ const FIELDS: &[&str] = &[
     "name",
 ];
 
+/// The longest command accepted, in bytes. Each rank receives the command in one environment
+/// variable, and Linux refuses (`Argument list too long`) any single variable over 128 KiB at
+/// launch; 64 KiB leaves room for the rest of the launch's environment.
+pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
+/// The largest number of iterations accepted.
+pub const MAX_ITERATIONS: u64 = 1_000_000_000_000;
+/// The longest time accepted, in seconds (about 31.7 years): the bound of `iteration_time_s`,
+/// `duration_s` and of the work they imply (`duration_s`, or iterations × iteration time).
+pub const MAX_SECONDS: f64 = 1e9;
+/// The most CPU cores a job may ask for.
+pub const MAX_CPUS: f64 = 1e6;
+/// The most host memory a job may ask for, in GB.
+pub const MAX_MEM_GB: f64 = 1e6;
+/// The longest `model` or `name`, in bytes.
+pub const MAX_TEXT_BYTES: usize = 256;
+
 impl Submission {
     /// Parse and validate a JSON body against a cluster of `total_gpus` GPUs. Every error names
-    /// its field.
+    /// its field and, for a value out of bounds, the bounds (see [`Submission::check`]).
     pub fn from_json(body: &[u8], total_gpus: u32) -> Result<Submission, FieldError> {
         let v: Value = serde_json::from_slice(body)
             .map_err(|e| bad("body", format!("not valid JSON: {e}")))?;
@@ -91,12 +116,6 @@ impl Submission {
         }
         let command = match map.get("command") {
             None | Some(Value::Null) => return Err(bad("command", "missing")),
-            Some(Value::String(s)) if s.trim().is_empty() => {
-                return Err(bad("command", "must not be empty"))
-            }
-            Some(Value::String(s)) if s.contains('\0') => {
-                return Err(bad("command", "must not contain NUL"))
-            }
             Some(Value::String(s)) => s.clone(),
             Some(_) => return Err(bad("command", "must be a string")),
         };
@@ -104,7 +123,7 @@ impl Submission {
             None | Some(Value::Null) => return Err(bad("n_gpus", "missing")),
             Some(v) => v
                 .as_u64()
-                .filter(|&n| n >= 1)
+                .filter(|&n| n >= 1 && n <= u64::from(u32::MAX))
                 .ok_or_else(|| bad("n_gpus", "must be a whole number ≥ 1"))?,
         };
         if n_gpus > u64::from(total_gpus) {
@@ -115,52 +134,141 @@ impl Submission {
         }
         let total_iterations = match map.get("total_iterations") {
             None | Some(Value::Null) => None,
-            Some(v) => Some(
-                v.as_u64()
-                    .filter(|&n| n >= 1)
-                    .ok_or_else(|| bad("total_iterations", "must be a whole number ≥ 1"))?,
-            ),
+            Some(v) => Some(v.as_u64().filter(|&n| n >= 1).ok_or_else(|| {
+                bad(
+                    "total_iterations",
+                    format!("must be a whole number in 1..={MAX_ITERATIONS}"),
+                )
+            })?),
         };
-        let num = |k: &str, zero_ok: bool| -> Result<Option<f64>, FieldError> {
+        let num = |k: &str| -> Result<Option<f64>, FieldError> {
             match map.get(k) {
                 None | Some(Value::Null) => Ok(None),
-                Some(v) => {
-                    let x = v.as_f64().filter(|x| x.is_finite());
-                    match x {
-                        Some(x) if x > 0.0 || (zero_ok && x == 0.0) => Ok(Some(x)),
-                        _ => Err(bad(
-                            k,
-                            if zero_ok {
-                                "must be a number ≥ 0"
-                            } else {
-                                "must be a number > 0"
-                            },
-                        )),
-                    }
-                }
+                Some(v) => v
+                    .as_f64()
+                    .map(Some)
+                    .ok_or_else(|| bad(k, "must be a number")),
             }
         };
         let text = |k: &str| -> Result<Option<String>, FieldError> {
             match map.get(k) {
                 None | Some(Value::Null) => Ok(None),
-                Some(Value::String(s)) if s.len() <= 256 && !s.contains(['\0', '\n']) => {
-                    Ok(Some(s.clone()))
-                }
-                Some(Value::String(_)) => Err(bad(k, "must be one line of at most 256 bytes")),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
                 Some(_) => Err(bad(k, "must be a string")),
             }
         };
-        Ok(Submission {
+        let sub = Submission {
             command,
             n_gpus: n_gpus as u32,
             total_iterations,
-            iteration_time_s: num("iteration_time_s", false)?,
-            duration_s: num("duration_s", true)?,
+            iteration_time_s: num("iteration_time_s")?,
+            duration_s: num("duration_s")?,
             model: text("model")?,
-            cpus: num("cpus", false)?,
-            mem_gb: num("mem_gb", false)?,
+            cpus: num("cpus")?,
+            mem_gb: num("mem_gb")?,
             name: text("name")?,
-        })
+        };
+        sub.check()?;
+        Ok(sub)
+    }
+
+    /// Check every value against its bounds (the cluster's size aside): what the API enforces
+    /// before anything is stored, and what the server checks again when it reads a stored
+    /// submission back. The bounds, named in each error:
+    ///
+    /// | field | bounds |
+    /// |---|---|
+    /// | `command` | 1 to [`MAX_COMMAND_BYTES`] bytes, not blank, no NUL |
+    /// | `n_gpus` | ≥ 1 (and at most the cluster's GPUs, checked by [`Submission::from_json`]) |
+    /// | `total_iterations` | 1 to [`MAX_ITERATIONS`] |
+    /// | `iteration_time_s` | a finite number in (0, [`MAX_SECONDS`]] |
+    /// | `duration_s` | a finite number in [0, [`MAX_SECONDS`]] |
+    /// | the work (`duration_s`, else iterations × iteration time) | at most [`MAX_SECONDS`] |
+    /// | `cpus` | a finite number in (0, [`MAX_CPUS`]] |
+    /// | `mem_gb` | a finite number in (0, [`MAX_MEM_GB`]] |
+    /// | `model`, `name` | one line of at most [`MAX_TEXT_BYTES`] bytes, no NUL |
+    pub fn check(&self) -> Result<(), FieldError> {
+        let c = &self.command;
+        if c.trim().is_empty() {
+            return Err(bad("command", "must not be empty"));
+        }
+        if c.contains('\0') {
+            return Err(bad("command", "must not contain NUL"));
+        }
+        if c.len() > MAX_COMMAND_BYTES {
+            return Err(bad(
+                "command",
+                format!(
+                    "{} bytes is over the limit of {MAX_COMMAND_BYTES} bytes (each rank gets the \
+                     command in one environment variable; put a long script in a file and run \
+                     that)",
+                    c.len()
+                ),
+            ));
+        }
+        if self.n_gpus == 0 {
+            return Err(bad("n_gpus", "must be a whole number ≥ 1"));
+        }
+        if let Some(n) = self.total_iterations {
+            if !(1..=MAX_ITERATIONS).contains(&n) {
+                return Err(bad(
+                    "total_iterations",
+                    format!("{n} is not a whole number in 1..={MAX_ITERATIONS}"),
+                ));
+            }
+        }
+        let range = |k: &str, v: Option<f64>, zero_ok: bool, max: f64, unit: &str| {
+            let Some(x) = v else { return Ok(()) };
+            let low_ok = x > 0.0 || (zero_ok && x == 0.0);
+            if x.is_finite() && low_ok && x <= max {
+                return Ok(());
+            }
+            let open = if zero_ok { '[' } else { '(' };
+            Err(bad(
+                k,
+                format!(
+                    "{} is not a finite number in {open}0, {max:e}]{unit}",
+                    show(x)
+                ),
+            ))
+        };
+        range(
+            "iteration_time_s",
+            self.iteration_time_s,
+            false,
+            MAX_SECONDS,
+            " seconds",
+        )?;
+        range("duration_s", self.duration_s, true, MAX_SECONDS, " seconds")?;
+        range("cpus", self.cpus, false, MAX_CPUS, " cores")?;
+        range("mem_gb", self.mem_gb, false, MAX_MEM_GB, " GB")?;
+        if self.duration_s.is_none() {
+            if let (Some(n), Some(t)) = (self.total_iterations, self.iteration_time_s) {
+                let work = n as f64 * t;
+                if !work.is_finite() || work > MAX_SECONDS {
+                    return Err(bad(
+                        "iteration_time_s",
+                        format!(
+                            "total_iterations × iteration_time_s = {n} × {} = {} s is over \
+                             the limit of {MAX_SECONDS:e} s of work",
+                            show(t),
+                            show(work)
+                        ),
+                    ));
+                }
+            }
+        }
+        for (k, v) in [("model", &self.model), ("name", &self.name)] {
+            if let Some(s) = v {
+                if s.len() > MAX_TEXT_BYTES || s.contains(['\0', '\n']) {
+                    return Err(bad(
+                        k,
+                        format!("must be one line of at most {MAX_TEXT_BYTES} bytes"),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The service demand the scheduler sees: `duration_s`, else iterations × iteration time,
@@ -336,6 +444,34 @@ mod tests {
             r#"{"command": "x", "n_gpus": 1, "total_iterations": 1.5}"#,
             "total_iterations",
         );
+        check(
+            r#"{"command": "x", "n_gpus": 1, "total_iterations": 1000000000001}"#,
+            "total_iterations",
+        );
+        check(r#"{"command": "x", "n_gpus": 1, "cpus": 1e7}"#, "cpus");
+        check(
+            r#"{"command": "x", "n_gpus": 1, "mem_gb": 1e300}"#,
+            "mem_gb",
+        );
+        check(
+            r#"{"command": "x", "n_gpus": 1, "duration_s": 2e9}"#,
+            "duration_s",
+        );
+        check(
+            r#"{"command": "x", "n_gpus": 1, "iteration_time_s": 0}"#,
+            "iteration_time_s",
+        );
+        let long = "x".repeat(MAX_COMMAND_BYTES + 1);
+        check(
+            &format!(r#"{{"command": "{long}", "n_gpus": 1}}"#),
+            "command",
+        );
+        let fits = "x".repeat(MAX_COMMAND_BYTES);
+        assert!(Submission::from_json(
+            format!(r#"{{"command": "{fits}", "n_gpus": 1}}"#).as_bytes(),
+            4
+        )
+        .is_ok());
         let s = Submission::from_json(
             br#"{"command": "x", "n_gpus": 2, "total_iterations": 10, "iteration_time_s": 0.5}"#,
             4,
@@ -343,5 +479,29 @@ mod tests {
         .unwrap();
         assert_eq!(s.work_s(), 5.0);
         assert_eq!(s.to_spec(Time(7)).n_gpus, 2);
+    }
+
+    /// The submission that used to brick the server: each value within bounds, their product
+    /// not. The error states the bound; every stored submission passes [`Submission::check`].
+    #[test]
+    fn values_out_of_bounds_are_refused_with_their_bounds() {
+        let e = Submission::from_json(
+            br#"{"command": "true", "n_gpus": 1, "total_iterations": 10, "iteration_time_s": 1e308}"#,
+            4,
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "iteration_time_s");
+        assert!(e.message.contains("1e9"), "{e}");
+        let e = Submission::from_json(
+            br#"{"command": "true", "n_gpus": 1, "total_iterations": 1000000, "iteration_time_s": 10000}"#,
+            4,
+        )
+        .unwrap_err();
+        assert!(e.message.contains("of work"), "{e}");
+        let mut s = Submission::from_json(br#"{"command": "true", "n_gpus": 1}"#, 4).unwrap();
+        s.duration_s = Some(f64::INFINITY);
+        assert_eq!(s.check().unwrap_err().field, "duration_s");
+        s.duration_s = Some(f64::NAN);
+        assert_eq!(s.check().unwrap_err().field, "duration_s");
     }
 }

@@ -131,6 +131,9 @@ struct Live {
     working: Option<Time>,
     /// The job's iteration count up to which this launch's service has been credited.
     credited_iter: u64,
+    /// Why the executor is ending it, when it fails for a reason of the executor's
+    /// ([`ExecEvent::Failing`]): the job then fails with it.
+    failure: Option<String>,
 }
 
 /// The loop: a scheduler, the one round driver (`blox_sim::Driver`, the same as the simulator's)
@@ -176,6 +179,11 @@ struct Server<E> {
     min_run: Time,
     /// This round's decisions that the leases keep from being applied.
     deferred: lease::Deferred,
+    /// The error of the last write to the state database, while it fails (changes are then
+    /// held in memory; see [`RoundLoop::tick`]).
+    unsaved: Option<String>,
+    /// The error of the last write of the outputs, while it fails.
+    outputs_error: Option<String>,
 }
 
 fn gpus_u32(g: &[GpuId]) -> Vec<u32> {
@@ -204,7 +212,16 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         let now = Time(unix_ms().saturating_sub(epoch));
         let mut sinks = (JobLog::default(), Timeline::default());
         let mut counters = RunCounters::default();
-        for e in store.events()? {
+        let (events, problems) = store.events_checked()?;
+        for p in &problems {
+            eprintln!("blox-cluster: {}: event log: {p}", db.display());
+        }
+        let mut replay = Replay::default();
+        let mut checked = Vec::with_capacity(events.len());
+        for e in events {
+            replay.check(e, &mut checked);
+        }
+        for e in checked {
             match &e {
                 StoredEvent::Arrived { .. } => counters.arrived += 1,
                 StoredEvent::Admitted { .. } => counters.admitted += 1,
@@ -223,8 +240,30 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         let mut jobs: Vec<Job> = Vec::new();
         let mut dirty = BTreeSet::new();
         let mut ever_submitted = false;
+        let mut failed_on_load = Vec::new();
         for row in store.jobs()? {
             ever_submitted = true;
+            if let Some(r) = &row.repaired {
+                eprintln!(
+                    "blox-cluster: job {}: unreadable field(s) of its run record replaced by \
+                     defaults: {r}",
+                    row.id
+                );
+                dirty.insert(row.id);
+            }
+            if let Some(why) = row.unreadable.clone() {
+                // A job not over yet, or whose state itself is unreadable (the reason then
+                // starts with `state`), fails with the reason; an ended one keeps its state.
+                if !row.state.is_terminal() || why.starts_with("state ") {
+                    failed_on_load.push((row, why));
+                    continue;
+                }
+                eprintln!(
+                    "blox-cluster: job {} ({}): {why}",
+                    row.id,
+                    row.state.as_str()
+                );
+            }
             let mut e = Entry {
                 state: row.state,
                 sub: row.submission,
@@ -313,6 +352,7 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
                                 launched: now,
                                 working: Some(now),
                                 credited_iter: e.run.iterations,
+                                failure: None,
                             },
                         );
                     }
@@ -331,6 +371,34 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
             }
             entries.insert(row.id, e);
         }
+        for (row, why) in failed_on_load {
+            // A job whose record cannot be read cannot be run (nor its launch adopted): it
+            // fails with the reason, and the server goes on with the others.
+            let reason = format!("unreadable state record: {why}");
+            eprintln!("blox-cluster: job {}: {reason}; marked failed", row.id);
+            if let Some(live) = &row.run.live {
+                eprintln!(
+                    "blox-cluster: job {}: its launch (attempt {}, handle {}) is not adopted",
+                    row.id, live.attempt, live.handle
+                );
+            }
+            let mut run = row.run;
+            run.live = None;
+            run.gpus.clear();
+            run.exit_status = Some(reason);
+            counters.failed += 1;
+            dirty.insert(row.id);
+            entries.insert(
+                row.id,
+                Entry {
+                    state: JobState::Failed,
+                    sub: row.submission,
+                    submitted_ms: row.submitted_ms,
+                    run,
+                    cancelling: false,
+                },
+            );
+        }
         jobs.sort_by_key(|j| j.id);
         let mut table = JobTable::new();
         for j in jobs {
@@ -338,8 +406,9 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         }
         queued.sort_by_key(|q| q.0);
         let (queue_rows, queue) = queued.into_iter().map(|(_, r, q)| (r, q)).unzip();
-        let next_seq = counters.arrived;
-        let next_id = counters.admitted as u32;
+        // The next numbers follow the event log as replayed (the metric sinks number arrivals
+        // and admissions the same way).
+        let (next_seq, next_id) = (replay.next_seq, replay.next_id);
         let round_len = Time(cfg.round.as_millis().max(1) as u64);
         let min_run = Time(u64::try_from(cfg.min_run.as_millis()).unwrap_or(u64::MAX));
         Ok(RoundLoop {
@@ -374,6 +443,8 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
                 cluster_log: blox_metrics::ClusterLog::new(inventory.total_gpus()),
                 min_run,
                 deferred: lease::Deferred::default(),
+                unsaved: None,
+                outputs_error: None,
             },
         })
     }
@@ -388,7 +459,8 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
     pub fn run(&mut self, stop: &AtomicBool) -> Result<(), ClusterError> {
         loop {
             self.tick()?;
-            if stop.load(Ordering::SeqCst) || (self.st.cfg.exit_when_done && self.st.done()) {
+            let done = self.st.cfg.exit_when_done && self.st.done() && self.st.unsaved.is_none();
+            if stop.load(Ordering::SeqCst) || done {
                 self.write_outputs()?;
                 return Ok(());
             }
@@ -397,12 +469,22 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
     }
 
     /// One tick: poll, cancel, credit, launch, and a round when one is due.
+    ///
+    /// When the state database cannot be written (a full disk, a lock held too long), the
+    /// server does not stop: it keeps watching its launches and keeps every change in memory,
+    /// but decides and launches nothing new (a launch the database does not know of could run
+    /// twice after a restart) until a write succeeds; it retries every tick.
     pub fn tick(&mut self) -> Result<(), ClusterError> {
         let st = &mut self.st;
         let wall = Time(unix_ms().saturating_sub(st.epoch));
         st.now = st.now.max(wall);
         let now = st.now;
         st.poll(now)?;
+        if st.unsaved.is_some() {
+            st.credit(now);
+            st.save();
+            return Ok(());
+        }
         st.cancels(now)?;
         st.credit(now);
         st.launch_ready(now)?;
@@ -411,10 +493,19 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
             let st = &mut self.st;
             st.launch_ready(now)?;
             st.next_round = Time((now.0 / st.round_len.0 + 1) * st.round_len.0);
-            st.flush()?;
-            self.write_outputs()?;
+            st.save();
+            if let Err(e) = self.write_outputs() {
+                // The outputs are rewritten every round: report, and try again next round.
+                let msg = e.to_string();
+                if self.st.outputs_error.as_ref() != Some(&msg) {
+                    eprintln!("blox-cluster: outputs not written: {msg}");
+                    self.st.outputs_error = Some(msg);
+                }
+            } else {
+                self.st.outputs_error = None;
+            }
         } else {
-            self.st.flush()?;
+            self.st.save();
         }
         Ok(())
     }
@@ -544,6 +635,16 @@ impl<E: Executor> Server<E> {
                         }
                     }
                 }
+                ExecEvent::Failing {
+                    job,
+                    attempt,
+                    reason,
+                } => {
+                    if let Some(l) = self.lives.get_mut(&job).filter(|l| l.attempt == attempt) {
+                        eprintln!("blox-cluster: job {job} attempt {attempt}: {reason}");
+                        l.failure = Some(reason);
+                    }
+                }
                 ExecEvent::Exited {
                     job,
                     attempt,
@@ -562,6 +663,17 @@ impl<E: Executor> Server<E> {
                     if cancelling {
                         self.counters.cancelled += 1;
                         self.set_state(job, JobState::Cancelled);
+                    } else if let Some(reason) = &live.failure {
+                        // Ended by the executor for a failure of its own (e.g. its log could
+                        // not be written): the job fails with the reason, and only it.
+                        if let Some(j) = self.table.remove(job) {
+                            self.cluster.release(&j.gpus);
+                        }
+                        self.counters.failed += 1;
+                        if let Some((_, e)) = self.entry(job) {
+                            e.state = JobState::Failed;
+                            e.run.exit_status = Some(format!("{reason} ({status})"));
+                        }
                     } else if live.stopping && !status.success() {
                         let st = if running_now {
                             JobState::Starting
@@ -722,6 +834,7 @@ impl<E: Executor> Server<E> {
                             launched: now,
                             working: None,
                             credited_iter,
+                            failure: None,
                         },
                     );
                     self.credited_to.insert(id, now);
@@ -785,6 +898,25 @@ impl<E: Executor> Server<E> {
             {
                 continue;
             }
+            if let Some(why) = &row.unreadable {
+                let reason = format!("unreadable submission: {why}");
+                eprintln!("blox-cluster: job {}: {reason}; marked failed", row.id);
+                let mut run = row.run;
+                run.exit_status = Some(reason);
+                self.counters.failed += 1;
+                self.entries.insert(
+                    row.id,
+                    Entry {
+                        state: JobState::Failed,
+                        sub: row.submission,
+                        submitted_ms: row.submitted_ms,
+                        run,
+                        cancelling: false,
+                    },
+                );
+                self.dirty.insert(row.id);
+                continue;
+            }
             let seq = self.next_seq;
             self.next_seq += 1;
             self.counters.arrived += 1;
@@ -835,7 +967,29 @@ impl<E: Executor> Server<E> {
         }
     }
 
-    /// Write every change to the database.
+    /// [`Server::flush`], holding the changes in memory if the database cannot be written
+    /// (see [`RoundLoop::tick`]); reports the first failure and the recovery.
+    fn save(&mut self) {
+        match self.flush() {
+            Ok(()) => {
+                if self.unsaved.take().is_some() {
+                    eprintln!("blox-cluster: state database written again; the server goes on");
+                }
+            }
+            Err(e) => {
+                let msg = e.to_string();
+                if self.unsaved.as_ref() != Some(&msg) {
+                    eprintln!(
+                        "blox-cluster: {msg}; changes are kept in memory and nothing new is \
+                         launched until it can be written (retried every tick)"
+                    );
+                }
+                self.unsaved = Some(msg);
+            }
+        }
+    }
+
+    /// Write every change to the database (on failure, every change is kept for the next try).
     fn flush(&mut self) -> Result<(), ClusterError> {
         if self.dirty.is_empty() && self.events.is_empty() {
             return Ok(());
@@ -855,12 +1009,13 @@ impl<E: Executor> Server<E> {
                 e.run.last_start_ms = job.last_start.map(|t| t.0);
             }
         }
-        let dirty = std::mem::take(&mut self.dirty);
-        let rows: Vec<(i64, JobState, &RunRecord)> = dirty
+        let rows: Vec<(i64, JobState, &RunRecord)> = self
+            .dirty
             .iter()
             .filter_map(|r| self.entries.get(r).map(|e| (*r, e.state, &e.run)))
             .collect();
         self.store.commit(&rows, &self.events)?;
+        self.dirty.clear();
         self.events.clear();
         Ok(())
     }
@@ -1083,6 +1238,54 @@ impl<E: Executor> Host for Server<E> {
         };
         self.emit(&Event::Round(sample));
         Ok(())
+    }
+}
+
+/// Keeps a replayed event log consistent with what the metric sinks expect (arrivals numbered
+/// 0, 1, 2, … and admissions likewise), whatever a damaged log holds: an arrival or admission
+/// out of order is skipped, and a gap in the arrivals (one unreadable beyond repair) is filled
+/// with a placeholder job (1 GPU, no known work), each with a log line.
+#[derive(Default)]
+struct Replay {
+    next_seq: u64,
+    next_id: u32,
+}
+
+impl Replay {
+    fn check(&mut self, e: StoredEvent, out: &mut Vec<StoredEvent>) {
+        match &e {
+            StoredEvent::Arrived { seq, t, .. } => {
+                if *seq < self.next_seq {
+                    eprintln!("blox-cluster: event log: arrival {seq} repeated; skipped");
+                    return;
+                }
+                while self.next_seq < *seq {
+                    eprintln!(
+                        "blox-cluster: event log: arrival {} missing; a placeholder stands in",
+                        self.next_seq
+                    );
+                    out.push(StoredEvent::Arrived {
+                        t: *t,
+                        seq: self.next_seq,
+                        spec: blox_core::JobSpec::new(Time(*t), 1, 0.0),
+                    });
+                    self.next_seq += 1;
+                }
+                self.next_seq += 1;
+            }
+            StoredEvent::Admitted { job, seq, .. } => {
+                if *job != self.next_id || *seq >= self.next_seq {
+                    eprintln!(
+                        "blox-cluster: event log: admission of job {job} (arrival {seq}) out of \
+                         order; skipped"
+                    );
+                    return;
+                }
+                self.next_id += 1;
+            }
+            _ => {}
+        }
+        out.push(e);
     }
 }
 

@@ -25,6 +25,14 @@ pub struct JobRow {
     pub cancel: bool,
     /// The loop's record.
     pub run: RunRecord,
+    /// Why this row's state or submission could not be read (or the submission is out of
+    /// bounds), if so: the row then carries [`JobState::Failed`] (when its state is unreadable)
+    /// or a default submission, and the server fails the job with this reason instead of
+    /// refusing to start. See [`Store`].
+    pub unreadable: Option<String>,
+    /// Fields of the run record that could not be read and were replaced by their defaults
+    /// (e.g. `executed (invalid type: null, expected f64)`), if any.
+    pub repaired: Option<String>,
 }
 
 /// An [`Event`] with owned data, as stored in the event log.
@@ -196,7 +204,42 @@ impl StoredEvent {
     }
 }
 
+/// Deserialize `raw` (a JSON object) as a `T`, dropping the fields that do not read: start
+/// from `base`, add the fields of `raw` one at a time, keep each one with which a `T` still
+/// reads. Returns the value and the dropped fields with their errors (`None` if none was
+/// dropped), or `None` if not even `base` reads.
+fn salvage<T: serde::de::DeserializeOwned>(
+    raw: &serde_json::Value,
+    base: serde_json::Map<String, serde_json::Value>,
+) -> Option<(T, Option<String>)> {
+    use serde_json::Value;
+    let mut cur = base;
+    let mut dropped = Vec::new();
+    if let Value::Object(fields) = raw {
+        for (k, v) in fields {
+            let mut next = cur.clone();
+            next.insert(k.clone(), v.clone());
+            match serde_json::from_value::<T>(Value::Object(next.clone())) {
+                Ok(_) => cur = next,
+                Err(e) => dropped.push(format!("`{k}` ({e})")),
+            }
+        }
+    } else {
+        dropped.push("the whole record (not a JSON object)".to_owned());
+    }
+    let value = serde_json::from_value::<T>(Value::Object(cur)).ok()?;
+    Some((value, (!dropped.is_empty()).then(|| dropped.join(", "))))
+}
+
 /// A connection to the state database (one per thread).
+///
+/// Reading never fails on a bad row: a stored state that cannot be read must not keep the
+/// server from starting or the API from answering. A job row whose state or submission cannot
+/// be read (or whose submission is out of bounds, e.g. written by an older version) is returned
+/// with [`JobRow::unreadable`] set, and the server fails that job with the reason; unreadable
+/// fields of a run record are replaced by their defaults ([`JobRow::repaired`]); an event of the
+/// log that cannot be read is repaired (an arrival keeps its sequence number and what of its job
+/// reads) or skipped, and reported ([`Store::events`]).
 pub struct Store {
     conn: Connection,
     path: PathBuf,
@@ -292,8 +335,16 @@ impl Store {
     /// in the `meta` table under `node_admin`, so that it survives a restart.
     pub fn node_admin(&self) -> Result<BTreeMap<String, String>, ClusterError> {
         Ok(match self.meta("node_admin")? {
-            Some(text) => serde_json::from_str(&text)
-                .map_err(|e| ClusterError::State(format!("meta `node_admin`: {e}")))?,
+            Some(text) => serde_json::from_str(&text).unwrap_or_else(|e| {
+                // Unreadable: every node in service (the next `nodes drain|remove|add`
+                // rewrites it).
+                eprintln!(
+                    "blox-cluster: {}: unreadable meta `node_admin` ({e}); every node is taken \
+                     to be in service",
+                    self.path.display()
+                );
+                BTreeMap::new()
+            }),
             None => BTreeMap::new(),
         })
     }
@@ -324,9 +375,13 @@ impl Store {
     /// The run's epoch (Unix ms): time 0 of every time the server reports. Set on first use.
     pub fn epoch(&self) -> Result<u64, ClusterError> {
         if let Some(v) = self.meta("epoch_unix_ms")? {
-            return v.parse().map_err(|_| {
-                ClusterError::State(format!("{}: bad epoch `{v}`", self.path.display()))
-            });
+            match v.parse() {
+                Ok(e) => return Ok(e),
+                Err(_) => eprintln!(
+                    "blox-cluster: {}: unreadable epoch `{v}`; the run's time 0 is reset to now",
+                    self.path.display()
+                ),
+            }
         }
         let now = unix_ms();
         self.set_meta("epoch_unix_ms", &now.to_string())?;
@@ -373,16 +428,46 @@ impl Store {
 
     fn to_row(&self, raw: (i64, String, String, i64, i64, String)) -> Result<JobRow, ClusterError> {
         let (id, state, sub, submitted, cancel, run) = raw;
-        let bad = |what: &str| {
-            ClusterError::State(format!("{}: job {id}: bad {what}", self.path.display()))
+        let mut unreadable = Vec::new();
+        let state = JobState::parse(&state).unwrap_or_else(|| {
+            unreadable.push(format!("state `{state}` is not a job state"));
+            JobState::Failed
+        });
+        let submission = match serde_json::from_str::<Submission>(&sub) {
+            Ok(s) => match s.check() {
+                Ok(()) => s,
+                Err(e) => {
+                    unreadable.push(format!("submission out of bounds: {e}"));
+                    s
+                }
+            },
+            Err(e) => {
+                unreadable.push(format!("submission: {e}"));
+                Submission::default()
+            }
+        };
+        let (run, repaired) = match serde_json::from_str::<RunRecord>(&run) {
+            Ok(r) => (r, None),
+            Err(e) => match serde_json::from_str::<serde_json::Value>(&run)
+                .ok()
+                .and_then(|v| salvage::<RunRecord>(&v, Default::default()))
+            {
+                Some((r, dropped)) => (r, dropped),
+                None => (
+                    RunRecord::default(),
+                    Some(format!("the whole record ({e})")),
+                ),
+            },
         };
         Ok(JobRow {
             id,
-            state: JobState::parse(&state).ok_or_else(|| bad("state"))?,
-            submission: serde_json::from_str(&sub).map_err(|_| bad("submission"))?,
-            submitted_ms: submitted as u64,
+            state,
+            submission,
+            submitted_ms: submitted.max(0) as u64,
             cancel: cancel != 0,
-            run: serde_json::from_str(&run).map_err(|_| bad("run record"))?,
+            run,
+            unreadable: (!unreadable.is_empty()).then(|| unreadable.join("; ")),
+            repaired,
         })
     }
 
@@ -487,26 +572,69 @@ impl Store {
         tx.commit().map_err(&err)
     }
 
-    /// The whole event log, in order.
+    /// The whole event log, in order (what cannot be read of it repaired or skipped, as
+    /// [`Store::events_checked`] does).
     pub fn events(&self) -> Result<Vec<StoredEvent>, ClusterError> {
+        Ok(self.events_checked()?.0)
+    }
+
+    /// The whole event log, in order, and what could not be read of it. An event that does not
+    /// read is repaired when it is an arrival whose time and sequence number read (its job keeps
+    /// what of it reads: a placeholder of 1 GPU and no known work otherwise), and skipped
+    /// otherwise; each is reported (`event N: ...`) in the second list.
+    pub fn events_checked(&self) -> Result<(Vec<StoredEvent>, Vec<String>), ClusterError> {
         let mut st = self
             .conn
-            .prepare("SELECT ev FROM events ORDER BY n")
+            .prepare("SELECT n, ev FROM events ORDER BY n")
             .map_err(self.err())?;
-        let texts = st
-            .query_map([], |r| r.get::<_, String>(0))
+        let rows = st
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
             .map_err(self.err())?
             .collect::<Result<Vec<_>, _>>()
             .map_err(self.err())?;
-        texts
-            .iter()
-            .map(|t| {
-                serde_json::from_str(t).map_err(|e| {
-                    ClusterError::State(format!("{}: event log: {e}", self.path.display()))
-                })
-            })
-            .collect()
+        let mut out = Vec::with_capacity(rows.len());
+        let mut problems = Vec::new();
+        for (n, text) in rows {
+            match serde_json::from_str::<StoredEvent>(&text) {
+                Ok(e) => out.push(e),
+                Err(e) => match repair_arrival(&text) {
+                    Some((ev, dropped)) => {
+                        problems.push(format!(
+                            "event {n}: {e}; an arrival, kept without {dropped}"
+                        ));
+                        out.push(ev);
+                    }
+                    None => {
+                        let head: String = text.chars().take(80).collect();
+                        problems.push(format!("event {n} (`{head}`): {e}; skipped"))
+                    }
+                },
+            }
+        }
+        Ok((out, problems))
     }
+}
+
+/// An arrival event whose job does not read, kept with what of it reads (the time and sequence
+/// number must read).
+fn repair_arrival(text: &str) -> Option<(StoredEvent, String)> {
+    use serde_json::{json, Value};
+    let v: Value = serde_json::from_str(text).ok()?;
+    if v.get("e")?.as_str()? != "arrived" {
+        return None;
+    }
+    let t = v.get("t")?.as_u64()?;
+    let seq = v.get("seq")?.as_u64()?;
+    let base = json!({"arrival": t, "n_gpus": 1, "work_s": 0.0});
+    let Value::Object(base) = base else {
+        return None;
+    };
+    let raw = v.get("spec").cloned().unwrap_or(Value::Null);
+    let (spec, dropped) = salvage::<JobSpec>(&raw, base)?;
+    Some((
+        StoredEvent::Arrived { t, seq, spec },
+        dropped.unwrap_or_else(|| "nothing".into()),
+    ))
 }
 
 #[cfg(test)]

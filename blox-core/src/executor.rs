@@ -244,6 +244,17 @@ pub enum ExecEvent {
         /// Iterations done in total (across attempts).
         iterations: u64,
     },
+    /// The executor is ending the launch for a failure that is not the job's own, e.g. the
+    /// job's log could not be written (a full disk). The launch's [`ExecEvent::Exited`]
+    /// follows; the job fails with this reason whatever its exit status (it is not requeued).
+    Failing {
+        /// The job.
+        job: JobId,
+        /// The attempt.
+        attempt: u32,
+        /// What failed, for the job's record.
+        reason: String,
+    },
     /// Every rank of the launch has ended.
     Exited {
         /// The job.

@@ -2,7 +2,7 @@
 //! whatever the command does, and a dead rank ends the whole launch.
 
 use crate::common::{serial, TempDir};
-use blox_cluster::{parse_nodes, LocalConfig, LocalExecutor};
+use blox_cluster::{parse_nodes, JobLogs, LocalConfig, LocalExecutor};
 use blox_core::{ExecEvent, Executor, ExitStatus, GpuId, JobId, JobSpec, Launch, Time};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
@@ -13,6 +13,7 @@ fn executor(dir: &TempDir) -> LocalExecutor {
         inventory: parse_nodes("1x2", 8, 32.0).unwrap(),
         jobs_dir: dir.0.join("jobs"),
         signal: Signal::SIGTERM,
+        logs: JobLogs::Unlimited,
     })
     .unwrap()
 }
@@ -152,5 +153,170 @@ while :; do sleep 0.05; done"#;
         std::fs::read_to_string(dir.0.join("jobs/2/saved")).unwrap_or_default(),
         "saved\n",
         "the command finished saving before the launch was reported as ended"
+    );
+}
+
+/// Whether process `pid` is gone (or a zombie nobody reaped yet).
+fn gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().next())
+            .is_some_and(|state| state == "Z" || state == "X"),
+    }
+}
+
+/// Item 6 of issue 25: a command that starts a process with `setsid` (a session and process
+/// group of its own) or double-forks a daemon used to leave it running after its job ended:
+/// killing the launch's process group does not reach it. The launch's mark in the environment
+/// does, and every process carrying it is ended with the launch.
+#[test]
+fn processes_that_left_the_group_end_with_their_launch() {
+    let _g = serial();
+    let dir = TempDir::new("exec-setsid");
+    let spec = JobSpec::new(Time::ZERO, 1, 10.0);
+    let gpus = [GpuId(0)];
+    let mut exec = executor(&dir);
+    // One escapes with setsid, one is a daemon (double fork, new session, no stdio); the
+    // command itself ends at once, successfully.
+    let command = r#"setsid sleep 300 & echo $! > escaped.pid
+setsid sh -c 'sleep 301 < /dev/null > /dev/null 2>&1 & echo $! > daemon.pid' < /dev/null > /dev/null 2>&1
+while [ ! -s daemon.pid ]; do sleep 0.05; done
+exit 0"#;
+    let l = Launch::new(JobId(1), 0, &spec, command, &gpus, false);
+    exec.launch(&l).unwrap();
+    assert!(wait_exit(&mut exec, JobId(1), Duration::from_secs(30)).success());
+    let job = dir.0.join("jobs/1");
+    let pids: Vec<i32> = ["escaped.pid", "daemon.pid"]
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(job.join(f))
+                .unwrap_or_else(|e| panic!("{f}: {e}"))
+                .trim()
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    // SIGKILL is delivered at once; give the kernel time to tear them down.
+    let t0 = Instant::now();
+    while !pids.iter().all(|&p| gone(p)) {
+        if t0.elapsed() > Duration::from_secs(20) {
+            for &p in &pids {
+                let _ = kill(Pid::from_raw(p), Signal::SIGKILL);
+            }
+            panic!("a process of the finished launch is still running: {pids:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Poll until `file` exists (at most a minute), returning the events seen meanwhile.
+fn poll_until_file(exec: &mut LocalExecutor, file: &std::path::Path) -> Vec<ExecEvent> {
+    let t0 = Instant::now();
+    let mut evs = Vec::new();
+    while !file.exists() {
+        exec.poll(&mut evs).unwrap();
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "{} never appeared",
+            file.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    exec.poll(&mut evs).unwrap();
+    evs
+}
+
+/// Item 5 of issue 25: under LAS a 2-GPU job whose rank 0 finished while rank 1 was being
+/// preempted was requeued (rank 1's exit 143 made the launch's status) and ran, and finished,
+/// again. A launch being preempted whose rank 0 (the rank that speaks for the job) exited 0 is
+/// now complete, whichever came first: the completion seen before the preemption, or the signal
+/// sent before rank 0's exit. One whose rank 0 was stopped is preempted, even if another rank
+/// got to its end: it resumes from rank 0's checkpoint.
+#[test]
+fn a_rank_that_finished_makes_a_preempted_launch_complete_in_either_order() {
+    let _g = serial();
+    let dir = TempDir::new("exec-finish-preempt");
+    let spec = JobSpec::new(Time::ZERO, 2, 10.0);
+    let gpus = [GpuId(0), GpuId(1)];
+    let mut exec = executor(&dir);
+
+    // Order 1: rank 0 finishes, the executor sees it, then the preemption comes; rank 1
+    // checkpoints and exits 143 on the signal.
+    let command = r#"if [ "$dist_rank" = 0 ]; then exit 0; fi
+trap 'exit 143' TERM
+echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
+while :; do sleep 0.05; done"#;
+    let l = Launch::new(JobId(1), 0, &spec, command, &gpus, false);
+    exec.launch(&l).unwrap();
+    let evs = poll_until_file(&mut exec, &dir.0.join("jobs/1/attempt0.rank0.exit"));
+    assert!(
+        !evs.iter().any(|e| matches!(e, ExecEvent::Exited { .. })),
+        "rank 1 still runs: {evs:?}"
+    );
+    exec.preempt(JobId(1), Duration::from_secs(30)).unwrap();
+    assert_eq!(
+        wait_exit(&mut exec, JobId(1), Duration::from_secs(60)),
+        ExitStatus::Code(0),
+        "rank 0 finished the job: the launch is complete, not preempted"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.0.join("jobs/1/attempt0.rank1.exit"))
+            .unwrap()
+            .trim(),
+        "143",
+        "rank 1 was stopped by the preemption"
+    );
+
+    // Order 2: the preemption signal is sent first; rank 0 then finishes (exit 0) and only
+    // after that does rank 1 exit 143.
+    let command = r#"echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
+if [ "$dist_rank" = 0 ]; then
+  trap 'touch term0' TERM
+  while [ ! -f term0 ]; do sleep 0.05; done
+  touch done0; exit 0
+fi
+trap 'while [ ! -f done0 ]; do sleep 0.05; done; exit 143' TERM
+while :; do sleep 0.05; done"#;
+    let l = Launch::new(JobId(2), 0, &spec, command, &gpus, false);
+    exec.launch(&l).unwrap();
+    let started = dir.0.join("jobs/2/metrics.jsonl");
+    poll_until_file(&mut exec, &started);
+    exec.preempt(JobId(2), Duration::from_secs(30)).unwrap();
+    assert_eq!(
+        wait_exit(&mut exec, JobId(2), Duration::from_secs(60)),
+        ExitStatus::Code(0),
+        "rank 0 finished after the signal: still complete"
+    );
+    assert!(dir.0.join("jobs/2/term0").exists(), "the signal came first");
+
+    // Rank 1 got to its end, rank 0 was stopped before its own: preempted, not complete.
+    let command = r#"echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
+if [ "$dist_rank" = 1 ]; then exit 0; fi
+trap 'exit 143' TERM
+while :; do sleep 0.05; done"#;
+    let l = Launch::new(JobId(4), 0, &spec, command, &gpus, false);
+    exec.launch(&l).unwrap();
+    poll_until_file(&mut exec, &dir.0.join("jobs/4/attempt0.rank1.exit"));
+    exec.preempt(JobId(4), Duration::from_secs(30)).unwrap();
+    assert_eq!(
+        wait_exit(&mut exec, JobId(4), Duration::from_secs(60)),
+        ExitStatus::Code(143),
+        "rank 0 did not finish: the job is requeued"
+    );
+
+    // A preempted launch no rank of which finished is preempted (exit 143), as before.
+    let command = r#"trap 'exit 143' TERM
+echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
+while :; do sleep 0.05; done"#;
+    let l = Launch::new(JobId(3), 0, &spec, command, &gpus, false);
+    exec.launch(&l).unwrap();
+    poll_until_file(&mut exec, &dir.0.join("jobs/3/metrics.jsonl"));
+    exec.preempt(JobId(3), Duration::from_secs(30)).unwrap();
+    assert_eq!(
+        wait_exit(&mut exec, JobId(3), Duration::from_secs(60)),
+        ExitStatus::Code(143)
     );
 }

@@ -2,6 +2,7 @@
 
 mod api;
 mod common;
+mod hostile;
 mod hygiene;
 mod local_e2e;
 mod local_exec;
