@@ -29,7 +29,7 @@ use crate::http::{Handler, Head, HttpLimits, HttpServer, Reply};
 use crate::model::Submission;
 use crate::store::{unix_ms, JobRow, Store};
 use crate::ClusterError;
-use blox_core::Inventory;
+use crate::Inventory;
 use serde_json::{json, Value};
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;

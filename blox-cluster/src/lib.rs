@@ -2,7 +2,8 @@
 //!
 //! Real-cluster mode: the same [`blox_core::Scheduler`] that drives a simulation launches and
 //! preempts real jobs. The scheduler keeps every decision (admission, order, placement,
-//! preemption); an [`blox_core::Executor`] only carries them out.
+//! preemption); an [`Executor`] only carries them out. [`main_with`] runs the `blox-cluster`
+//! program with a user's component registry, so a registered policy runs in real mode by name.
 //!
 //! | part | what it is |
 //! |---|---|
@@ -29,7 +30,9 @@
 //! ```
 
 mod api;
+mod cli;
 mod client;
+mod executor;
 mod http;
 mod local;
 mod lock;
@@ -43,7 +46,11 @@ mod store;
 mod token;
 
 pub use api::{check_listen, job_json, Api, ApiServer};
+pub use cli::{main, main_with};
 pub use client::{request, HttpResponse};
+pub use executor::{
+    BoxExecutor, ExecError, ExecEvent, Executor, ExitStatus, Inventory, Launch, NodeInfo, NodeSlice,
+};
 pub use http::HttpLimits;
 pub use local::{job_dir, JobLogs, LocalConfig, LocalExecutor};
 pub use lock::StateLock;

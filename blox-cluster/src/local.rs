@@ -23,7 +23,8 @@
 
 use crate::metrics_tail::MetricsTail;
 use crate::nodes::job_env;
-use blox_core::{ExecError, ExecEvent, Executor, ExitStatus, Inventory, JobId, Launch};
+use crate::{ExecError, ExecEvent, Executor, ExitStatus, Inventory, Launch};
+use blox_core::JobId;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};

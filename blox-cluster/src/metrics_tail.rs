@@ -1,6 +1,7 @@
 //! Following a launch's metrics file (JSON lines appended by the job), shared by every backend.
 
-use blox_core::{ExecEvent, JobId};
+use crate::ExecEvent;
+use blox_core::JobId;
 use std::fs;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;

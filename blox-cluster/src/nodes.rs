@@ -1,7 +1,7 @@
 //! The `--nodes` syntax of the local backend and the launch contract (the environment every
 //! rank of a job sees).
 
-use blox_core::{Inventory, Launch, NodeInfo};
+use crate::{Inventory, Launch, NodeInfo};
 use std::path::Path;
 
 /// Parse `--nodes`: `NxG` (N fake nodes of G GPUs, indices 0..G on each, as on a real multi-node

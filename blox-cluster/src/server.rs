@@ -48,9 +48,10 @@
 use crate::model::{JobState, LiveRecord, RunRecord, Submission};
 use crate::store::{unix_ms, Store, StoredEvent};
 use crate::ClusterError;
+use crate::{ExecEvent, Executor, ExitStatus, Launch};
 use blox_core::{
-    Cluster, Ctx, Decisions, Event, ExecEvent, Executor, ExitStatus, GpuId, GpuSet, Job, JobId,
-    JobTable, Launch, MetricSink, QueuedJob, RoundSample, Scheduler, Time, PRIORITY_STARVED,
+    Cluster, Ctx, Decisions, Event, GpuId, GpuSet, Job, JobId, JobTable, MetricSink, QueuedJob,
+    RoundSample, Scheduler, Time, PRIORITY_STARVED,
 };
 use blox_metrics::{write_jobs_csv_with, write_timeline_csv_with, JobLog, RunMetrics, Timeline};
 use blox_sim::{DecisionError, Driver, Host};
@@ -724,7 +725,6 @@ impl<E: Executor> Server<E> {
                         self.set_state(job, JobState::Failed);
                     }
                 }
-                _ => {}
             }
         }
         self.exec_events = evs;

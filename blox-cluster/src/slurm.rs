@@ -31,9 +31,8 @@
 //!   server stop, with the command's error.
 
 use crate::metrics_tail::MetricsTail;
-use blox_core::{
-    ExecError, ExecEvent, Executor, ExitStatus, Inventory, JobId, Launch, NodeId, NodeInfo,
-};
+use crate::{ExecError, ExecEvent, Executor, ExitStatus, Inventory, Launch, NodeInfo};
+use blox_core::{JobId, NodeId};
 use nix::sys::signal::Signal;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -395,7 +394,7 @@ exec /bin/bash -c "$BLOX_COMMAND""#
             && layout
                 .windows(2)
                 .all(|w| w[0].gpu_indices.len() == w[1].gpu_indices.len());
-        let gres = |s: &blox_core::NodeSlice| -> String {
+        let gres = |s: &crate::NodeSlice| -> String {
             if self.typed[s.node.index()] {
                 let mut idx = s.gpu_indices.clone();
                 idx.sort_unstable();

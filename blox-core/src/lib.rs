@@ -67,7 +67,6 @@ mod combinators;
 mod context;
 mod decision;
 mod event;
-mod executor;
 mod float;
 mod hetero;
 mod ids;
@@ -88,9 +87,6 @@ pub use combinators::{
 pub use context::Ctx;
 pub use decision::{Admissions, Allocation, Decisions, HostShare, Schedule, ValidationScratch};
 pub use event::{Event, NodeChange, RoundSample, RoundStretch};
-pub use executor::{
-    BoxExecutor, ExecError, ExecEvent, Executor, ExitStatus, Inventory, Launch, NodeInfo, NodeSlice,
-};
 pub use float::{add_repeated, additions_to_reach};
 pub use hetero::{HeteroSpeed, ThroughputTable};
 pub use ids::{GpuId, GpuTypeId, JobId, NodeId};

@@ -25,7 +25,8 @@
 //! Stops that are not the scheduler's (cancels, nodes drained or removed) ignore leases.
 
 use super::{Live, Server};
-use blox_core::{Decisions, Executor, GpuId, JobId, JobTable, Time};
+use crate::Executor;
+use blox_core::{Decisions, GpuId, JobId, JobTable, Time};
 use std::collections::BTreeSet;
 
 /// How long after its launch a job that reports nothing (no `started` line, no progress) is

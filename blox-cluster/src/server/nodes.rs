@@ -6,7 +6,8 @@
 use super::Server;
 use crate::model::JobState;
 use crate::ClusterError;
-use blox_core::{Event, Executor, GpuId, JobId, NodeChange, NodeId, Time};
+use crate::Executor;
+use blox_core::{Event, GpuId, JobId, NodeChange, NodeId, Time};
 use blox_nodes::{apply, NodeEvent};
 use std::collections::BTreeMap;
 use std::time::Duration;

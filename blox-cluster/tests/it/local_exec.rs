@@ -3,7 +3,8 @@
 
 use crate::common::{serial, TempDir};
 use blox_cluster::{parse_nodes, JobLogs, LocalConfig, LocalExecutor};
-use blox_core::{ExecEvent, Executor, ExitStatus, GpuId, JobId, JobSpec, Launch, Time};
+use blox_cluster::{ExecEvent, Executor, ExitStatus, Launch};
+use blox_core::{GpuId, JobId, JobSpec, Time};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use std::time::{Duration, Instant};

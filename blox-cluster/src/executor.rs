@@ -17,12 +17,13 @@
 //! Launches are identified by `(job, attempt)`: a job preempted and resumed is a new attempt,
 //! so a late event of an earlier attempt is never mistaken for the current one.
 //!
-//! The trait is dyn-compatible and implemented for `Box<T>` and `&mut T`, like every other trait
-//! of this crate.
+//! The trait is dyn-compatible and implemented for `Box<T>` and `&mut T`, like the component traits
+//! of `blox-core`. (It lived in `blox-core` until the peers got crates of their own; only
+//! real-cluster mode uses it.)
 
-use crate::cluster::{ClusterSpec, NodeSpec};
-use crate::ids::{GpuId, JobId, NodeId};
-use crate::job::JobSpec;
+use blox_core::JobSpec;
+use blox_core::{ClusterSpec, NodeSpec};
+use blox_core::{GpuId, JobId, NodeId};
 use std::fmt;
 use std::time::Duration;
 
@@ -41,7 +42,7 @@ pub struct NodeInfo {
     pub cpus: u32,
     /// Host memory in GB.
     pub mem_gb: f64,
-    /// The GPU type's name (e.g. `v100`); [`crate::DEFAULT_GPU_TYPE`] unless set with
+    /// The GPU type's name (e.g. `v100`); [`blox_core::DEFAULT_GPU_TYPE`] unless set with
     /// [`NodeInfo::with_gpu_type`].
     pub gpu_type: String,
 }
@@ -61,7 +62,7 @@ impl NodeInfo {
             gpu_indices,
             cpus,
             mem_gb,
-            gpu_type: crate::DEFAULT_GPU_TYPE.to_owned(),
+            gpu_type: blox_core::DEFAULT_GPU_TYPE.to_owned(),
         }
     }
 
@@ -74,7 +75,7 @@ impl NodeInfo {
 
 /// The nodes an executor offers, in [`NodeId`] order. Global GPU ids are dense: node 0's GPUs
 /// first, in the order of its [`NodeInfo::gpu_indices`], then node 1's, and so on (the same
-/// numbering as [`crate::Cluster`]).
+/// numbering as [`blox_core::Cluster`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Inventory {
     /// The nodes.
@@ -100,11 +101,12 @@ impl Inventory {
             nodes: self
                 .nodes
                 .iter()
-                .map(|n| NodeSpec {
-                    gpus: n.gpu_indices.len() as u32,
-                    cpus: n.cpus,
-                    mem_gb: n.mem_gb,
-                    gpu_type: n.gpu_type.clone(),
+                .map(|n| {
+                    let mut spec =
+                        NodeSpec::with_gpus(n.gpu_indices.len() as u32).of_type(n.gpu_type.clone());
+                    spec.cpus = n.cpus;
+                    spec.mem_gb = n.mem_gb;
+                    spec
                 })
                 .collect(),
         }
@@ -327,7 +329,7 @@ pub trait Executor {
     /// The round loop takes their GPUs out of placement before admission and requeues their
     /// jobs; a node that is no longer listed is used again. Called once per round. The default
     /// reports none.
-    fn unavailable_nodes(&mut self, out: &mut Vec<crate::NodeId>) -> Result<(), ExecError> {
+    fn unavailable_nodes(&mut self, out: &mut Vec<NodeId>) -> Result<(), ExecError> {
         let _ = out;
         Ok(())
     }
@@ -356,7 +358,7 @@ impl<T: Executor + ?Sized> Executor for Box<T> {
     fn adopt(&mut self, launch: &Launch<'_>, handle: &str) -> Result<bool, ExecError> {
         (**self).adopt(launch, handle)
     }
-    fn unavailable_nodes(&mut self, out: &mut Vec<crate::NodeId>) -> Result<(), ExecError> {
+    fn unavailable_nodes(&mut self, out: &mut Vec<NodeId>) -> Result<(), ExecError> {
         (**self).unavailable_nodes(out)
     }
     fn name(&self) -> String {
@@ -380,7 +382,7 @@ impl<T: Executor + ?Sized> Executor for &mut T {
     fn adopt(&mut self, launch: &Launch<'_>, handle: &str) -> Result<bool, ExecError> {
         (**self).adopt(launch, handle)
     }
-    fn unavailable_nodes(&mut self, out: &mut Vec<crate::NodeId>) -> Result<(), ExecError> {
+    fn unavailable_nodes(&mut self, out: &mut Vec<NodeId>) -> Result<(), ExecError> {
         (**self).unavailable_nodes(out)
     }
     fn name(&self) -> String {
@@ -439,7 +441,7 @@ mod tests {
     fn boxed_and_borrowed_forward() {
         let mut boxed: BoxExecutor = Box::new(Nop(inv()));
         assert_eq!(boxed.name(), "Nop");
-        let spec = JobSpec::new(crate::Time::ZERO, 1, 1.0);
+        let spec = JobSpec::new(blox_core::Time::ZERO, 1, 1.0);
         let l = Launch::new(JobId(0), 0, &spec, "true", &[GpuId(0)], false);
         let mut r: &mut dyn Executor = &mut boxed;
         assert_eq!((&mut r).launch(&l).unwrap(), "h");
