@@ -3,7 +3,7 @@
 use blox_admission::AdmissionConfig;
 use blox_scenario::registry::{Named, Registry};
 use blox_scenario::{
-    RunReport, Scenario, Semantics, WorkloadConfig, BLOX_TRACE_JOBS, DEFAULT_LOAD,
+    Model, RunReport, Scenario, Semantics, Setting, WorkloadConfig, BLOX_TRACE_JOBS, DEFAULT_LOAD,
 };
 
 use blox_placement::PlacementConfig;
@@ -73,7 +73,7 @@ struct ScenarioArgs {
     /// policies pollux, optimus and tiresias, or any engine policy on its goodput-aware jobs; `run`
     /// and `compare`, on a pollux --trace) [default: exact].
     #[arg(long, value_name = "blox|exact|synergy|tiresias|gavel|pollux")]
-    semantics: Option<SemanticsArg>,
+    semantics: Option<Model>,
     /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
     /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
     /// trace-free multi-GPU generator), poisson (configurable durations and GPU counts),
@@ -571,18 +571,20 @@ impl ScenarioArgs {
             None => Scenario::default(),
         };
         match self.semantics {
-            Some(SemanticsArg::Engine(v)) => s.semantics = v,
+            Some(m @ (Model::Exact | Model::Blox | Model::Synergy)) => {
+                s.semantics = m.engine().expect("an engine model")
+            }
             // The Pollux preset keeps the scenario's semantics for what it shares (labels);
             // `run` and `compare` dispatch to it after building the scenario.
-            Some(SemanticsArg::Pollux) => {}
-            Some(SemanticsArg::Tiresias) => {
+            Some(Model::Pollux) => {}
+            Some(Model::Tiresias) => {
                 return Err(SimError::Config(
                     "--semantics tiresias works with `blox-sim run` and `blox-sim compare` (on a \
                      trace)"
                         .into(),
                 ))
             }
-            Some(SemanticsArg::Gavel) => {
+            Some(Model::Gavel) => {
                 return Err(SimError::Config(
                     "--semantics gavel works with `blox-sim run` and `blox-sim compare` (on a \
                      gavel trace)"
@@ -787,6 +789,67 @@ impl ScenarioArgs {
 }
 
 impl ScenarioArgs {
+    /// The settings given on this command line (with the Pollux knobs of `pollux`).
+    fn given(&self, pollux: &PolluxArgs) -> Vec<Setting> {
+        let set = [
+            (Setting::Scenario, self.scenario.is_some()),
+            (Setting::Workload, self.workload.is_some()),
+            (Setting::BloxTrace, self.blox_trace.is_some()),
+            (Setting::ClassSplit, self.class_split.is_some()),
+            (Setting::NodeCpus, self.node_cpus.is_some()),
+            (Setting::NodeMem, self.node_mem.is_some()),
+            (Setting::Jobs, self.jobs.is_some()),
+            (Setting::Durations, self.durations.is_some()),
+            (Setting::Gpus, self.gpus.is_some()),
+            (Setting::Resample, self.resample.is_some()),
+            (Setting::Load, self.load.is_some()),
+            (Setting::BloxTraceJobs, self.blox_trace_jobs.is_some()),
+            (Setting::Trace, !self.trace.is_empty()),
+            (Setting::TraceFormat, self.trace_format.is_some()),
+            (Setting::SkipBadLines, self.skip_bad_lines),
+            (Setting::Cluster, self.cluster.is_some()),
+            (Setting::ClusterSpec, self.cluster_spec.is_some()),
+            (Setting::Throughputs, self.throughputs.is_some()),
+            (Setting::ReferenceGpuType, self.reference_gpu_type.is_some()),
+            (Setting::Round, self.round.is_some()),
+            (Setting::Admission, self.admission.is_some()),
+            (Setting::Placement, self.placement.is_some()),
+            (Setting::Topology, self.topology.is_some()),
+            (Setting::Throughput, self.throughput.is_some()),
+            (Setting::Track, self.track.is_some()),
+            (Setting::Seed, self.seed.is_some()),
+            (Setting::PreemptionCost, self.preemption_cost.is_some()),
+            (Setting::Starvation, self.starvation.is_some()),
+            (Setting::NodeEvents, self.node_events.is_some()),
+            (Setting::Failures, self.failures.is_some()),
+            (Setting::Autoscale, self.autoscale.is_some()),
+            (
+                Setting::CheckpointInterval,
+                self.checkpoint_interval.is_some(),
+            ),
+            (Setting::MaxSimTime, self.max_sim_time.is_some()),
+            (Setting::Decide, self.decide.is_some()),
+            (Setting::PolluxTraces, pollux.pollux_traces.is_some()),
+            (Setting::Interference, pollux.interference.is_some()),
+            (
+                Setting::NoInterferenceAvoidance,
+                pollux.no_interference_avoidance,
+            ),
+            (Setting::Generations, pollux.generations.is_some()),
+        ];
+        set.into_iter()
+            .filter(|(_, on)| *on)
+            .map(|(s, _)| s)
+            .collect()
+    }
+
+    /// The model these flags run under, and the flags it does not take refused.
+    fn model(&self, pollux: &PolluxArgs) -> Result<Model, SimError> {
+        let model = self.semantics.unwrap_or_default();
+        model.check(&self.given(pollux)).map_err(SimError::Config)?;
+        Ok(model)
+    }
+
     /// The flag that set the scenario key `key` on this command line, if one did.
     fn flag_of(&self, key: &str) -> Option<&'static str> {
         let given = match key {
@@ -865,31 +928,7 @@ fn gavel_settings(
     out: Option<PathBuf>,
     reg: &Registry,
 ) -> Result<blox_scenario::gavel::GavelRun, SimError> {
-    let unused: [(&str, bool); 17] = [
-        ("--scenario", sc.scenario.is_some()),
-        ("--workload", sc.workload.is_some()),
-        ("--jobs", sc.jobs.is_some()),
-        ("--durations", sc.durations.is_some()),
-        ("--gpus", sc.gpus.is_some()),
-        ("--resample", sc.resample.is_some()),
-        ("--load", sc.load.is_some()),
-        ("--blox-trace-jobs", sc.blox_trace_jobs.is_some()),
-        ("--skip-bad-lines", sc.skip_bad_lines),
-        ("--reference-gpu-type", sc.reference_gpu_type.is_some()),
-        ("--admission", sc.admission.is_some()),
-        ("--placement", sc.placement.is_some()),
-        ("--topology", sc.topology.is_some()),
-        ("--throughput", sc.throughput.is_some()),
-        ("--track", sc.track.is_some()),
-        ("--preemption-cost", sc.preemption_cost.is_some()),
-        ("--starvation", sc.starvation.is_some()),
-    ];
-    if let Some((flag, _)) = unused.iter().find(|(_, set)| *set) {
-        return Err(SimError::Config(format!(
-            "{flag} does not apply to --semantics gavel (Gavel's simulator takes --trace, \
-             --throughputs, --cluster, --round, --seed and --policy)"
-        )));
-    }
+    // Which flags Gavel's simulator takes is `Model::Gavel`'s data, checked by the caller.
     let trace = match sc.trace.as_slice() {
         [one] => one.clone(),
         _ => {
@@ -924,14 +963,17 @@ fn gavel_settings(
 }
 
 fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
-    let pollux = a.scenario.semantics == Some(SemanticsArg::Pollux);
-    let pollux_opts = a.pollux.options(pollux)?;
-    if a.scenario.semantics == Some(SemanticsArg::Tiresias) {
-        return run_tiresias(a, reg);
-    }
-    if a.scenario.semantics == Some(SemanticsArg::Gavel) {
-        return gavel_run(a, reg);
-    }
+    let model = a.scenario.semantics.unwrap_or_default();
+    let pollux_opts = a.pollux.options(model == Model::Pollux)?;
+    let model = a.scenario.model(&a.pollux)?;
+    // The one place a model is chosen: the peers with runs of their own, or the engine's
+    // `Driver` (exact, blox, synergy and Pollux's preset).
+    let pollux = match model {
+        Model::Tiresias => return run_tiresias(a, reg),
+        Model::Gavel => return gavel_run(a, reg),
+        Model::Pollux => true,
+        Model::Exact | Model::Blox | Model::Synergy => false,
+    };
     let mut s = a.scenario.build()?;
     if let Some(p) = a.policy {
         s.policy = p;
@@ -998,37 +1040,7 @@ fn tiresias_args(
     out: Option<PathBuf>,
     reg: &Registry,
 ) -> Result<blox_scenario::tiresias::TiresiasArgs, SimError> {
-    let unused: Vec<&str> = [
-        (sc.scenario.is_some(), "--scenario"),
-        (sc.workload.is_some(), "--workload"),
-        (sc.jobs.is_some(), "--jobs"),
-        (sc.durations.is_some(), "--durations"),
-        (sc.gpus.is_some(), "--gpus"),
-        (sc.resample.is_some(), "--resample"),
-        (sc.load.is_some(), "--load"),
-        (sc.blox_trace_jobs.is_some(), "--blox-trace-jobs"),
-        (sc.throughputs.is_some(), "--throughputs"),
-        (sc.reference_gpu_type.is_some(), "--reference-gpu-type"),
-        (sc.round.is_some(), "--round"),
-        (sc.admission.is_some(), "--admission"),
-        (sc.topology.is_some(), "--topology"),
-        (sc.throughput.is_some(), "--throughput"),
-        (sc.track.is_some(), "--track"),
-        (sc.seed.is_some(), "--seed"),
-        (sc.preemption_cost.is_some(), "--preemption-cost"),
-        (sc.starvation.is_some(), "--starvation"),
-    ]
-    .into_iter()
-    .filter_map(|(set, flag)| set.then_some(flag))
-    .collect();
-    if !unused.is_empty() {
-        return Err(SimError::Config(format!(
-            "{} {} no meaning under --semantics tiresias (event-driven integer seconds, no \
-             rounds, no admission, no speed model, no starvation promotion)",
-            unused.join(", "),
-            if unused.len() == 1 { "has" } else { "have" }
-        )));
-    }
+    // Which flags Tiresias' simulator takes is `Model::Tiresias`'s data, checked by the caller.
     Ok(blox_scenario::tiresias::TiresiasArgs {
         trace: sc.trace.clone(),
         trace_format: sc.trace_format.clone(),
@@ -1082,40 +1094,12 @@ fn run_tiresias(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     Ok(())
 }
 
-/// `--semantics`: an engine semantics, or a peer simulator's own model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SemanticsArg {
-    /// The engine's `blox` or `exact`.
-    Engine(Semantics),
-    /// The `tiresias` time model.
-    Tiresias,
-    /// Gavel's self-contained model.
-    Gavel,
-    /// The Pollux artifact's preset (`blox_pollux::Pollux` over its job model).
-    Pollux,
-}
-
 /// `sweep --semantics`: one of the engine's semantics; a peer's says which commands take it.
 fn sweep_semantics(s: &str) -> Result<Semantics, String> {
     let s = s.trim();
     match blox_scenario::peer_semantics_hint(s) {
         Some(hint) => Err(hint),
         None => s.parse(),
-    }
-}
-
-impl std::str::FromStr for SemanticsArg {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim() {
-            "tiresias" => Ok(SemanticsArg::Tiresias),
-            "gavel" => Ok(SemanticsArg::Gavel),
-            "pollux" => Ok(SemanticsArg::Pollux),
-            other => other
-                .parse::<Semantics>()
-                .map(SemanticsArg::Engine)
-                .map_err(|_| format!("unknown semantics `{other}` (known: blox, exact, synergy, tiresias, gavel, pollux)")),
-        }
     }
 }
 
@@ -1208,14 +1192,15 @@ fn compare_tiresias(a: &CompareArgs, reg: &Registry) -> Result<(), SimError> {
 }
 
 fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
-    let pollux = a.scenario.semantics == Some(SemanticsArg::Pollux);
-    let pollux_opts = a.pollux.options(pollux)?;
-    if a.scenario.semantics == Some(SemanticsArg::Tiresias) {
-        return compare_tiresias(&a, reg);
-    }
-    if a.scenario.semantics == Some(SemanticsArg::Gavel) {
-        return gavel_compare(&a, reg);
-    }
+    let model = a.scenario.semantics.unwrap_or_default();
+    let pollux_opts = a.pollux.options(model == Model::Pollux)?;
+    let model = a.scenario.model(&a.pollux)?;
+    let pollux = match model {
+        Model::Tiresias => return compare_tiresias(&a, reg),
+        Model::Gavel => return gavel_compare(&a, reg),
+        Model::Pollux => true,
+        Model::Exact | Model::Blox | Model::Synergy => false,
+    };
     let base = a.scenario.build()?;
     let policies: Vec<Named<PolicyConfig>> = parse_list(&Some(a.policy.clone()), "policy")?;
     let mut placements: Vec<Named<PlacementConfig>> = parse_list(&a.placements, "placements")?;

@@ -12,12 +12,14 @@
 //! | [`sweep`] | the cross product of settings, resumable, shardable, merged into one table |
 //! | [`progress`] | progress on standard error, `--max-sim-time`, the overload warning, all from outside the engine |
 //! | [`gavel`], [`tiresias`], [`pollux`] | the scenario side of the peers whose loops are their own (`blox-gavel`, `blox-tiresias`, `blox-pollux`): their runs, reports and files |
-//! | [`Semantics`] | the engine semantics' names (`blox`, `exact`, `synergy`) |
+//! | [`Model`], [`Setting`] | every semantics, engine's or peer's, matched in one place, and the settings each takes (refused, never ignored, otherwise) |
+//! | [`Semantics`] | the engine semantics' names (`blox`, `exact`, `synergy`), as scenario files hold them |
 //!
 //! Each peer simulator lives in a crate of its own (`blox-gavel`, `blox-tiresias`,
 //! `blox-synergy`, `blox-pollux`); this crate maps a semantics name onto it.
 
 pub mod gavel;
+mod model;
 pub mod pollux;
 pub mod preset;
 pub mod progress;
@@ -27,6 +29,7 @@ mod semantics;
 pub mod sweep;
 pub mod tiresias;
 
+pub use model::{did_you_mean, Model, Setting};
 pub use registry::{Named, Registry};
 pub use scenario::{
     every_line_bad, parse_durations, parse_gpus, peer_semantics_hint, write_all_or_nothing,

@@ -263,3 +263,72 @@ fn a_peer_semantics_where_only_the_engines_are_taken_names_the_commands_that_tak
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// Each semantics takes the flags its model has a meaning for (`blox_scenario::Model`'s data);
+/// any other flag is refused before anything runs, naming the semantics that take it. These
+/// flags were silently ignored before.
+#[test]
+fn a_flag_the_semantics_does_not_take_is_refused_naming_who_takes_it() {
+    let d = temp("takes");
+    let gavel = env!("CARGO_MANIFEST_DIR").to_string()
+        + "/../traces/gavel/physical_cluster/artifact_evaluation.trace";
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &[
+                "run",
+                "--semantics",
+                "gavel",
+                "--trace",
+                &gavel,
+                "--cluster",
+                "2x1:v100",
+                "--node-events",
+                "e.csv",
+            ],
+            "--node-events has no meaning under --semantics gavel",
+        ),
+        (
+            &[
+                "run",
+                "--semantics",
+                "gavel",
+                "--trace",
+                &gavel,
+                "--cluster",
+                "2x1:v100",
+                "--max-sim-time",
+                "100",
+            ],
+            "--max-sim-time is taken by --semantics exact, blox, synergy",
+        ),
+        (
+            &["run", "--cluster-spec", "spec.csv"],
+            "--cluster-spec is taken by --semantics tiresias",
+        ),
+        (
+            &[
+                "compare",
+                "--semantics",
+                "Tiresias",
+                "--policy",
+                "fifo,las",
+                "--seed",
+                "3",
+                "--round",
+                "60",
+            ],
+            "--round, --seed have no meaning under --semantics tiresias",
+        ),
+    ];
+    for (args, want) in cases {
+        let (code, out, err) = blox_sim_in(&d, args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?} ran: {out}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    // A misspelt semantics gets a suggestion.
+    let (code, _, err) = blox_sim_in(&d, &["run", "--semantics", "gavle"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean `gavel`"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}

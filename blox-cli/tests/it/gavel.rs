@@ -279,7 +279,7 @@ fn cli_errors_name_the_flag_or_the_line() {
         ),
         (
             &["--cluster", "2x1:v100", "--placement", "first-fit"],
-            "--placement does not apply",
+            "--placement has no meaning under --semantics gavel",
         ),
         (
             &["--cluster", "2x1:v100", "--trace-format", "philly"],
