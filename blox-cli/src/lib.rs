@@ -26,3 +26,8 @@ pub use cli::{main, main_with};
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust examples of `docs/rust-api.md`, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/rust-api.md")]
+pub struct RustApiDoctests;
