@@ -2,7 +2,9 @@
 
 mod clear_errors;
 mod cli;
+mod cli_docs;
 mod determinism;
+mod doc_commands;
 mod errors;
 mod gavel;
 mod gavel_vectors;
