@@ -701,6 +701,24 @@ impl ScenarioArgs {
                 trace_jobs: self.blox_trace_jobs.unwrap_or(old_n),
             };
         }
+        // `--jobs` sizes the finite generators (from a flag or a scenario file); anything else
+        // would ignore it.
+        if let Some(n) = self.jobs {
+            match &mut s.workload {
+                WorkloadConfig::Poisson { jobs, .. }
+                | WorkloadConfig::DualLoad { jobs, .. }
+                | WorkloadConfig::Resample { jobs, .. } => *jobs = n,
+                _ => {
+                    return Err(SimError::Config(
+                        "--jobs sets how many jobs --workload poisson, --workload dual-load and \
+                         --resample generate; this workload has no such count (Blox's and \
+                         Synergy's generators are endless and --track picks the jobs measured; \
+                         a trace has the jobs it has)"
+                            .into(),
+                    ))
+                }
+            }
+        }
         // Synergy's own defaults under its semantics, unless a scenario file or a flag says
         // otherwise.
         if s.semantics == Semantics::Synergy && self.scenario.is_none() {
@@ -784,7 +802,30 @@ impl ScenarioArgs {
         s.topology_model()?;
         s.policy_env()?;
         s.cluster_events()?;
+        check_track_selects_jobs(&s)?;
         Ok(s)
+    }
+}
+
+/// A tracked window past the last job of a generator with a fixed count selects nothing: an
+/// error, not a run that reports `tracked 0` and zero JCTs.
+fn check_track_selects_jobs(s: &Scenario) -> Result<(), SimError> {
+    let n = match &s.workload {
+        WorkloadConfig::Poisson { jobs, .. }
+        | WorkloadConfig::DualLoad { jobs, .. }
+        | WorkloadConfig::Resample { jobs, .. } => *jobs,
+        _ => return Ok(()),
+    };
+    match s.track_window()? {
+        Some(w) if w.first as usize >= n => Err(SimError::Config(format!(
+            "--track {}..{} selects no job: the workload has {n} jobs (ids 0..{}); use --jobs \
+             {} or more, or a window inside it",
+            w.first,
+            w.last,
+            n.saturating_sub(1),
+            u64::from(w.last) + 1
+        ))),
+        _ => Ok(()),
     }
 }
 

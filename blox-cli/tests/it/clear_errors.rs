@@ -332,3 +332,42 @@ fn a_flag_the_semantics_does_not_take_is_refused_naming_who_takes_it() {
     assert!(err.contains("did you mean `gavel`"), "{err}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Flags that used to be accepted and ignored, or runs that measured nothing, are errors.
+#[test]
+fn jobs_without_a_count_and_an_empty_tracked_window_are_errors() {
+    let d = temp("silent");
+    let (code, out, err) = blox_sim_in(&d, &["run", "--jobs", "100"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("--jobs sets how many jobs"), "{err}");
+    let args = [
+        "run",
+        "--workload",
+        "poisson",
+        "--jobs",
+        "100",
+        "--track",
+        "3000..4000",
+    ];
+    let (code, out, err) = blox_sim_in(&d, &args);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("--track 3000..4000 selects no job: the workload has 100 jobs"),
+        "{err}"
+    );
+    // Inside the workload it runs.
+    let args = [
+        "run",
+        "--workload",
+        "poisson",
+        "--jobs",
+        "100",
+        "--track",
+        "10..20",
+        "--load",
+        "4",
+    ];
+    let (code, _, err) = blox_sim_in(&d, &args);
+    assert_eq!(code, 0, "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}
