@@ -119,7 +119,8 @@ struct ScenarioArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "load", "blox_trace_jobs"])]
     trace: Vec<PathBuf>,
     /// Format of --trace: canonical (job_id,arrival_s,n_gpus,duration_s[,model]), philly, itp,
-    /// pollux, gavel, tiresias, alibaba2023, helios [default: canonical].
+    /// pollux, gavel, tiresias, alibaba2023, helios [default: recognised from the first file's
+    /// header (its columns), and said on standard error].
     #[arg(long, value_name = "FORMAT")]
     trace_format: Option<String>,
     /// Count and skip malformed trace lines instead of stopping at the first (the count and the
@@ -600,10 +601,10 @@ impl ScenarioArgs {
         }
         let jobs = self.jobs.unwrap_or(crate::DEFAULT_GENERATED_JOBS);
         if !self.trace.is_empty() {
-            let format = self
-                .trace_format
-                .clone()
-                .unwrap_or_else(|| "canonical".into());
+            let format = match &self.trace_format {
+                Some(f) => f.clone(),
+                None => detect_format(&self.trace[0])?,
+            };
             s.workload = match self.resample {
                 Some(load) => WorkloadConfig::Resample {
                     paths: self.trace.clone(),
@@ -804,6 +805,52 @@ impl ScenarioArgs {
         s.cluster_events()?;
         check_track_selects_jobs(&s)?;
         Ok(s)
+    }
+}
+
+/// The format of `path`, recognised from its header when `--trace-format` is not given, and
+/// said on standard error; an error naming the formats that fit when none or several do.
+fn detect_format(path: &std::path::Path) -> Result<String, SimError> {
+    use blox_workload::TraceFormat;
+    let bytes = blox_workload::read_input(path)?;
+    match TraceFormat::detect(&bytes) {
+        Ok(f) => {
+            eprintln!(
+                "blox-sim: reading {} as --trace-format {f} (recognised from its header)",
+                path.display()
+            );
+            Ok(f.name().to_string())
+        }
+        Err(several) if !several.is_empty() => Err(SimError::Config(format!(
+            "{}: its header fits several trace formats ({}); say which with --trace-format",
+            path.display(),
+            several
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        Err(_) => {
+            let needs: Vec<String> = TraceFormat::ALL
+                .iter()
+                .map(|f| match f.required_columns() {
+                    [] if *f == TraceFormat::Philly => "philly (JSON)".to_string(),
+                    [] => format!("{f} (tab-separated, no header)"),
+                    sets => format!(
+                        "{f} ({})",
+                        sets.iter()
+                            .map(|s| s.join(","))
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ),
+                })
+                .collect();
+            Err(SimError::Config(format!(
+                "{}: its first line fits no trace format; give --trace-format, one of: {}",
+                path.display(),
+                needs.join("; ")
+            )))
+        }
     }
 }
 

@@ -371,3 +371,31 @@ fn jobs_without_a_count_and_an_empty_tracked_window_are_errors() {
     assert_eq!(code, 0, "{err}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Without `--trace-format` a trace is recognised from its header (and the program says which
+/// format it read), or refused naming the formats and their columns.
+#[test]
+fn a_trace_without_its_format_is_recognised_or_refused_with_the_formats() {
+    let d = temp("detect");
+    let itp = env!("CARGO_MANIFEST_DIR").to_string() + "/../traces/itp/raw/cluster01.csv";
+    let args = ["run", "--trace", &itp, "--cluster", "8x8"];
+    let (code, out, err) = blox_sim_in(&d, &args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("as --trace-format itp (recognised from its header)"),
+        "{err}"
+    );
+    assert!(out.contains("fifo"), "{out}");
+    std::fs::write(d.join("odd.csv"), "a,b,c\n1,2,3\n").unwrap();
+    let (code, _, err) = blox_sim_in(&d, &["run", "--trace", "odd.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("odd.csv: its first line fits no trace format"),
+        "{err}"
+    );
+    assert!(
+        err.contains("canonical (job_id,arrival_s,n_gpus,duration_s)"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
