@@ -1078,7 +1078,7 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     };
     let started = Instant::now();
     let report = if pollux {
-        blox_scenario::pollux::run(&s, &pollux_opts, reg)?
+        blox_scenario::pollux::run_observed(&s, &pollux_opts, reg, mode)?
     } else {
         s.run_observed(reg, mode, true)
             .map_err(|e| explain_stall(e, &s))?
