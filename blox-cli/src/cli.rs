@@ -527,7 +527,11 @@ pub fn main() -> ExitCode {
 /// }
 /// ```
 pub fn main_with(registry: Registry) -> ExitCode {
-    let cli = Cli::parse();
+    if let Err(e) = registry.check() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    let cli = parse_with_registered_names(&registry);
     let reg = &registry;
     let result = match cli.command {
         None => compare(
@@ -563,6 +567,39 @@ pub fn main_with(registry: Registry) -> ExitCode {
             }
         }
     }
+}
+
+/// Parse the command line, with `--help` of `run`, `compare` and `sweep` listing the names
+/// `registry` adds to the stock ones.
+fn parse_with_registered_names(registry: &Registry) -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let lists = [
+        ("policy", registry.policy_names()),
+        ("placement", registry.placement_names()),
+        ("placements", registry.placement_names()),
+        ("admission", registry.admission_names()),
+    ];
+    let mut cmd = Cli::command();
+    for sub in ["run", "compare", "sweep"] {
+        for (arg, names) in &lists {
+            if names.is_empty() {
+                continue;
+            }
+            let extra = format!(" Registered by this program: {}.", names.join(", "));
+            cmd = cmd.mut_subcommand(sub, |c| {
+                if c.get_arguments().any(|a| a.get_id() == *arg) {
+                    c.mut_arg(*arg, |a| {
+                        let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                        a.help(format!("{help}{extra}"))
+                    })
+                } else {
+                    c
+                }
+            });
+        }
+    }
+    let matches = cmd.get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
 impl ScenarioArgs {
