@@ -229,11 +229,39 @@ fn lookup<'r, B: ?Sized>(
     map.get(name).ok_or_else(|| {
         let mut known: Vec<&str> = stock.to_vec();
         known.extend(map.keys().map(String::as_str));
+        let hint = peer_hint(role, name)
+            .or_else(|| crate::did_you_mean(name, &known).map(|k| format!("; did you mean `{k}`?")))
+            .unwrap_or_default();
         ConfigError::new(format!(
-            "unknown {role} `{name}` (expected one of: {})",
+            "unknown {role} `{name}` (expected one of: {}){hint}",
             known.join(", ")
         ))
     })
+}
+
+/// A peer simulator's own component name used where only the engine's are taken: which
+/// `--semantics` takes it.
+fn peer_hint(role: &str, name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase().replace('-', "_");
+    let gavel = blox_gavel::GavelPolicyKind::ALL
+        .iter()
+        .any(|k| k.as_str().replace('-', "_") == lower);
+    let tiresias_schedule = blox_tiresias::PeerSchedule::ALL
+        .iter()
+        .any(|k| k.name().replace('-', "_") == lower);
+    let tiresias_scheme = blox_tiresias::PeerScheme::ALL
+        .iter()
+        .any(|k| k.name() == lower);
+    let semantics = match role {
+        "policy" if gavel => "gavel",
+        "policy" if tiresias_schedule => "tiresias",
+        "placement" if tiresias_scheme => "tiresias",
+        _ => return None,
+    };
+    Some(format!(
+        "; `{name}` is a {role} of --semantics {semantics} (its simulator's own), add \
+         --semantics {semantics}"
+    ))
 }
 
 /// A stock component configuration type of one role (policy, placement or admission).
@@ -310,6 +338,13 @@ impl<C: StockConfig> FromStr for Named<C> {
         let spec = ComponentSpec::parse(s, "component")?;
         if is_stock::<C>(spec.name) {
             return C::from_str(s).map(Named::Stock);
+        }
+        // Stock names are case-insensitive (`LAS` is `las`).
+        let t = s.trim();
+        let (head, tail) = t.split_at(t.find(':').unwrap_or(t.len()));
+        let lower = head.to_ascii_lowercase();
+        if lower != head && is_stock::<C>(&lower) {
+            return C::from_str(&format!("{lower}{tail}")).map(Named::Stock);
         }
         // Stock aliases (`place`, `topology-aware`) are not in the name lists.
         if let Ok(c) = C::from_str(s) {

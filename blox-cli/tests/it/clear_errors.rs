@@ -399,3 +399,38 @@ fn a_trace_without_its_format_is_recognised_or_refused_with_the_formats() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Component names: stock ones are case-insensitive, a typo gets a suggestion, and a peer's own
+/// policy named without its semantics says which `--semantics` takes it.
+#[test]
+fn component_names_are_forgiving_and_helpful() {
+    let d = temp("names");
+    let (code, out, err) = blox_sim_in(
+        &d,
+        &[
+            "run",
+            "--policy",
+            "LAS",
+            "--jobs",
+            "20",
+            "--workload",
+            "poisson",
+            "--load",
+            "4",
+            "--track",
+            "0..19",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("las"), "{out}");
+    let (code, _, err) = blox_sim_in(&d, &["run", "--policy", "srft"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("did you mean `srtf`?"), "{err}");
+    let (code, _, err) = blox_sim_in(&d, &["run", "--policy", "max_min_fairness_perf"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("add --semantics gavel"), "{err}");
+    let (code, _, err) = blox_sim_in(&d, &["run", "--policy", "dlas-gpu"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("add --semantics tiresias"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}
