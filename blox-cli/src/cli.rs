@@ -119,7 +119,8 @@ struct ScenarioArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["workload", "load", "blox_trace_jobs"])]
     trace: Vec<PathBuf>,
     /// Format of --trace: canonical (job_id,arrival_s,n_gpus,duration_s[,model]), philly, itp,
-    /// pollux, gavel, tiresias, alibaba2023, helios [default: canonical].
+    /// pollux, gavel, tiresias, alibaba2023, helios [default: recognised from the first file's
+    /// header (its columns), and said on standard error].
     #[arg(long, value_name = "FORMAT")]
     trace_format: Option<String>,
     /// Count and skip malformed trace lines instead of stopping at the first (the count and the
@@ -526,7 +527,11 @@ pub fn main() -> ExitCode {
 /// }
 /// ```
 pub fn main_with(registry: Registry) -> ExitCode {
-    let cli = Cli::parse();
+    if let Err(e) = registry.check() {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    let cli = parse_with_registered_names(&registry);
     let reg = &registry;
     let result = match cli.command {
         None => compare(
@@ -562,6 +567,39 @@ pub fn main_with(registry: Registry) -> ExitCode {
             }
         }
     }
+}
+
+/// Parse the command line, with `--help` of `run`, `compare` and `sweep` listing the names
+/// `registry` adds to the stock ones.
+fn parse_with_registered_names(registry: &Registry) -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let lists = [
+        ("policy", registry.policy_names()),
+        ("placement", registry.placement_names()),
+        ("placements", registry.placement_names()),
+        ("admission", registry.admission_names()),
+    ];
+    let mut cmd = Cli::command();
+    for sub in ["run", "compare", "sweep"] {
+        for (arg, names) in &lists {
+            if names.is_empty() {
+                continue;
+            }
+            let extra = format!(" Registered by this program: {}.", names.join(", "));
+            cmd = cmd.mut_subcommand(sub, |c| {
+                if c.get_arguments().any(|a| a.get_id() == *arg) {
+                    c.mut_arg(*arg, |a| {
+                        let help = a.get_help().map(|h| h.to_string()).unwrap_or_default();
+                        a.help(format!("{help}{extra}"))
+                    })
+                } else {
+                    c
+                }
+            });
+        }
+    }
+    let matches = cmd.get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
 impl ScenarioArgs {
@@ -600,10 +638,10 @@ impl ScenarioArgs {
         }
         let jobs = self.jobs.unwrap_or(crate::DEFAULT_GENERATED_JOBS);
         if !self.trace.is_empty() {
-            let format = self
-                .trace_format
-                .clone()
-                .unwrap_or_else(|| "canonical".into());
+            let format = match &self.trace_format {
+                Some(f) => f.clone(),
+                None => detect_format(&self.trace[0])?,
+            };
             s.workload = match self.resample {
                 Some(load) => WorkloadConfig::Resample {
                     paths: self.trace.clone(),
@@ -701,6 +739,24 @@ impl ScenarioArgs {
                 trace_jobs: self.blox_trace_jobs.unwrap_or(old_n),
             };
         }
+        // `--jobs` sizes the finite generators (from a flag or a scenario file); anything else
+        // would ignore it.
+        if let Some(n) = self.jobs {
+            match &mut s.workload {
+                WorkloadConfig::Poisson { jobs, .. }
+                | WorkloadConfig::DualLoad { jobs, .. }
+                | WorkloadConfig::Resample { jobs, .. } => *jobs = n,
+                _ => {
+                    return Err(SimError::Config(
+                        "--jobs sets how many jobs --workload poisson, --workload dual-load and \
+                         --resample generate; this workload has no such count (Blox's and \
+                         Synergy's generators are endless and --track picks the jobs measured; \
+                         a trace has the jobs it has)"
+                            .into(),
+                    ))
+                }
+            }
+        }
         // Synergy's own defaults under its semantics, unless a scenario file or a flag says
         // otherwise.
         if s.semantics == Semantics::Synergy && self.scenario.is_none() {
@@ -784,7 +840,76 @@ impl ScenarioArgs {
         s.topology_model()?;
         s.policy_env()?;
         s.cluster_events()?;
+        check_track_selects_jobs(&s)?;
         Ok(s)
+    }
+}
+
+/// The format of `path`, recognised from its header when `--trace-format` is not given, and
+/// said on standard error; an error naming the formats that fit when none or several do.
+fn detect_format(path: &std::path::Path) -> Result<String, SimError> {
+    use blox_workload::TraceFormat;
+    let bytes = blox_workload::read_input(path)?;
+    match TraceFormat::detect(&bytes) {
+        Ok(f) => {
+            eprintln!(
+                "blox-sim: reading {} as --trace-format {f} (recognised from its header)",
+                path.display()
+            );
+            Ok(f.name().to_string())
+        }
+        Err(several) if !several.is_empty() => Err(SimError::Config(format!(
+            "{}: its header fits several trace formats ({}); say which with --trace-format",
+            path.display(),
+            several
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        Err(_) => {
+            let needs: Vec<String> = TraceFormat::ALL
+                .iter()
+                .map(|f| match f.required_columns() {
+                    [] if *f == TraceFormat::Philly => "philly (JSON)".to_string(),
+                    [] => format!("{f} (tab-separated, no header)"),
+                    sets => format!(
+                        "{f} ({})",
+                        sets.iter()
+                            .map(|s| s.join(","))
+                            .collect::<Vec<_>>()
+                            .join(" or ")
+                    ),
+                })
+                .collect();
+            Err(SimError::Config(format!(
+                "{}: its first line fits no trace format; give --trace-format, one of: {}",
+                path.display(),
+                needs.join("; ")
+            )))
+        }
+    }
+}
+
+/// A tracked window past the last job of a generator with a fixed count selects nothing: an
+/// error, not a run that reports `tracked 0` and zero JCTs.
+fn check_track_selects_jobs(s: &Scenario) -> Result<(), SimError> {
+    let n = match &s.workload {
+        WorkloadConfig::Poisson { jobs, .. }
+        | WorkloadConfig::DualLoad { jobs, .. }
+        | WorkloadConfig::Resample { jobs, .. } => *jobs,
+        _ => return Ok(()),
+    };
+    match s.track_window()? {
+        Some(w) if w.first as usize >= n => Err(SimError::Config(format!(
+            "--track {}..{} selects no job: the workload has {n} jobs (ids 0..{}); use --jobs \
+             {} or more, or a window inside it",
+            w.first,
+            w.last,
+            n.saturating_sub(1),
+            u64::from(w.last) + 1
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -990,7 +1115,7 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     };
     let started = Instant::now();
     let report = if pollux {
-        blox_scenario::pollux::run(&s, &pollux_opts, reg)?
+        blox_scenario::pollux::run_observed(&s, &pollux_opts, reg, mode)?
     } else {
         s.run_observed(reg, mode, true)
             .map_err(|e| explain_stall(e, &s))?

@@ -528,6 +528,10 @@ pub fn main() -> ExitCode {
 /// }
 /// ```
 pub fn main_with(registry: Registry) -> ExitCode {
+    if let Err(e) = registry.check() {
+        eprintln!("blox-cluster: {e}");
+        return ExitCode::from(2);
+    }
     let cli = Cli::parse();
     let sink = matches!(cli.cmd, Cmd::LogSink { .. });
     match run(cli, &registry) {

@@ -196,7 +196,7 @@ const ENGINE: &[Setting] = &[
 ];
 
 /// Pollux's preset runs the engine's scenario on the Pollux job model (a pollux trace, its
-/// interval, its policies), plus its own knobs. Its loop does not yet apply `--max-sim-time`.
+/// interval, its policies), plus its own knobs.
 const POLLUX: &[Setting] = &[
     S::Scenario,
     S::Trace,
@@ -212,6 +212,7 @@ const POLLUX: &[Setting] = &[
     S::Seed,
     S::PreemptionCost,
     S::Starvation,
+    S::MaxSimTime,
     S::PolluxTraces,
     S::Interference,
     S::NoInterferenceAvoidance,

@@ -49,8 +49,20 @@ fn workload_path(s: &Scenario) -> Result<PathBuf, SimError> {
     }
 }
 
-/// Run `s` under the Pollux artifact's semantics.
+/// Run `s` under the Pollux artifact's semantics (no progress display).
 pub fn run(s: &Scenario, opts: &PolluxOptions, registry: &Registry) -> Result<RunReport, SimError> {
+    run_observed(s, opts, registry, crate::progress::ProgressMode::Off)
+}
+
+/// [`run`] with a progress display on standard error; `max_sim_time_s` is enforced as in every
+/// mode.
+pub fn run_observed(
+    s: &Scenario,
+    opts: &PolluxOptions,
+    registry: &Registry,
+    progress: crate::progress::ProgressMode,
+) -> Result<RunReport, SimError> {
+    use crate::progress::{Progress, ProgressState, TimeLimit};
     let workload = workload_path(s)?;
     let traces = opts
         .traces
@@ -80,8 +92,23 @@ pub fn run(s: &Scenario, opts: &PolluxOptions, registry: &Registry) -> Result<Ru
     let mut scen = s.clone();
     scen.throughput_model = Some(ThroughputChoice::Constant);
     let throughput = scen.throughput()?;
-    let (mut wl, wl_report) = scen.load_workload()?;
-    let sink = (JobLog::default(), Timeline::default());
+    let (wl, wl_report) = scen.load_workload()?;
+    let window = s.track_window()?;
+    let tracked_total = window.map(|w| w.len()).or(wl_report.jobs_read);
+    let state = std::sync::Arc::new(ProgressState::default());
+    let limit = match s.max_sim_time_s {
+        Some(t) => blox_core::Time::from_secs_f64_ceil(t).unwrap_or(blox_core::Time(u64::MAX)),
+        None => blox_core::Time(u64::MAX),
+    };
+    let mut wl = TimeLimit::new(wl, limit, state.clone(), tracked_total);
+    let sink = Progress::new(
+        (JobLog::default(), Timeline::default()),
+        state,
+        window.map(|w| w.ids()),
+        tracked_total,
+        progress,
+        format!("pollux {}", s.policy),
+    );
     let artifact: Option<Box<dyn RoundPolicy + Send>> = match base.as_str() {
         "pollux" => {
             let mut pc = PolluxPolicyConfig::default();
@@ -105,7 +132,7 @@ pub fn run(s: &Scenario, opts: &PolluxOptions, registry: &Registry) -> Result<Ru
             );
             let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
             let outcome = sim.run(&mut wl)?;
-            (outcome, sim.into_sink(), shared_error(&shared))
+            (outcome, sim.into_sink().into_inner(), shared_error(&shared))
         }
         None => {
             let env = s.policy_env()?;
@@ -116,7 +143,7 @@ pub fn run(s: &Scenario, opts: &PolluxOptions, registry: &Registry) -> Result<Ru
             );
             let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
             let outcome = sim.run(&mut wl)?;
-            (outcome, sim.into_sink(), shared_error(&shared))
+            (outcome, sim.into_sink().into_inner(), shared_error(&shared))
         }
     };
     if let Some(e) = err {

@@ -27,7 +27,8 @@
 //! assert!(e.contains("unknown policy `my-srtf`"), "{e}");
 //! ```
 //!
-//! A registered name must not shadow a stock one (stock names always mean the stock component).
+//! A registered name must not shadow a stock one (stock names always mean the stock component):
+//! [`Registry::check`] refuses it, and the programs check before anything else.
 //! Builders get the parsed `name:key=value` spec ([`ComponentSpec`]), so a component can take
 //! parameters, and must reject the ones it does not know.
 
@@ -59,6 +60,9 @@ pub struct Registry {
     policies: BTreeMap<String, Arc<PolicyBuilder>>,
     placements: BTreeMap<String, Arc<PlacementBuilder>>,
     admissions: BTreeMap<String, Arc<AdmissionBuilder>>,
+    /// Registrations under a stock name (which always means the stock component): refused by
+    /// [`Registry::check`], never silently ignored.
+    shadowing: Vec<String>,
 }
 
 impl fmt::Debug for Registry {
@@ -81,7 +85,9 @@ impl Registry {
             + Sync
             + 'static,
     ) -> Self {
-        self.policies.insert(name.into(), Arc::new(build));
+        let name = name.into();
+        self.note_shadowing::<PolicyConfig>("policy", &name);
+        self.policies.insert(name, Arc::new(build));
         self
     }
 
@@ -94,7 +100,9 @@ impl Registry {
             + Sync
             + 'static,
     ) -> Self {
-        self.placements.insert(name.into(), Arc::new(build));
+        let name = name.into();
+        self.note_shadowing::<PlacementConfig>("placement", &name);
+        self.placements.insert(name, Arc::new(build));
         self
     }
 
@@ -104,8 +112,52 @@ impl Registry {
         name: impl Into<String>,
         build: impl Fn(&ComponentSpec<'_>) -> Result<BoxAdmission, ConfigError> + Send + Sync + 'static,
     ) -> Self {
-        self.admissions.insert(name.into(), Arc::new(build));
+        let name = name.into();
+        self.note_shadowing::<AdmissionConfig>("admission policy", &name);
+        self.admissions.insert(name, Arc::new(build));
         self
+    }
+
+    fn note_shadowing<C: StockConfig>(&mut self, role: &str, name: &str) {
+        let bare = name.split(':').next().unwrap_or(name).trim();
+        if is_stock::<C>(bare) || C::from_str(bare).is_ok() {
+            self.shadowing.push(format!(
+                "{role} `{name}` is a stock name (it always means the stock component): register \
+                 yours under another name"
+            ));
+        }
+    }
+
+    /// Whether every registration is usable: a registration under a stock name would never be
+    /// built (stock names always mean the stock component), so it is an error here. The
+    /// programs (`blox_cli::main_with`, `blox_cluster::main_with`) check this before anything
+    /// else.
+    ///
+    /// ```
+    /// use blox_scenario::Registry;
+    /// let r = Registry::default().policy("las", |_, _| Ok(Box::new(blox_policies::Fifo::default())));
+    /// assert!(r.check().unwrap_err().to_string().contains("policy `las` is a stock name"));
+    /// assert!(Registry::default().check().is_ok());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The first registration under a stock name.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        match self.shadowing.first() {
+            Some(e) => Err(ConfigError::new(e.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Registered placement names, sorted.
+    pub fn placement_names(&self) -> Vec<&str> {
+        self.placements.keys().map(String::as_str).collect()
+    }
+
+    /// Registered admission policy names, sorted.
+    pub fn admission_names(&self) -> Vec<&str> {
+        self.admissions.keys().map(String::as_str).collect()
     }
 
     /// Registered policy names, sorted.
@@ -177,11 +229,39 @@ fn lookup<'r, B: ?Sized>(
     map.get(name).ok_or_else(|| {
         let mut known: Vec<&str> = stock.to_vec();
         known.extend(map.keys().map(String::as_str));
+        let hint = peer_hint(role, name)
+            .or_else(|| crate::did_you_mean(name, &known).map(|k| format!("; did you mean `{k}`?")))
+            .unwrap_or_default();
         ConfigError::new(format!(
-            "unknown {role} `{name}` (expected one of: {})",
+            "unknown {role} `{name}` (expected one of: {}){hint}",
             known.join(", ")
         ))
     })
+}
+
+/// A peer simulator's own component name used where only the engine's are taken: which
+/// `--semantics` takes it.
+fn peer_hint(role: &str, name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase().replace('-', "_");
+    let gavel = blox_gavel::GavelPolicyKind::ALL
+        .iter()
+        .any(|k| k.as_str().replace('-', "_") == lower);
+    let tiresias_schedule = blox_tiresias::PeerSchedule::ALL
+        .iter()
+        .any(|k| k.name().replace('-', "_") == lower);
+    let tiresias_scheme = blox_tiresias::PeerScheme::ALL
+        .iter()
+        .any(|k| k.name() == lower);
+    let semantics = match role {
+        "policy" if gavel => "gavel",
+        "policy" if tiresias_schedule => "tiresias",
+        "placement" if tiresias_scheme => "tiresias",
+        _ => return None,
+    };
+    Some(format!(
+        "; `{name}` is a {role} of --semantics {semantics} (its simulator's own), add \
+         --semantics {semantics}"
+    ))
 }
 
 /// A stock component configuration type of one role (policy, placement or admission).
@@ -258,6 +338,13 @@ impl<C: StockConfig> FromStr for Named<C> {
         let spec = ComponentSpec::parse(s, "component")?;
         if is_stock::<C>(spec.name) {
             return C::from_str(s).map(Named::Stock);
+        }
+        // Stock names are case-insensitive (`LAS` is `las`).
+        let t = s.trim();
+        let (head, tail) = t.split_at(t.find(':').unwrap_or(t.len()));
+        let lower = head.to_ascii_lowercase();
+        if lower != head && is_stock::<C>(&lower) {
+            return C::from_str(&format!("{lower}{tail}")).map(Named::Stock);
         }
         // Stock aliases (`place`, `topology-aware`) are not in the name lists.
         if let Ok(c) = C::from_str(s) {

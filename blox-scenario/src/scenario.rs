@@ -819,7 +819,30 @@ impl Scenario {
         Ok(spec)
     }
 
-    /// The engine configuration, with the time model the scenario names.
+    /// The engine configuration, with the time model the scenario names; a [`ModelChoice`] is
+    /// itself a [`TimeModel`], so this goes straight to [`Simulator::new`]:
+    ///
+    /// ```
+    /// use blox_core::{ConstantSpeed, Pipeline};
+    /// use blox_metrics::JobLog;
+    /// use blox_scenario::Scenario;
+    /// use blox_sim::Simulator;
+    ///
+    /// let s: Scenario = toml::from_str(
+    ///     "semantics = \"blox\"\ncluster = \"4x4\"\nworkload = { kind = \"poisson\", load = 4.0, jobs = 30 }",
+    /// )
+    /// .unwrap();
+    /// let scheduler = Pipeline::new(
+    ///     blox_admission::AcceptAll,
+    ///     blox_policies::Las::default(),
+    ///     blox_placement::Scattered::new(),
+    /// );
+    /// let mut sim =
+    ///     Simulator::new(s.sim_config()?, s.cluster_spec()?, scheduler, ConstantSpeed(1.0), JobLog::default());
+    /// let outcome = sim.run(&mut s.workload()?)?;
+    /// assert!(outcome.end_time.as_secs() > 0);
+    /// # Ok::<(), blox_sim::SimError>(())
+    /// ```
     pub fn sim_config(&self) -> Result<SimConfig<ModelChoice>, SimError> {
         if self.round_s == 0 {
             return Err(SimError::Config(
@@ -1394,6 +1417,82 @@ pub enum ModelChoice {
     Exact(Exact),
     /// Synergy's simulator.
     Synergy(SynergyTime),
+}
+
+/// A [`ModelChoice`] is a time model itself: each hook goes to the model it holds, so
+/// [`Scenario::sim_config`] feeds [`Simulator::new`] directly (a user's own scheduler under the
+/// scenario's semantics). The command line matches the choice once instead
+/// (`with_model!`), so the engine is monomorphised over the model; the results are the same.
+impl TimeModel for ModelChoice {
+    fn name(&self) -> &'static str {
+        with_model!(self, m => m.name())
+    }
+    fn begin(&mut self, round: Time) -> Result<(), SimError> {
+        with_model!(self, m => m.begin(round))
+    }
+    fn admitted(&mut self, job: &blox_core::Job, now: Time) {
+        with_model!(self, m => m.admitted(job, now))
+    }
+    fn advance<M: blox_core::MetricSink + ?Sized>(
+        &mut self,
+        t: Time,
+        world: &mut blox_sim::time::World<'_, M>,
+    ) -> blox_sim::time::Advance {
+        with_model!(self, m => m.advance(t, world))
+    }
+    fn elide_relaunch(&self) -> bool {
+        with_model!(self, m => m.elide_relaunch())
+    }
+    fn decided(&mut self, decisions: &blox_core::Decisions, t: Time) {
+        with_model!(self, m => m.decided(decisions, t))
+    }
+    fn counts_stops(&self) -> bool {
+        with_model!(self, m => m.counts_stops())
+    }
+    fn sample_point(&self) -> blox_sim::time::SamplePoint {
+        with_model!(self, m => m.sample_point())
+    }
+    fn stopping(&mut self, job: &mut blox_core::Job, t: Time) {
+        with_model!(self, m => m.stopping(job, t))
+    }
+    fn rollback(
+        &mut self,
+        job: &mut blox_core::Job,
+        executed_at_start: f64,
+        start: Time,
+        checkpoint: Time,
+        t: Time,
+    ) {
+        with_model!(self, m => m.rollback(job, executed_at_start, start, checkpoint, t))
+    }
+    fn started<M: blox_core::MetricSink + ?Sized>(
+        &mut self,
+        id: JobId,
+        speed: f64,
+        resumed: bool,
+        t: Time,
+        world: &mut blox_sim::time::World<'_, M>,
+    ) -> Result<(), SimError> {
+        with_model!(self, m => m.started(id, speed, resumed, t, world))
+    }
+    fn next_decision<M: blox_core::MetricSink + ?Sized>(
+        &mut self,
+        t: Time,
+        view: blox_sim::time::NextView,
+        next_arrival: Option<Time>,
+        world: &blox_sim::time::World<'_, M>,
+    ) -> Time {
+        with_model!(self, m => m.next_decision(t, view, next_arrival, world))
+    }
+    fn drained_end(&self, t: Time, last_completion: Time) -> Time {
+        with_model!(self, m => m.drained_end(t, last_completion))
+    }
+    fn admits_oversized(&self) -> bool {
+        with_model!(self, m => m.admits_oversized())
+    }
+    fn rounds(&self, end: Time, round: Time) -> u64 {
+        with_model!(self, m => m.rounds(end, round))
+    }
 }
 
 /// Run one simulation under time model `Tm` and return its outcome and sink.

@@ -332,3 +332,105 @@ fn a_flag_the_semantics_does_not_take_is_refused_naming_who_takes_it() {
     assert!(err.contains("did you mean `gavel`"), "{err}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Flags that used to be accepted and ignored, or runs that measured nothing, are errors.
+#[test]
+fn jobs_without_a_count_and_an_empty_tracked_window_are_errors() {
+    let d = temp("silent");
+    let (code, out, err) = blox_sim_in(&d, &["run", "--jobs", "100"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("--jobs sets how many jobs"), "{err}");
+    let args = [
+        "run",
+        "--workload",
+        "poisson",
+        "--jobs",
+        "100",
+        "--track",
+        "3000..4000",
+    ];
+    let (code, out, err) = blox_sim_in(&d, &args);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("--track 3000..4000 selects no job: the workload has 100 jobs"),
+        "{err}"
+    );
+    // Inside the workload it runs.
+    let args = [
+        "run",
+        "--workload",
+        "poisson",
+        "--jobs",
+        "100",
+        "--track",
+        "10..20",
+        "--load",
+        "4",
+    ];
+    let (code, _, err) = blox_sim_in(&d, &args);
+    assert_eq!(code, 0, "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Without `--trace-format` a trace is recognised from its header (and the program says which
+/// format it read), or refused naming the formats and their columns.
+#[test]
+fn a_trace_without_its_format_is_recognised_or_refused_with_the_formats() {
+    let d = temp("detect");
+    let itp = env!("CARGO_MANIFEST_DIR").to_string() + "/../traces/itp/raw/cluster01.csv";
+    let args = ["run", "--trace", &itp, "--cluster", "8x8"];
+    let (code, out, err) = blox_sim_in(&d, &args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("as --trace-format itp (recognised from its header)"),
+        "{err}"
+    );
+    assert!(out.contains("fifo"), "{out}");
+    std::fs::write(d.join("odd.csv"), "a,b,c\n1,2,3\n").unwrap();
+    let (code, _, err) = blox_sim_in(&d, &["run", "--trace", "odd.csv"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("odd.csv: its first line fits no trace format"),
+        "{err}"
+    );
+    assert!(
+        err.contains("canonical (job_id,arrival_s,n_gpus,duration_s)"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Component names: stock ones are case-insensitive, a typo gets a suggestion, and a peer's own
+/// policy named without its semantics says which `--semantics` takes it.
+#[test]
+fn component_names_are_forgiving_and_helpful() {
+    let d = temp("names");
+    let (code, out, err) = blox_sim_in(
+        &d,
+        &[
+            "run",
+            "--policy",
+            "LAS",
+            "--jobs",
+            "20",
+            "--workload",
+            "poisson",
+            "--load",
+            "4",
+            "--track",
+            "0..19",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("las"), "{out}");
+    let (code, _, err) = blox_sim_in(&d, &["run", "--policy", "srft"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("did you mean `srtf`?"), "{err}");
+    let (code, _, err) = blox_sim_in(&d, &["run", "--policy", "max_min_fairness_perf"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("add --semantics gavel"), "{err}");
+    let (code, _, err) = blox_sim_in(&d, &["run", "--policy", "dlas-gpu"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("add --semantics tiresias"), "{err}");
+    let _ = std::fs::remove_dir_all(&d);
+}

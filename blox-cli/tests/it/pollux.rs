@@ -325,3 +325,33 @@ fn compare_under_pollux_runs_each_policy_on_the_pollux_model() {
         }
     }
 }
+
+/// `--max-sim-time` bounds a Pollux run as it bounds every other (it was ignored: a run bounded
+/// at 10,140 s went on to 58,228 s), and nothing is written.
+#[test]
+fn max_sim_time_bounds_a_pollux_run() {
+    let dir = pollux_dir();
+    let wl = small_workload(&dir, 20, "maxsim");
+    let traces = dir.join("traces");
+    let t = traces.to_str().unwrap();
+    let out = wl.parent().unwrap().join("out");
+    let o = out.to_str().unwrap();
+    let args = ["--policy", "tiresias", "--pollux-traces", t, "--out", o];
+    let bounded: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["--max-sim-time", "600"])
+        .collect();
+    let (code, text) = pollux_cmd("run", &wl, &bounded);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("passed --max-sim-time (600 s"), "{text}");
+    assert!(!out.join("jobs.csv").exists());
+    let roomy: Vec<&str> = args
+        .iter()
+        .copied()
+        .chain(["--max-sim-time", "1e7"])
+        .collect();
+    let (code, text) = pollux_cmd("run", &wl, &roomy);
+    assert_eq!(code, 0, "{text}");
+    assert!(out.join("jobs.csv").exists());
+}

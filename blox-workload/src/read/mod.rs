@@ -118,6 +118,66 @@ impl TraceFormat {
     }
 }
 
+impl TraceFormat {
+    /// The header columns a file of this format must have (any of the sets, for a format with
+    /// several layouts); empty for the formats without a CSV header (Philly's JSON, Gavel's
+    /// TSV).
+    pub fn required_columns(self) -> &'static [&'static [&'static str]] {
+        match self {
+            TraceFormat::Canonical => &[&["job_id", "arrival_s", "n_gpus", "duration_s"]],
+            TraceFormat::Itp => &[&["job_id", "submission_time", "duration", "num_gpu"]],
+            TraceFormat::Pollux => &[
+                &["timestamp", "duration", "num_gpus"],
+                &["name", "time", "application"],
+            ],
+            TraceFormat::Tiresias => &[&["job_id", "num_gpu", "submit_time", "duration"]],
+            TraceFormat::Alibaba2023 => &[&[
+                "name",
+                "cpu_milli",
+                "memory_mib",
+                "num_gpu",
+                "creation_time",
+                "deletion_time",
+                "scheduled_time",
+            ]],
+            TraceFormat::Helios => &[&["job_id", "gpu_num", "submit_time", "duration"]],
+            TraceFormat::Philly | TraceFormat::Gavel => &[],
+        }
+    }
+
+    /// The format of a trace, recognised from its first bytes (decompressed): JSON is Philly's
+    /// `cluster_job_log`, a tab-separated first line is a Gavel trace, and a CSV header is the
+    /// format whose required columns it has. `Err` lists the formats that fit when several do
+    /// (empty when none does).
+    pub fn detect(bytes: &[u8]) -> Result<TraceFormat, Vec<TraceFormat>> {
+        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(64 * 1024)]);
+        let text = text.trim_start_matches('\u{feff}').trim_start();
+        if text.starts_with('[') || text.starts_with('{') {
+            return Ok(TraceFormat::Philly);
+        }
+        let first = text.lines().next().unwrap_or("");
+        if first.contains('\t') && !first.contains(',') {
+            return Ok(TraceFormat::Gavel);
+        }
+        let header: Vec<String> = first
+            .split(',')
+            .map(|c| c.trim().trim_matches('"').to_ascii_lowercase())
+            .collect();
+        let fits: Vec<TraceFormat> = TraceFormat::ALL
+            .into_iter()
+            .filter(|f| {
+                f.required_columns()
+                    .iter()
+                    .any(|set| set.iter().all(|c| header.iter().any(|h| h == c)))
+            })
+            .collect();
+        match fits.as_slice() {
+            [one] => Ok(*one),
+            _ => Err(fits),
+        }
+    }
+}
+
 impl fmt::Display for TraceFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -487,6 +547,39 @@ mod tests {
         let e = "csv".parse::<TraceFormat>().unwrap_err();
         assert!(e.to_string().contains("unknown trace format `csv`"));
         assert!(e.to_string().contains("helios"));
+    }
+
+    #[test]
+    fn formats_are_recognised_from_their_headers() {
+        let d = |s: &str| TraceFormat::detect(s.as_bytes());
+        assert_eq!(
+            d("job_id,arrival_s,n_gpus,duration_s\n0,0,1,10\n"),
+            Ok(TraceFormat::Canonical)
+        );
+        assert_eq!(
+            d("job_id,submission_time,duration,num_gpu\n"),
+            Ok(TraceFormat::Itp)
+        );
+        assert_eq!(
+            d("job_id,num_gpu,submit_time,iterations,model_name,duration,interval\r\n"),
+            Ok(TraceFormat::Tiresias)
+        );
+        assert_eq!(
+            d("name,time,application,batch_size\n"),
+            Ok(TraceFormat::Pollux)
+        );
+        assert_eq!(d("job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration\n"), Ok(TraceFormat::Helios));
+        assert_eq!(d("  [{\"jobid\": 1}]"), Ok(TraceFormat::Philly));
+        assert_eq!(
+            d("ResNet-50 (batch size 64)\tpython3 main.py\tdir\n"),
+            Ok(TraceFormat::Gavel)
+        );
+        assert_eq!(d("a,b,c\n"), Err(vec![]));
+        // A header with both layouts' columns fits both: say which.
+        assert_eq!(
+            d("job_id,arrival_s,n_gpus,duration_s,submission_time,duration,num_gpu\n"),
+            Err(vec![TraceFormat::Canonical, TraceFormat::Itp])
+        );
     }
 
     #[test]

@@ -215,3 +215,15 @@ fn the_registered_policy_runs_under_gavel_semantics() {
     let srsf: Vec<&str> = rows[0].split_whitespace().collect();
     assert_eq!(&srsf[..4], &["srsf", "20", "20", "0"], "{stdout}");
 }
+
+#[test]
+fn help_lists_the_registered_names() {
+    for sub in ["run", "compare", "sweep"] {
+        let (ok, out, err) = my_blox_sim(&[sub, "--help"]);
+        assert!(ok, "{err}");
+        assert!(
+            out.contains("Registered by this program: srsf."),
+            "{sub}: {out}"
+        );
+    }
+}
