@@ -24,8 +24,9 @@ use blox_core::{
 /// the same round: it keeps Blox's lowest-free choice. [`BloxScattered`] is Blox's own version,
 /// quirks included.
 ///
-/// Ties: schedule order, then lowest node and GPU ids. Cost per round: O(s log n + (j + v)·N)
-/// for a schedule of s entries, a table of n jobs, j placed jobs, v victims and N nodes.
+/// Ties: schedule order, then lowest node and GPU ids. Cost per round: O(s log n + (j + v)·k)
+/// for a schedule of s entries, a table of n jobs, j placed jobs, v victims and k nodes a fit
+/// takes GPUs from (the next node with free GPUs comes from the plan's index, not a walk).
 #[derive(Clone, Debug, Default)]
 pub struct Scattered {
     backfill: bool,
@@ -63,8 +64,9 @@ impl Scattered {
 /// The victim search keeps a cursor across the round (no entry is a candidate twice) and each
 /// entry's table position is looked up once.
 ///
-/// Ties: schedule order, then lowest node and GPU ids. Cost per round: O(s log n + (j + v)·N)
-/// for a schedule of s entries, a table of n jobs, j placed jobs, v victims and N nodes.
+/// Ties: schedule order, then lowest node and GPU ids. Cost per round: O(s log n + (j + v)·k)
+/// for a schedule of s entries, a table of n jobs, j placed jobs, v victims and k nodes a fit
+/// takes GPUs from.
 #[derive(Clone, Debug, Default)]
 pub struct BloxScattered {
     stopped: Vec<bool>,
@@ -101,11 +103,10 @@ pub(crate) fn scattered_fit(
         return false;
     }
     let needed = needed as usize;
-    for k in 0..plan.n_nodes() {
-        let node = NodeId(k as u32);
-        if plan.free_on_node(node) == 0 {
-            continue;
-        }
+    // The nodes with free GPUs in ascending order, through the plan's index (no walk over the
+    // full ones).
+    let mut next = plan.next_free_node(NodeId(0));
+    while let Some(node) = next {
         let take = if quirks { needed } else { needed - out.len() };
         out.extend(plan.free_of_node(node).take(take));
         if out.len() == needed {
@@ -114,6 +115,7 @@ pub(crate) fn scattered_fit(
         if out.len() > needed {
             return false;
         }
+        next = plan.next_free_node(NodeId(node.0 + 1));
     }
     false
 }
