@@ -162,21 +162,25 @@ impl Job {
     }
 
     /// Whether it currently holds GPUs.
+    #[inline]
     pub fn is_running(&self) -> bool {
         !self.gpus.is_empty()
     }
 
     /// Submission time.
+    #[inline]
     pub fn arrival(&self) -> Time {
         self.spec.arrival
     }
 
     /// GPUs requested.
+    #[inline]
     pub fn n_gpus(&self) -> u32 {
         self.spec.n_gpus
     }
 
     /// Work still to do (oracle), in seconds at speed 1.0; never negative.
+    #[inline]
     pub fn remaining_work(&self) -> f64 {
         (self.spec.work_s - self.executed).max(0.0)
     }
@@ -204,31 +208,37 @@ impl JobTable {
     }
 
     /// Number of active jobs.
+    #[inline]
     pub fn len(&self) -> usize {
         self.jobs.len()
     }
 
     /// Whether there are no active jobs.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.jobs.is_empty()
     }
 
     /// Active jobs in ascending id order.
+    #[inline]
     pub fn iter(&self) -> std::slice::Iter<'_, Job> {
         self.jobs.iter()
     }
 
     /// Active jobs as a slice, in ascending id order.
+    #[inline]
     pub fn as_slice(&self) -> &[Job] {
         &self.jobs
     }
 
     /// The active job with this id, if any (O(1)).
+    #[inline]
     pub fn get(&self, id: JobId) -> Option<&Job> {
         self.position(id).map(|i| &self.jobs[i])
     }
 
     /// Index of `id` in [`JobTable::as_slice`] (O(1)).
+    #[inline]
     pub fn position(&self, id: JobId) -> Option<usize> {
         match self.index.get(id.index()) {
             Some(&p) if p > 0 => Some(p as usize - 1),
@@ -237,6 +247,7 @@ impl JobTable {
     }
 
     /// Sum of requested GPUs over the table (Blox's `gpu_demand`).
+    #[inline]
     pub fn gpu_demand(&self) -> u64 {
         self.demand
     }
@@ -263,11 +274,13 @@ impl JobTable {
 
     /// Engine-side: mutable access to an active job. The engine never changes a job's
     /// `spec.n_gpus` through it (the table keeps their sum).
+    #[inline]
     pub fn get_mut(&mut self, id: JobId) -> Option<&mut Job> {
         self.position(id).map(|i| &mut self.jobs[i])
     }
 
     /// Engine-side: mutable iteration in id order.
+    #[inline]
     pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Job> {
         self.jobs.iter_mut()
     }
@@ -287,21 +300,23 @@ impl JobTable {
     pub fn retain(&mut self, mut keep: impl FnMut(&Job) -> bool) {
         let index = &mut self.index;
         let demand = &mut self.demand;
-        let mut first_removed = None;
-        let mut pos = 0;
+        // Positions + 1 of the jobs kept so far; the index moves with the jobs, in the same pass.
+        let mut kept = 0u32;
+        let mut shifted = false;
         self.jobs.retain(|j| {
-            let k = keep(j);
-            if !k {
+            if keep(j) {
+                kept += 1;
+                if shifted {
+                    index[j.id.index()] = kept;
+                }
+                true
+            } else {
                 index[j.id.index()] = 0;
                 *demand -= u64::from(j.spec.n_gpus);
-                first_removed.get_or_insert(pos);
+                shifted = true;
+                false
             }
-            pos += 1;
-            k
         });
-        if let Some(from) = first_removed {
-            self.reindex_from(from);
-        }
     }
 
     fn reindex_from(&mut self, from: usize) {
