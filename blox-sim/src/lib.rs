@@ -9,7 +9,7 @@
 //! | [`Simulator`] | the engine: generic over scheduler, throughput model, metric sink and time model (see [`engine`]) |
 //! | [`TimeModel`] | what differs between time semantics, as a type: [`Blox`] (Blox's simulator exactly), [`Exact`] (true finish times; decisions each round or also on events, [`Decide`]); see [`time`] |
 //! | [`Driver`] | the round protocol (admit → schedule → place → validate → apply), written once, used by the simulator and by `blox-cluster`'s server through a [`Host`] |
-//! | [`Workload`] | where jobs come from: [`BloxDefaultWorkload`] (Blox's generator on a bit-exact CPython `random`), [`JobList`] (e.g. from [`read_canonical_csv`]) |
+//! | [`Workload`] | where jobs come from: [`BloxDefaultWorkload`] (Blox's generator on a bit-exact CPython `random`), [`JobList`] (e.g. from [`read_canonical_csv`]), [`JobStream`] (a generator's jobs drawn as the run reaches them, never built up front) |
 //! | [`time::gavel`] | Gavel's (OSDI 2020) trace simulator's clock, self-contained (f64 seconds, rounds ending at their slowest micro-task), driving Gavel's mechanism through [`time::gavel::GavelRounds`]; `blox-sim run --semantics gavel` |
 //! | [`time::Synergy`] | Synergy's time model (OSDI 2022), a third [`TimeModel`]: 300 s rounds, every job re-decided each round, whole iterations credited at allocation with the placement's host-resource speed-ups, completion at the round end; its generator is [`workload::SynergyWorkload`] |
 //! | [`TiresiasTime`] | the `tiresias` time model: the Tiresias authors' clock job by job (integer seconds, decisions at arrivals, completions and predicted queue jumps), driven by any scheduler; `blox-cli` composes it with Tiresias' own schedules and placements or with any engine policy (`blox_cli::tiresias_peer`) |
@@ -45,4 +45,4 @@ pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION}
 pub use error::{InputLocation, SimError};
 pub use time::tiresias::TiresiasTime;
 pub use time::{Blox, Decide, Exact, Pollux, TimeModel};
-pub use workload::{read_canonical_csv, BloxDefaultWorkload, JobList, Workload};
+pub use workload::{read_canonical_csv, BloxDefaultWorkload, JobList, JobStream, Workload};
