@@ -127,8 +127,24 @@ impl Exact {
     fn state(&mut self, id: JobId) -> &mut ExactJob {
         let k = self.live.partition_point(|s| s.id < id);
         let st = &mut self.live[k];
-        assert_eq!(st.id, id, "the exact model was not told of job {id}'s admission");
+        assert_eq!(
+            st.id, id,
+            "the exact model was not told of job {id}'s admission"
+        );
         st
+    }
+
+    /// The state of the job at table position `pos` of a table of `len` jobs: at `pos` or
+    /// after it, by no more than the entries of jobs that have left the table since the last
+    /// walk (O(log) of those).
+    fn state_near(&mut self, id: JobId, pos: usize, len: usize) -> &mut ExactJob {
+        let extra = self.live.len().saturating_sub(len);
+        let end = (pos + extra + 1).min(self.live.len());
+        let k = pos.min(end) + self.live[pos.min(end)..end].partition_point(|s| s.id < id);
+        match self.live.get(k) {
+            Some(st) if st.id == id => &mut self.live[k],
+            _ => self.state(id),
+        }
     }
 
     fn credit(&mut self, job: &mut Job, t: Time) {
@@ -230,8 +246,11 @@ impl TimeModel for Exact {
             if !live(world.jobs(), id, start) {
                 continue;
             }
-            if let Some(job) = world.jobs_mut().get_mut(id) {
-                self.credit(job, finish);
+            if let Some(pos) = world.jobs().position(id) {
+                let len = world.jobs().len();
+                let st = self.state_near(id, pos, len);
+                let job = world.jobs_mut().get_mut(id).expect("found above");
+                credit(st, job, finish);
                 job.executed = job.spec.work_s;
             }
             world.complete(id, finish);
