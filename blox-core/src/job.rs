@@ -15,20 +15,29 @@ pub type GpuSet = SmallVec<[GpuId; 4]>;
 ///
 /// Build one with [`JobSpec::new`] and set the optional fields; the struct is non-exhaustive so
 /// fields can be added without breaking readers.
+///
+/// Laid out in declaration order (`repr(C)`): the fields read every round (arrival, work, GPUs,
+/// class, elasticity) come first, so that with [`Job`]'s own hot fields they sit in the first
+/// cache lines of a job in the table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
+#[repr(C)]
 pub struct JobSpec {
     /// When the job is submitted.
     pub arrival: Time,
-    /// GPUs requested. Rigid jobs run on exactly this many.
-    pub n_gpus: u32,
     /// Service demand in seconds: how long the job runs on `n_gpus` GPUs at speed 1.0. This is
     /// Blox's `job_total_iteration × job_iteration_time`. An oracle value: policies such as SRTF
     /// may read it; realistic policies should not.
     pub work_s: f64,
+    /// GPUs requested. Rigid jobs run on exactly this many.
+    pub n_gpus: u32,
     /// Model class id (Blox's `job_class_id`; `i mod 5` for Blox's default workload).
     #[serde(default)]
     pub class_id: u32,
+    /// Whether the job can run on a GPU count other than `n_gpus` (e.g. under Optimus or
+    /// Pollux). Rigid jobs (the default) always get exactly `n_gpus`.
+    #[serde(default)]
+    pub elastic: bool,
     /// Model name, when the workload gives one (e.g. `resnet50`).
     #[serde(default)]
     pub model: Option<Arc<str>>,
@@ -47,10 +56,6 @@ pub struct JobSpec {
     /// Host memory the whole job needs in GB, when known.
     #[serde(default)]
     pub mem_gb: Option<f64>,
-    /// Whether the job can run on a GPU count other than `n_gpus` (e.g. under Optimus or
-    /// Pollux). Rigid jobs (the default) always get exactly `n_gpus`.
-    #[serde(default)]
-    pub elastic: bool,
     /// Total iterations, for workloads that count progress in whole iterations (Synergy's
     /// simulator credits `floor(round / iteration time)` iterations per round). `None`: progress
     /// is continuous, in [`JobSpec::work_s`].
@@ -99,15 +104,19 @@ pub const PRIORITY_STARVED: u32 = 1;
 
 /// An admitted job as the engine tracks it. Components see it only through `&Job` (in a
 /// [`JobTable`]) and so cannot change it; the engine is the only writer.
+///
+/// Laid out in declaration order (`repr(C)`): what the engine, the time model and the policies
+/// read every round (id, class, GPUs held, progress, service, waiting time) comes first, then
+/// the spec (whose hot fields come first too), then the rest: a pass over the table touches one
+/// or two cache lines per job, not five (about 10 % of a 1,000,000-job run).
 #[derive(Clone, Debug)]
 #[non_exhaustive]
+#[repr(C)]
 pub struct Job {
     /// Admission-order id.
     pub id: JobId,
-    /// What the workload asked for.
-    pub spec: JobSpec,
-    /// Round at which it was admitted.
-    pub admitted_at: Time,
+    /// Starvation class ([`PRIORITY_NORMAL`] or [`PRIORITY_STARVED`]).
+    pub priority: u32,
     /// GPUs it currently runs on; empty when it is waiting.
     pub gpus: GpuSet,
     /// Work done, in the same unit as [`JobSpec::work_s`] (seconds at speed 1.0 on its requested
@@ -121,11 +130,13 @@ pub struct Job {
     /// Attained service in wall-clock seconds: seconds credited as running, whatever the GPU
     /// count (Blox's definition of attained service; Gavel's time received).
     pub attained_wall_s: f64,
-    /// Starvation class ([`PRIORITY_NORMAL`] or [`PRIORITY_STARVED`]).
-    pub priority: u32,
     /// How long it has waited since it last ran or was last decided on (Blox's
     /// `time_since_scheduled`).
     pub time_since_scheduled: Time,
+    /// What the workload asked for.
+    pub spec: JobSpec,
+    /// Round at which it was admitted.
+    pub admitted_at: Time,
     /// When it first started, if it has.
     pub first_start: Option<Time>,
     /// When it last started (or resumed).
@@ -386,16 +397,15 @@ impl JobTable {
         let mut kept = 0u32;
         let mut shifted = false;
         self.jobs.retain(|j| {
-            let k = (j.id.0 - base) as usize;
             pos += 1;
             if keep(pos - 1, j) {
                 kept += 1;
                 if shifted {
-                    index[k] = kept;
+                    index[(j.id.0 - base) as usize] = kept;
                 }
                 true
             } else {
-                index[k] = 0;
+                index[(j.id.0 - base) as usize] = 0;
                 *demand -= u64::from(j.spec.n_gpus);
                 shifted = true;
                 false
