@@ -151,13 +151,11 @@ fn dispatch(c: &mut Criterion) {
     group.finish();
 }
 
+/// The scale series' simulator: FIFO, scattered, exact semantics, no metric sink.
+type ScalingSim = Simulator<Pipeline<AcceptAll, Fifo, Scattered>, ConstantSpeed, (), Exact>;
+
 /// The scale series' configuration at `jobs` jobs: a fresh simulator and streamed workload.
-fn scaling_case(
-    jobs: u32,
-) -> (
-    Simulator<Pipeline<AcceptAll, Fifo, Scattered>, ConstantSpeed, (), Exact>,
-    JobStream<PoissonGenerator>,
-) {
+fn scaling_case(jobs: u32) -> (ScalingSim, JobStream<PoissonGenerator>) {
     let per = jobs / 10_000;
     let cluster = ClusterSpec::uniform(20 * per, 8);
     let mut cfg = PoissonConfig::new(6.0 * f64::from(per));
