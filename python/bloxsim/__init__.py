@@ -145,8 +145,9 @@ def compare(
     **flags: Any,
 ) -> Any:
     """Run several policies on the same workload, as ``blox-sim compare`` does, in parallel;
-    return one tidy DataFrame with a row per run (its settings, then ``compare.csv``'s
-    statistics: see ``COMPARE_DTYPES``).
+    return one tidy DataFrame with a row per run (its unique ``name``, its settings, then
+    ``compare.csv``'s row: see ``COMPARE_DTYPES``; ``name`` is the policy, or
+    ``policy+placement`` when several placements are compared, and names the run's folder).
 
     ``policy`` is a comma list (``"fifo,las,tiresias:queues=2,threshold=3600"``) or a list;
     ``placements`` (each policy runs with each) and ``class_splits`` (``"20,70,10/50,0,50"``,
@@ -188,12 +189,12 @@ def compare(
     for s, n in zip(scenarios, natives):
         label = n.label()
         settings = json.loads(n.settings())
+        name = label
         if several and s["semantics"] != "synergy":
-            label = f"{settings['policy']}+{settings['placement']}"
-        r = Result(n, label)
+            name = f"{settings['policy']}+{settings['placement']}"
+        r = Result(n, name)
         runs.append(r)
-        row = {**settings, **r.comparison_row()}
-        row["label"] = label
+        row = {"name": name, **settings, **json.loads(n.comparison_row())}
         if class_splits is not None:
             row["class_split"] = s["workload"]["class_split"]
         rows.append(row)
@@ -205,7 +206,7 @@ def compare(
         d = Path(out)
         for r in runs:
             r.to_dir(d / _dir_name(r.name))
-        _native.write_comparison(os.fspath(d), [r._native for r in runs], [r.name for r in runs])
+        _native.write_comparison(os.fspath(d), [r._native for r in runs], [r._native.label() for r in runs])
     if results:
         return table, {r.name: r for r in runs}
     return table

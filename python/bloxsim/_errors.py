@@ -81,3 +81,19 @@ class SweepError(SimulationError):
 class UnsupportedError(BloxError, NotImplementedError):
     """The Rust library does not offer this yet from Python (see the message for the
     command-line equivalent)."""
+
+
+for _cls in (
+    BloxError,
+    ConfigError,
+    InputError,
+    SimulationError,
+    StalledError,
+    InvalidDecisionError,
+    BloxIOError,
+    PolicyError,
+    SweepError,
+    UnsupportedError,
+):
+    _cls.__module__ = "bloxsim"
+del _cls

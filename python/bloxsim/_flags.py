@@ -229,7 +229,7 @@ def _frame_trace(df: Any) -> str:
         raise ConfigError(f"trace: a DataFrame of jobs needs the columns {cols[1:]} (missing {missing})")
     if "model" in frame.columns:
         cols.append("model")
-    text = frame[cols].to_csv(index=False, lineterminator="\n", float_format=repr)
+    text = frame[cols].to_csv(index=False, lineterminator="\n")
     digest = hashlib.sha256(text.encode()).hexdigest()[:20]
     folder = Path(tempfile.gettempdir()) / "bloxsim-traces"
     folder.mkdir(parents=True, exist_ok=True)

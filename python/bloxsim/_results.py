@@ -49,6 +49,7 @@ TIMELINE_DTYPES: Dict[str, str] = {
 #: The columns of ``compare()``'s table: the settings of each run, then ``compare.csv``'s
 #: statistics.
 COMPARE_DTYPES: Dict[str, str] = {
+    "name": "string",
     "label": "string",
     "semantics": "string",
     "cluster": "string",
