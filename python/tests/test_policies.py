@@ -268,3 +268,27 @@ def test_global_random_breaks_determinism_and_the_checker_says_so():
     bloxsim.register_policy("unseeded", Unseeded)
     with pytest.raises(bt.Violation, match="deterministic"):
         bt.check_deterministic(lambda: bloxsim.run(policy="unseeded", **SMALL))
+
+
+def test_python_policies_under_synergy_semantics():
+    bloxsim.register_policy("py-fifo", PyFifo)
+    kw = dict(semantics="synergy", load=4, track="100..200", placement="synergy:mode=fair")
+    a = bloxsim.run(policy="py-fifo", **kw)
+    assert a.jobs.loc[a.jobs["tracked"], "completion_s"].notna().all()
+    assert a.summary["config"]["policy"] == {"kind": "py-fifo"}
+
+
+def test_python_policies_under_pollux_semantics(traces, tmp_path):
+    w = traces / "pollux" / "workloads" / "workload-6.csv"
+    if not w.is_file():
+        pytest.skip("no Pollux workload in the shared traces")
+    # The first 12 jobs of workload 6, on the artifact's application traces.
+    small = tmp_path / "w12.csv"
+    small.write_text("".join(w.read_text().splitlines(keepends=True)[:13]))
+    bloxsim.register_policy("py-las", PyLas)
+    kw = dict(semantics="pollux", trace=small, trace_format="pollux", cluster="4x4", round=60,
+              pollux_traces=traces / "pollux" / "traces")
+    a = bloxsim.run(policy="las", **kw)
+    b = bloxsim.run(policy="py-las", **kw)
+    assert a.files()["jobs.csv"] == b.files()["jobs.csv"]
+    assert b.summary["n_tracked"] == 12
