@@ -38,9 +38,9 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 py="$venv/bin/python"
 "$py" -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt
+# One build: pip always rebuilds and reinstalls a local folder (cargo keeps it incremental).
 MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile dev}" \
-    "$py" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps ./python
-"$py" -m pip install --quiet --disable-pip-version-check ./python  # its dependencies, if any is missing
+    "$py" -m pip install --quiet --disable-pip-version-check ./python
 
 set +e
 "$py" -m pytest python/tests -q "${pytest_args[@]}"

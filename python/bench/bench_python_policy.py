@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -32,6 +33,7 @@ import pandas as pd
 import bloxsim
 
 README = dict(semantics="blox", load=1, track="3000..4000")
+warnings.simplefilter("ignore", bloxsim.OverloadWarning)
 
 
 class BloxLas:

@@ -75,6 +75,7 @@ __all__ = [
     "TIMELINE_DTYPES",
     "COMPARE_DTYPES",
     "SWEEP_DTYPES",
+    "TRACE_DTYPES",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
