@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, Optional, TypeVar, Union, overload
+from typing import Any, Callable, Dict, Optional, TypeVar, overload
 
 from ._errors import ConfigError
 
@@ -116,12 +116,3 @@ def registered() -> Dict[str, Dict[str, Callable[..., Any]]]:
     """The registered components: ``{"policy": {name: factory}, "placement": ...,
     "admission": ...}`` (a copy)."""
     return {r: dict(m) for r, m in _REGISTRY.items()}
-
-
-def snapshot() -> Dict[str, Dict[str, Callable[..., Any]]]:
-    """What a run is given (the registrations at its start)."""
-    return registered()
-
-
-def resolve(x: Union[str, Any]) -> str:
-    return x if isinstance(x, str) else str(x)

@@ -225,8 +225,6 @@ def contexts(max_jobs: int = 20, cluster: Any = None, *, seed: int = 1) -> Any:
                 free = free[gpus:]
             else:
                 cols["gpus"].append([])
-        for c in cols:
-            cols[c] = cols[c]
         return _native.make_context(cols, spec, 3000.0, 10, 300.0, seed, True)
 
     return build()

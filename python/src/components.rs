@@ -482,7 +482,6 @@ impl PlacementPolicy for PyPlacement {
 /// Read a placement's return value: `{"stop": [job ids], "start": [(job_id, [gpu ids]), ...]}`,
 /// a `(stop, start)` tuple, or an object with `stop` and `start` attributes.
 pub(crate) fn fill_decisions(ret: &Bound<'_, PyAny>, out: &mut Decisions) -> PyResult<()> {
-    let py = ret.py();
     let (stop, start) = if let Ok(d) = ret.cast::<PyDict>() {
         for k in d.keys() {
             let k: String = k.extract()?;
@@ -531,7 +530,6 @@ pub(crate) fn fill_decisions(ret: &Bound<'_, PyAny>, out: &mut Decisions) -> PyR
             out.start(JobId(job), &gpus);
         }
     }
-    let _ = py;
     Ok(())
 }
 
