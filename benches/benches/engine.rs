@@ -8,6 +8,12 @@
 //!   overloaded cluster with heavy preemption and a job table in the thousands.
 //! - `dispatch/{static,boxed}`: the README run through `Pipeline<AcceptAll, Las, Scattered>` and
 //!   through the boxed pipeline the configuration enums build (`BoxPipeline`).
+//! - `scaling/{10000,100000}`: the engine's scale series (`blox-sim bench`) at two sizes:
+//!   Poisson jobs (Philly-like durations and GPU counts, streamed), FIFO, scattered, `exact`
+//!   semantics, constant speed, on a cluster grown with the jobs (per 10,000 jobs 20 nodes of 8
+//!   GPUs and 6 jobs/h, so both runs span the same ~22,000 rounds). Throughput is in jobs: a
+//!   linear engine does both at the same rate, so a cost that grows faster than the job count
+//!   shows as the 100,000-job rate falling behind the 10,000-job one.
 //!
 //! Each iteration builds a fresh simulator and a fresh copy of the workload (outside the timed
 //! part), so iterations are independent and identical.
@@ -15,7 +21,10 @@
 use blox_admission::{AcceptAll, AdmissionConfig};
 use blox_core::{BoxPipeline, ClusterSpec, ConstantSpeed, Pipeline, Scheduler};
 use blox_original::{Blox, BloxDefaultWorkload, BloxLas, BloxScattered};
-use blox_sim::{RunOutcome, SimConfig, Simulator, TrackWindow};
+use blox_placement::Scattered;
+use blox_policies::Fifo;
+use blox_sim::{Exact, JobStream, RunOutcome, SimConfig, Simulator, TrackWindow};
+use blox_workload::{PoissonConfig, PoissonGenerator};
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use std::hint::black_box;
@@ -142,11 +151,64 @@ fn dispatch(c: &mut Criterion) {
     group.finish();
 }
 
+/// The scale series' simulator: FIFO, scattered, exact semantics, no metric sink.
+type ScalingSim = Simulator<Pipeline<AcceptAll, Fifo, Scattered>, ConstantSpeed, (), Exact>;
+
+/// The scale series' configuration at `jobs` jobs: a fresh simulator and streamed workload.
+fn scaling_case(jobs: u32) -> (ScalingSim, JobStream<PoissonGenerator>) {
+    let per = jobs / 10_000;
+    let cluster = ClusterSpec::uniform(20 * per, 8);
+    let mut cfg = PoissonConfig::new(6.0 * f64::from(per));
+    cfg.gpus = blox_workload::GpuDist::philly_up_to(cluster.total_gpus());
+    let gen = PoissonGenerator::new(cfg, blox_core::Seed(1)).expect("valid generator");
+    let sim = Simulator::new(
+        SimConfig::new(Exact::new()),
+        cluster,
+        Pipeline::new(AcceptAll, Fifo::default(), Scattered::new()),
+        ConstantSpeed(1.0),
+        (),
+    );
+    (sim, JobStream::new(gen, jobs as usize))
+}
+
+/// Engine scaling: the same load and span at 10,000 and 100,000 jobs (see the module docs).
+fn scaling(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scaling");
+    group
+        .warm_up_time(Duration::from_secs(1))
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat);
+    for jobs in [10_000u32, 100_000] {
+        let (mut sim, mut workload) = scaling_case(jobs);
+        let outcome = sim.run(&mut workload).expect("the run succeeds");
+        assert_eq!(outcome.completed, u64::from(jobs));
+        eprintln!(
+            "scaling/{jobs}: {} rounds ({} processed)",
+            outcome.rounds, outcome.rounds_processed
+        );
+        group
+            .throughput(Throughput::Elements(u64::from(jobs)))
+            .measurement_time(Duration::from_secs(if jobs > 10_000 { 20 } else { 5 }));
+        group.bench_function(jobs.to_string(), |b| {
+            b.iter_batched(
+                || scaling_case(jobs),
+                |(mut sim, mut workload)| {
+                    let outcome = sim.run(&mut workload).expect("the run succeeds");
+                    (black_box(outcome), sim, workload)
+                },
+                BatchSize::PerIteration,
+            );
+        });
+    }
+    group.finish();
+}
+
 // What `criterion_group!`/`criterion_main!` expand to, without the undocumented `pub fn` the
 // macro generates (the workspace warns on missing docs).
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     engine(&mut c);
     dispatch(&mut c);
+    scaling(&mut c);
     c.final_summary();
 }

@@ -1,5 +1,5 @@
 //! `blox-sim bench`: the headline speed figures (README configuration, Figure 6 sweep, the
-//! full ITP trace, a million synthetic jobs).
+//! full ITP trace, and the engine's scaling from 10,000 to 4,000,000 jobs).
 
 use blox_policies::PolicyConfig;
 use blox_scenario::{RunReport, Scenario, Semantics, WorkloadConfig, BLOX_TRACE_JOBS};
@@ -9,6 +9,9 @@ use std::time::Instant;
 
 /// Run the benchmark figures and print them.
 pub(crate) fn bench(repeat: u32, quick: bool, traces: Option<PathBuf>) -> Result<(), SimError> {
+    if let Ok(spec) = std::env::var(SCALE_CHILD) {
+        return scale_child(&spec);
+    }
     let s = Scenario {
         semantics: Semantics::Blox,
         workload: WorkloadConfig::BloxDefault {
@@ -147,81 +150,214 @@ fn bench_itp(traces: Option<PathBuf>) -> Result<(), SimError> {
     Ok(())
 }
 
-/// Synthetic scale: 1,000,000 jobs on 16,384 GPUs, and the cost of doubling the job count.
-fn bench_scale() -> Result<(), SimError> {
-    let run = |jobs: u32| -> Result<(f64, RunReport), SimError> {
-        let s = Scenario {
-            workload: WorkloadConfig::BloxDefault {
-                load: 800.0,
-                trace_jobs: BLOX_TRACE_JOBS,
-            },
-            cluster: "4096x4".into(),
-            track: Some(format!("0..{}", jobs - 1)),
-            ..Scenario::default()
-        };
-        let t = Instant::now();
-        let r = s.run()?;
-        Ok((t.elapsed().as_secs_f64(), r))
-    };
-    println!(
-        "\nScale: Blox's generator at 800 jobs/h on 4096x4 = 16,384 GPUs, FIFO, exact semantics"
-    );
-    let (t1, _) = run(250_000)?;
-    let (t2, _) = run(500_000)?;
-    println!(
-        "  250,000 jobs: {t1:.2} s; 500,000 jobs: {t2:.2} s; ratio {:.2} (target: <= 2.2)",
-        t2 / t1
-    );
-    // The engine alone (no per-job records kept), then the full path with records and statistics.
-    let engine_only = || -> Result<(f64, Option<u64>), SimError> {
-        reset_peak_rss();
-        let base = current_rss_bytes();
-        let cfg = blox_sim::SimConfig::new(blox_sim::Exact::new())
-            .with_track(Some(blox_sim::TrackWindow::new(0, 999_999)?));
-        let scheduler = blox_core::Pipeline::new(
-            blox_admission::AcceptAll,
-            blox_policies::Fifo::default(),
-            blox_placement::Scattered::new(),
-        );
-        let mut sim = blox_sim::Simulator::new(
-            cfg,
-            blox_core::ClusterSpec::uniform(4096, 4),
-            scheduler,
-            blox_core::ConstantSpeed(1.0),
-            (),
-        );
-        let t = Instant::now();
-        sim.run(&mut blox_original::BloxDefaultWorkload::new(
-            800.0,
-            BLOX_TRACE_JOBS,
-        )?)?;
-        let secs = t.elapsed().as_secs_f64();
-        Ok((
-            secs,
-            peak_rss_bytes().zip(base).map(|(p, b)| p.saturating_sub(b)),
+/// The environment variable that makes `bench` a child process of the scale figures: it runs
+/// one size (`engine:N` or `full:N`) and prints its CPU seconds and peak memory growth.
+const SCALE_CHILD: &str = "BLOX_BENCH_SCALE_CHILD";
+
+/// The scale series' sizes: 10,000 to 4,000,000 jobs.
+const SCALE_JOBS: [u32; 9] = [
+    10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000, 2_000_000, 4_000_000,
+];
+
+/// The scale scenario at `jobs` jobs: Poisson arrivals (Philly-like durations and GPU counts),
+/// FIFO, scattered, exact semantics, on a cluster grown with the jobs: per 10,000 jobs, 20
+/// nodes of 8 GPUs and 6 jobs/h, so the load stays the same (about 75 % utilisation) and the
+/// run spans the same simulated time (about 22,000 rounds) at every size. On the command line:
+/// `blox-sim run --workload poisson --jobs N --load 6N/10000 --cluster (20N/10000)x8`
+/// (`--semantics exact --policy fifo --placement scattered` are the defaults).
+fn scale_scenario(jobs: u32) -> Scenario {
+    let per = f64::from(jobs) / 10_000.0;
+    Scenario {
+        workload: WorkloadConfig::Poisson {
+            load: 6.0 * per,
+            jobs: jobs as usize,
+            durations: "philly-like".into(),
+            gpus: "philly".into(),
+        },
+        cluster: format!("{}x8", (20.0 * per).round() as u64),
+        ..Scenario::default()
+    }
+}
+
+/// One size of the scale series, in this process (the child's side): the engine alone (the
+/// scenario's cluster, components, throughput model and streamed workload, no metric sink) or
+/// the whole `run` path (per-job records, timeline, statistics). Prints `CPU_SECONDS BYTES`:
+/// the CPU time of the run and the growth of the peak resident memory over the run.
+fn scale_child(spec: &str) -> Result<(), SimError> {
+    let bad = || {
+        SimError::Config(format!(
+            "{SCALE_CHILD}: expected engine:N or full:N, got `{spec}`"
         ))
     };
-    let (t_engine, engine_bytes) = engine_only()?;
+    let (mode, n) = spec.split_once(':').ok_or_else(bad)?;
+    let jobs: u32 = n.parse().map_err(|_| bad())?;
+    let s = scale_scenario(jobs);
     reset_peak_rss();
     let base = current_rss_bytes();
-    let (t3, r) = run(1_000_000)?;
-    let full_bytes = peak_rss_bytes().zip(base).map(|(p, b)| p.saturating_sub(b));
-    let per_job = |b: Option<u64>| {
-        b.map_or_else(
-            || "not measured".to_string(),
-            |b| format!("{:.0} B/job", b as f64 / 1e6),
-        )
-    };
+    let cpu = CpuClock::start();
+    match mode {
+        "engine" => {
+            let cluster = s.cluster_spec()?;
+            let WorkloadConfig::Poisson {
+                load,
+                durations,
+                gpus,
+                ..
+            } = &s.workload
+            else {
+                unreachable!("the scale scenario is a Poisson workload")
+            };
+            let mut cfg = blox_workload::PoissonConfig::new(*load);
+            cfg.duration = blox_scenario::parse_durations(durations)?;
+            cfg.gpus = blox_scenario::parse_gpus(gpus, cluster.total_gpus())?;
+            let gen = blox_workload::PoissonGenerator::new(cfg, blox_core::Seed(s.seed))?;
+            let scheduler = blox_core::Pipeline::new(
+                blox_admission::AcceptAll,
+                blox_policies::Fifo::default(),
+                blox_placement::Scattered::new(),
+            );
+            let crate::ModelChoice::Exact(model) = s.sim_config()?.model else {
+                unreachable!("the scale scenario is in exact semantics")
+            };
+            let cfg = s.sim_config()?.with_model(model);
+            let mut sim = blox_sim::Simulator::new(cfg, cluster, scheduler, s.throughput()?, ());
+            let outcome = sim.run(&mut blox_sim::JobStream::new(gen, jobs as usize))?;
+            assert_eq!(outcome.completed, u64::from(jobs), "every job completes");
+        }
+        "full" => {
+            let r = s.run()?;
+            assert_eq!(r.outcome.completed, u64::from(jobs), "every job completes");
+        }
+        _ => return Err(bad()),
+    }
+    let secs = cpu.seconds();
+    let bytes = peak_rss_bytes()
+        .zip(base)
+        .map_or(0, |(p, b)| p.saturating_sub(b));
+    println!("{secs} {bytes}");
+    Ok(())
+}
+
+/// One size of the scale series in a fresh process (so that no earlier run's memory hides
+/// this one's): CPU seconds and peak memory growth in bytes.
+fn scale_point(mode: &str, jobs: u32) -> Result<(f64, u64), SimError> {
+    let exe = std::env::current_exe().map_err(|e| SimError::Config(format!("bench: {e}")))?;
+    let out = std::process::Command::new(exe)
+        .arg("bench")
+        .env(SCALE_CHILD, format!("{mode}:{jobs}"))
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| SimError::Config(format!("bench: {e}")))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut it = text.split_whitespace();
+    match (
+        out.status.success(),
+        it.next().and_then(|x| x.parse::<f64>().ok()),
+        it.next().and_then(|x| x.parse::<u64>().ok()),
+    ) {
+        (true, Some(secs), Some(bytes)) => Ok((secs, bytes)),
+        _ => Err(SimError::Config(format!(
+            "bench: the {mode} run of {jobs} jobs failed ({}): {text}",
+            out.status
+        ))),
+    }
+}
+
+/// Scale: the engine's CPU time and memory per job from 10,000 to 4,000,000 jobs, on a cluster
+/// grown with the jobs, and the cost of each doubling; then 1,000,000 jobs through the whole
+/// `run` path.
+fn bench_scale() -> Result<(), SimError> {
     println!(
-        "  1,000,000 jobs, engine only: {t_engine:.2} s wall, peak memory {}; targets: < 30 s, < 300 B/job",
-        per_job(engine_bytes)
+        "\nScale: Poisson jobs (Philly-like), FIFO, scattered, exact; per 10,000 jobs 20x8 GPUs \
+         and 6 jobs/h (same load and span at every size, ~22,000 rounds); each size in a fresh \
+         process, CPU time of the run (median of 3 up to 200,000 jobs)"
     );
     println!(
-        "  1,000,000 jobs with per-job records, statistics and plots data: {t3:.2} s, {} rounds, peak memory {}",
-        r.outcome.rounds,
-        per_job(full_bytes)
+        "  {:>9}  {:>8}  {:>7}  {:>7}  {:>12}",
+        "jobs", "CPU s", "µs/job", "B/job", "per doubling"
+    );
+    let mut prev: Option<(u32, f64)> = None;
+    let mut worst: f64 = 0.0;
+    for &jobs in &SCALE_JOBS {
+        let runs = if jobs <= 200_000 { 3 } else { 1 };
+        let mut points = Vec::new();
+        for _ in 0..runs {
+            points.push(scale_point("engine", jobs)?);
+        }
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (secs, bytes) = points[points.len() / 2];
+        // The cost of doubling the job count: the time ratio per factor of 2 in jobs.
+        let doubling = prev.map(|(n0, t0)| {
+            let r = (secs / t0).powf(1.0 / (f64::from(jobs) / f64::from(n0)).log2());
+            if n0 >= 100_000 {
+                worst = worst.max(r);
+            }
+            r
+        });
+        println!(
+            "  {:>9}  {:>8.3}  {:>7.2}  {:>7.0}  {:>12}",
+            thousands(jobs),
+            secs,
+            secs * 1e6 / f64::from(jobs),
+            bytes as f64 / f64::from(jobs),
+            doubling.map_or_else(String::new, |r| format!("{r:.2}x"))
+        );
+        prev = Some((jobs, secs));
+    }
+    println!("  worst cost of a doubling from 100,000 jobs on: {worst:.2}x (target: <= 2.1x)");
+    let (secs, bytes) = scale_point("full", 1_000_000)?;
+    println!(
+        "  1,000,000 jobs through `run` (per-job records, timeline, statistics): {secs:.2} s CPU, \
+         {:.0} B/job",
+        bytes as f64 / 1e6
     );
     Ok(())
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: u32) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// CPU time of this process's threads (Linux: their `schedstat`, in nanoseconds), else wall
+/// time.
+struct CpuClock {
+    cpu: Option<u64>,
+    wall: Instant,
+}
+
+impl CpuClock {
+    fn start() -> Self {
+        CpuClock {
+            cpu: process_cpu_ns(),
+            wall: Instant::now(),
+        }
+    }
+
+    fn seconds(&self) -> f64 {
+        match (self.cpu, process_cpu_ns()) {
+            (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e9,
+            _ => self.wall.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+/// Nanoseconds on CPU of this process's live threads (Linux), if known.
+fn process_cpu_ns() -> Option<u64> {
+    let mut total = 0;
+    for task in std::fs::read_dir("/proc/self/task").ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(total)
 }
 
 /// Reset the peak-RSS counter (Linux: `5` to /proc/self/clear_refs); ignored elsewhere.

@@ -26,7 +26,10 @@ use std::time::Instant;
         blox-sim\n  \
         blox-sim run --semantics blox --policy las --load 1 --track 3000..4000\n  \
         blox-sim run --trace jobs.csv --trace-format canonical --cluster 16x8 --out results/\n  \
-        blox-sim compare --policy fifo,las,srtf --load 6"
+        blox-sim compare --policy fifo,las,srtf --load 6\n\n\
+        Exit status: 0 done; 2 bad input (a flag, a value, a file that does not exist, a \
+        scenario file or trace that does not read); 1 a run that could not finish (it stalled, \
+        a component made an invalid decision, an output could not be written)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -559,7 +562,15 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
+            // 2: the input is wrong (flags, files named that do not exist, scenario files,
+            // traces); 1: a run that could not finish (stalled, an invalid decision, an output
+            // that cannot be written). `--help` says so.
             match e {
+                SimError::Io { ref source, .. }
+                    if source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    ExitCode::from(2)
+                }
                 SimError::Io { .. } | SimError::Stalled(_) | SimError::InvalidDecision { .. } => {
                     ExitCode::from(1)
                 }

@@ -207,6 +207,10 @@ pub struct Cluster {
     down: Vec<bool>,
     /// GPUs taken out of service.
     down_total: u32,
+    /// Per GPU: available and held by no job (what a plan starts from).
+    free: Vec<bool>,
+    /// Nodes with free GPUs, by type and free count.
+    index: FreeIndex,
 }
 
 impl Cluster {
@@ -219,7 +223,7 @@ impl Cluster {
             gpu_node.extend(std::iter::repeat(NodeId(k as u32)).take(node.gpus as usize));
         }
         node_first_gpu.push(gpu_node.len() as u32);
-        let node_free = spec.nodes.iter().map(|n| n.gpus).collect();
+        let node_free: Vec<u32> = spec.nodes.iter().map(|n| n.gpus).collect();
         let total = gpu_node.len() as u32;
         let type_names: Vec<String> = spec.gpu_types().into_iter().map(str::to_owned).collect();
         let node_type: Vec<GpuTypeId> = spec
@@ -234,6 +238,7 @@ impl Cluster {
         for (n, t) in spec.nodes.iter().zip(&node_type) {
             type_total[t.index()] += n.gpus;
         }
+        let index = FreeIndex::build(&spec, &node_free, &node_type, type_names.len());
         Cluster {
             spec,
             owner: vec![None; gpu_node.len()],
@@ -247,6 +252,8 @@ impl Cluster {
             node_type,
             down: vec![false; total as usize],
             down_total: 0,
+            free: vec![true; total as usize],
+            index,
         }
     }
 
@@ -281,14 +288,20 @@ impl Cluster {
         if available {
             self.down_total -= 1;
             if self.owner[i].is_none() {
+                self.free[i] = true;
                 self.node_free[node] += 1;
+                self.index
+                    .moved(node, t, self.node_free[node] - 1, self.node_free[node]);
                 self.type_free[t] += 1;
                 self.free_total += 1;
             }
         } else {
             self.down_total += 1;
             if self.owner[i].is_none() {
+                self.free[i] = false;
                 self.node_free[node] -= 1;
+                self.index
+                    .moved(node, t, self.node_free[node] + 1, self.node_free[node]);
                 self.type_free[t] -= 1;
                 self.free_total -= 1;
             }
@@ -317,12 +330,21 @@ impl Cluster {
             .extend(std::iter::repeat(None).take(gpus as usize));
         self.down
             .extend(std::iter::repeat(false).take(gpus as usize));
+        self.free
+            .extend(std::iter::repeat(true).take(gpus as usize));
         self.node_free.push(gpus);
         self.node_type.push(GpuTypeId(t as u32));
         self.type_total[t] += gpus;
         self.type_free[t] += gpus;
         self.free_total += gpus;
         self.spec.nodes.push(node);
+        // Rare: the index is rebuilt (a new type or a larger node changes its layout).
+        self.index = FreeIndex::build(
+            &self.spec,
+            &self.node_free,
+            &self.node_type,
+            self.type_names.len(),
+        );
         id
     }
 
@@ -415,15 +437,11 @@ impl Cluster {
     /// A scratch copy of the free map for a placement to plan on.
     pub fn free_map(&self) -> FreeGpus<'_> {
         FreeGpus {
-            free: self
-                .owner
-                .iter()
-                .zip(&self.down)
-                .map(|(o, d)| o.is_none() && !d)
-                .collect(),
+            free: self.free.clone(),
             node_free: self.node_free.clone(),
             free_total: self.free_total,
             type_free: self.type_free.clone(),
+            index: self.index.clone(),
             only: None,
             layout: self,
         }
@@ -439,9 +457,13 @@ impl Cluster {
             assert!(slot.is_none(), "GPU {g} allocated twice");
             assert!(!self.down[g.index()], "GPU {g} allocated while unavailable");
             *slot = Some(job);
+            self.free[g.index()] = false;
             let node = self.gpu_node[g.index()].index();
+            let t = self.node_type[node].index();
             self.node_free[node] -= 1;
-            self.type_free[self.node_type[node].index()] -= 1;
+            self.index
+                .moved(node, t, self.node_free[node] + 1, self.node_free[node]);
+            self.type_free[t] -= 1;
         }
         self.free_total -= gpus.len() as u32;
     }
@@ -451,12 +473,144 @@ impl Cluster {
         for &g in gpus {
             let slot = &mut self.owner[g.index()];
             if slot.take().is_some() && !self.down[g.index()] {
+                self.free[g.index()] = true;
                 let node = self.gpu_node[g.index()].index();
+                let t = self.node_type[node].index();
                 self.node_free[node] += 1;
-                self.type_free[self.node_type[node].index()] += 1;
+                self.index
+                    .moved(node, t, self.node_free[node] - 1, self.node_free[node]);
+                self.type_free[t] += 1;
                 self.free_total += 1;
             }
         }
+    }
+}
+
+/// Nodes with free GPUs, by GPU type and by free count: how a plan finds the next node with
+/// room, or the lowest node with exactly `c` free GPUs, without walking the nodes one by one.
+///
+/// One set of nodes per (group, count): a group is a GPU type, plus one group for every type
+/// together when the cluster has several; count 0 stands for "at least one free GPU", count
+/// `c` ≥ 1 for "exactly `c` free". Each set is a two-level bit set (a bit per node, and a
+/// bit per non-empty word of 64 nodes), stored flat so that copying the index for a plan is
+/// two allocations. Updating a node's free count is O(1); a query is O(1) within its word of
+/// 64 nodes and a scan of one bit per 64 nodes beyond.
+#[derive(Clone, Debug, Default)]
+struct FreeIndex {
+    /// Largest GPU count of a node: free counts range over `0..=max`.
+    max: u32,
+    /// GPU types; with more than one, group `n_types` is every type together.
+    n_types: usize,
+    /// Words per set (one bit per node).
+    wlen: usize,
+    /// Summary words per set (one bit per word).
+    slen: usize,
+    words: Vec<u64>,
+    summary: Vec<u64>,
+}
+
+impl FreeIndex {
+    /// The index of a cluster whose nodes have these free counts and types.
+    fn build(
+        spec: &ClusterSpec,
+        node_free: &[u32],
+        node_type: &[GpuTypeId],
+        n_types: usize,
+    ) -> Self {
+        let max = spec.nodes.iter().map(|n| n.gpus).max().unwrap_or(0);
+        let groups = if n_types > 1 { n_types + 1 } else { 1 };
+        let sets = groups * (max as usize + 1);
+        let wlen = node_free.len().div_ceil(64).max(1);
+        let slen = wlen.div_ceil(64);
+        let mut index = FreeIndex {
+            max,
+            n_types,
+            wlen,
+            slen,
+            words: vec![0; sets * wlen],
+            summary: vec![0; sets * slen],
+        };
+        for (k, (&free, t)) in node_free.iter().zip(node_type).enumerate() {
+            index.moved(k, t.index(), 0, free);
+        }
+        index
+    }
+
+    /// The set of a group (`Some(type)` or every type) and count.
+    fn set(&self, only: Option<GpuTypeId>, count: u32) -> usize {
+        let group = match only {
+            Some(t) => t.index(),
+            None if self.n_types > 1 => self.n_types,
+            None => 0,
+        };
+        group * (self.max as usize + 1) + count as usize
+    }
+
+    fn insert(&mut self, set: usize, node: usize) {
+        let w = node / 64;
+        self.words[set * self.wlen + w] |= 1 << (node % 64);
+        self.summary[set * self.slen + w / 64] |= 1 << (w % 64);
+    }
+
+    fn remove(&mut self, set: usize, node: usize) {
+        let w = node / 64;
+        let word = &mut self.words[set * self.wlen + w];
+        *word &= !(1 << (node % 64));
+        if *word == 0 {
+            self.summary[set * self.slen + w / 64] &= !(1 << (w % 64));
+        }
+    }
+
+    /// Node `node` (of type `t`) went from `from` to `to` free GPUs.
+    #[inline]
+    fn moved(&mut self, node: usize, t: usize, from: u32, to: u32) {
+        let groups: &[Option<GpuTypeId>] = if self.n_types > 1 {
+            &[Some(GpuTypeId(t as u32)), None]
+        } else {
+            &[None]
+        };
+        for &g in groups {
+            if from > 0 {
+                self.remove(self.set(g, from), node);
+            }
+            if to > 0 {
+                self.insert(self.set(g, to), node);
+            }
+            if (from == 0) != (to == 0) {
+                let any = self.set(g, 0);
+                if to > 0 {
+                    self.insert(any, node);
+                } else {
+                    self.remove(any, node);
+                }
+            }
+        }
+    }
+
+    /// The lowest node at or after `from` in the set of (`only`, `count`).
+    fn next(&self, from: usize, only: Option<GpuTypeId>, count: u32) -> Option<usize> {
+        let set = self.set(only, count);
+        let words = &self.words[set * self.wlen..(set + 1) * self.wlen];
+        let w = from / 64;
+        let first = words.get(w)? & (!0u64 << (from % 64));
+        if first != 0 {
+            return Some(w * 64 + first.trailing_zeros() as usize);
+        }
+        // The next non-empty word after `w`, through the summary.
+        let summary = &self.summary[set * self.slen..(set + 1) * self.slen];
+        let next = w + 1;
+        let mut s = next / 64;
+        let mut mask = !0u64 << (next % 64);
+        while let Some(&bits) = summary.get(s) {
+            let bits = bits & mask;
+            if bits != 0 {
+                let w = s * 64 + bits.trailing_zeros() as usize;
+                return Some(w * 64 + words[w].trailing_zeros() as usize);
+            }
+            s += 1;
+            mask = !0;
+        }
+        None
     }
 }
 
@@ -473,6 +627,7 @@ pub struct FreeGpus<'a> {
     node_free: Vec<u32>,
     free_total: u32,
     type_free: Vec<u32>,
+    index: FreeIndex,
     only: Option<GpuTypeId>,
     layout: &'a Cluster,
 }
@@ -524,13 +679,48 @@ impl FreeGpus<'_> {
         range.filter(move |&g| self.free[g as usize]).map(GpuId)
     }
 
+    /// The lowest node at or after `from` with a free GPU in the plan (of the restricted type,
+    /// if any): what walking `free_on_node` up from `from` finds first, without the walk
+    /// (O(1) for the next node of a word of 64, a scan of one bit per 64 nodes beyond).
+    pub fn next_free_node(&self, from: NodeId) -> Option<NodeId> {
+        self.index
+            .next(from.index(), self.only, 0)
+            .map(|k| NodeId(k as u32))
+    }
+
+    /// The lowest node at or after `from` with exactly `count` free GPUs in the plan (of the
+    /// restricted type, if any; `count` ≥ 1), found through the index by free count.
+    pub fn next_node_with_free(&self, from: NodeId, count: u32) -> Option<NodeId> {
+        if count == 0 {
+            return (from.index()..self.n_nodes())
+                .find(|&k| self.free_on_node(NodeId(k as u32)) == 0)
+                .map(|k| NodeId(k as u32));
+        }
+        if count > self.index.max {
+            return None;
+        }
+        self.index
+            .next(from.index(), self.only, count)
+            .map(|k| NodeId(k as u32))
+    }
+
+    /// The node a job of `need` GPUs fits best on: the fewest free GPUs that are at least
+    /// `need`, ties by the lowest node id (of the restricted type, if any), through the index
+    /// by free count; `None` when no node has `need` free.
+    pub fn best_fit_node(&self, need: u32) -> Option<NodeId> {
+        (need.max(1)..=self.index.max).find_map(|c| self.next_node_with_free(NodeId(0), c))
+    }
+
     /// Mark GPUs used in the plan.
     pub fn occupy(&mut self, gpus: &[GpuId]) {
         for &g in gpus {
             if std::mem::replace(&mut self.free[g.index()], false) {
                 let node = self.layout.gpu_node[g.index()].index();
+                let t = self.layout.node_type[node].index();
                 self.node_free[node] -= 1;
-                self.type_free[self.layout.node_type[node].index()] -= 1;
+                self.index
+                    .moved(node, t, self.node_free[node] + 1, self.node_free[node]);
+                self.type_free[t] -= 1;
                 self.free_total -= 1;
             }
         }
@@ -544,8 +734,11 @@ impl FreeGpus<'_> {
             }
             if !std::mem::replace(&mut self.free[g.index()], true) {
                 let node = self.layout.gpu_node[g.index()].index();
+                let t = self.layout.node_type[node].index();
                 self.node_free[node] += 1;
-                self.type_free[self.layout.node_type[node].index()] += 1;
+                self.index
+                    .moved(node, t, self.node_free[node] - 1, self.node_free[node]);
+                self.type_free[t] += 1;
                 self.free_total += 1;
             }
         }
@@ -679,6 +872,82 @@ mod tests {
         assert_eq!(c.spec().nodes.len(), 2);
         c.allocate(JobId(1), &[GpuId(5)]);
         assert_eq!(c.free_on_node(n), 3);
+    }
+
+    /// The index answers as the walk over nodes does, through allocations, releases, GPUs
+    /// leaving and returning to service, added nodes and type restrictions.
+    #[test]
+    fn free_index_matches_a_walk() {
+        fn check(plan: &mut FreeGpus<'_>, n_types: usize) {
+            let restrictions: Vec<Option<GpuTypeId>> = std::iter::once(None)
+                .chain((0..n_types as u32).map(|t| Some(GpuTypeId(t))))
+                .collect();
+            for only in restrictions {
+                plan.restrict(only);
+                let n = plan.n_nodes();
+                for from in (0..=n).step_by(23).chain([n - 1, n]) {
+                    let walk = (from..n)
+                        .map(|k| NodeId(k as u32))
+                        .find(|&k| plan.free_on_node(k) > 0);
+                    assert_eq!(
+                        plan.next_free_node(NodeId(from as u32)),
+                        walk,
+                        "from {from}"
+                    );
+                    for c in 1..=9 {
+                        let walk = (from..n)
+                            .map(|k| NodeId(k as u32))
+                            .find(|&k| plan.free_on_node(k) == c);
+                        assert_eq!(plan.next_node_with_free(NodeId(from as u32), c), walk);
+                    }
+                }
+                for need in 1..=9 {
+                    let walk = (0..n)
+                        .map(|k| NodeId(k as u32))
+                        .filter(|&k| plan.free_on_node(k) >= need)
+                        .min_by_key(|&k| (plan.free_on_node(k), k));
+                    assert_eq!(plan.best_fit_node(need), walk, "need {need}");
+                }
+            }
+            plan.restrict(None);
+        }
+        // More than 64 x 64 nodes, so that the summary level has several words.
+        let spec: ClusterSpec = "2100x2:a,2100x4:b,30x8:a".parse().unwrap();
+        let mut c = Cluster::new(spec);
+        let mut x: u64 = 7;
+        let mut rand = move |n: u64| {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (x >> 33) % n
+        };
+        let mut held: Vec<GpuId> = Vec::new();
+        for step in 0..6 {
+            let total = u64::from(c.total_gpus());
+            for _ in 0..3000 {
+                let g = GpuId(rand(total) as u32);
+                if c.owner(g).is_none() && c.is_available(g) {
+                    c.allocate(JobId(1), &[g]);
+                    held.push(g);
+                }
+            }
+            for _ in 0..400 {
+                let g = GpuId(rand(total) as u32);
+                c.set_available(g, rand(2) == 0);
+            }
+            let keep = held.split_off(held.len() / 2);
+            c.release(&held);
+            held = keep;
+            if step == 3 {
+                c.add_node(NodeSpec::with_gpus(9).of_type("c"));
+            }
+            let mut plan = c.free_map();
+            check(&mut plan, c.n_gpu_types());
+            // The plan's own changes keep its index in step.
+            let taken: Vec<GpuId> = (0..2000).map(|_| GpuId(rand(total) as u32)).collect();
+            plan.occupy(&taken);
+            check(&mut plan, c.n_gpu_types());
+            plan.release(&taken[..1000]);
+            check(&mut plan, c.n_gpu_types());
+        }
     }
 
     #[test]

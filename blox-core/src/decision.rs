@@ -60,6 +60,7 @@ impl Schedule {
     }
 
     /// Append a job, to run on any GPU type.
+    #[inline]
     pub fn push(&mut self, job: JobId, n_gpus: u32) {
         self.entries.push(Allocation {
             job,
@@ -69,6 +70,7 @@ impl Schedule {
     }
 
     /// Append a job that should run on GPUs of type `gpu_type`.
+    #[inline]
     pub fn push_on(&mut self, job: JobId, n_gpus: u32, gpu_type: GpuTypeId) {
         self.entries.push(Allocation {
             job,

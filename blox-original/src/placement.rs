@@ -45,11 +45,9 @@ fn blox_fit(plan: &FreeGpus<'_>, needed: u32, out: &mut GpuSet) -> bool {
         return false;
     }
     let needed = needed as usize;
-    for k in 0..plan.n_nodes() {
-        let node = NodeId(k as u32);
-        if plan.free_on_node(node) == 0 {
-            continue;
-        }
+    // The nodes with free GPUs in ascending order, through the plan's index.
+    let mut next = plan.next_free_node(NodeId(0));
+    while let Some(node) = next {
         out.extend(plan.free_of_node(node).take(needed));
         if out.len() == needed {
             return true;
@@ -57,6 +55,7 @@ fn blox_fit(plan: &FreeGpus<'_>, needed: u32, out: &mut GpuSet) -> bool {
         if out.len() > needed {
             return false;
         }
+        next = plan.next_free_node(NodeId(node.0 + 1));
     }
     false
 }

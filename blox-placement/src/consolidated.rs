@@ -15,7 +15,8 @@ use blox_core::{Ctx, Decisions, GpuSet, GpuTypeId, Job, NodeId, PlacementPolicy,
 /// is the shared `exact` one (see the crate docs).
 ///
 /// Ties: schedule order, then fewest nodes, least leftover, lowest node ids. Cost per round:
-/// O(s + (j + v)·N log N) for a schedule of s entries, j placed jobs, v victims, N nodes.
+/// O(s + (j + v)·N log N) for a schedule of s entries, j placed jobs, v victims, N nodes; a job
+/// that fits on one node is placed through the plan's index by free count, without the walk.
 #[derive(Clone, Debug)]
 pub struct Consolidated {
     opts: LoopOptions,
@@ -197,6 +198,14 @@ impl Fit for NodeFit {
         out.clear();
         if need == 0 || plan.gpus.total_free() < need {
             return false;
+        }
+        // One node that holds it, best fit: straight from the plan's index by free count when
+        // capacity is free GPUs alone (the same node the scan below would pick).
+        if !plan.host {
+            if let Some(node) = plan.gpus.best_fit_node(need) {
+                out.extend(plan.gpus.free_of_node(node).take(need as usize));
+                return true;
+            }
         }
         let max_nodes = if self.wait {
             self.min_nodes(need, plan.gpus.restriction())

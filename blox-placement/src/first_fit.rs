@@ -9,8 +9,8 @@ use blox_core::{Ctx, Decisions, GpuSet, Job, PlacementPolicy, Schedule};
 /// of lower jobs with rollback (on by default), optional back-filling (off by default), and a
 /// victim of the round relaunched on its old GPUs when they are still free.
 ///
-/// Ties: schedule order, then lowest GPU ids. Cost per round: O(s + (j + v)·N) for a schedule
-/// of s entries, j placed jobs, v victims and N nodes.
+/// Ties: schedule order, then lowest GPU ids. Cost per round: O(s + (j + v)·k) for a schedule
+/// of s entries, j placed jobs, v victims and k nodes a fit takes GPUs from.
 #[derive(Clone, Debug)]
 pub struct FirstFit {
     opts: LoopOptions,

@@ -22,8 +22,9 @@ use blox_core::{Ctx, Decisions, FreeGpus, GpuId, GpuSet, Job, NodeId, PlacementP
 /// the same round: it keeps Blox's lowest-free choice. Blox's own version, quirks included, is
 /// `blox_original::BloxScattered`.
 ///
-/// Ties: schedule order, then lowest node and GPU ids. Cost per round: O(s log n + (j + v)·N)
-/// for a schedule of s entries, a table of n jobs, j placed jobs, v victims and N nodes.
+/// Ties: schedule order, then lowest node and GPU ids. Cost per round: O(s log n + (j + v)·k)
+/// for a schedule of s entries, a table of n jobs, j placed jobs, v victims and k nodes a fit
+/// takes GPUs from (the next node with free GPUs comes from the plan's index, not a walk).
 #[derive(Clone, Debug, Default)]
 pub struct Scattered {
     backfill: bool,
@@ -60,11 +61,10 @@ pub(crate) fn scattered_fit(plan: &FreeGpus<'_>, needed: u32, out: &mut GpuSet) 
         return false;
     }
     let needed = needed as usize;
-    for k in 0..plan.n_nodes() {
-        let node = NodeId(k as u32);
-        if plan.free_on_node(node) == 0 {
-            continue;
-        }
+    // The nodes with free GPUs in ascending order, through the plan's index (no walk over the
+    // full ones).
+    let mut next = plan.next_free_node(NodeId(0));
+    while let Some(node) = next {
         out.extend(plan.free_of_node(node).take(needed - out.len()));
         if out.len() == needed {
             return true;
@@ -72,6 +72,7 @@ pub(crate) fn scattered_fit(plan: &FreeGpus<'_>, needed: u32, out: &mut GpuSet) 
         if out.len() > needed {
             return false;
         }
+        next = plan.next_free_node(NodeId(node.0 + 1));
     }
     false
 }

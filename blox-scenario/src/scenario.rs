@@ -499,6 +499,29 @@ struct RunFields {
     failures_hit: u64,
 }
 
+/// The offered load of a generator's jobs over `total_gpus` GPUs, in one pass without keeping
+/// them: the same value as [`crate::progress::offered_fraction`] of their list (GPU-seconds
+/// summed in order, over the span from the first arrival to the last).
+fn offered_fraction_of(
+    jobs: impl Iterator<Item = blox_core::JobSpec>,
+    total_gpus: u32,
+) -> Option<f64> {
+    let mut first: Option<Time> = None;
+    let mut last: Option<Time> = None;
+    let gpu_seconds: f64 = jobs
+        .map(|j| {
+            first = Some(first.map_or(j.arrival, |a| a.min(j.arrival)));
+            last = Some(last.map_or(j.arrival, |a| a.max(j.arrival)));
+            f64::from(j.n_gpus) * j.work_s
+        })
+        .sum();
+    let span_s = match (first, last) {
+        (Some(a), Some(b)) => b.saturating_sub(a).as_secs_f64(),
+        _ => 0.0,
+    };
+    (span_s > 0.0 && total_gpus > 0).then(|| gpu_seconds / span_s / f64::from(total_gpus))
+}
+
 fn node_error(e: blox_nodes::NodeError) -> SimError {
     match e {
         blox_nodes::NodeError::Input {
@@ -900,6 +923,8 @@ impl Scenario {
         let total = self.cluster_spec()?.total_gpus();
         report.offered_load_fraction = match jobs {
             Some(jobs) => crate::progress::offered_fraction(&jobs, total),
+            // A streamed generator: measured over its whole list, one pass over a fresh copy.
+            None if report.offered_load_fraction.is_some() => report.offered_load_fraction,
             // Its GPU counts come from a Philly log: not read a second time for an estimate.
             None if matches!(self.workload, WorkloadConfig::BloxMultigpuTrace { .. }) => None,
             None => {
@@ -927,6 +952,20 @@ impl Scenario {
         let list = |jobs: Vec<blox_core::JobSpec>, report: WorkloadReport| {
             let w: Box<dyn Workload + Send> = Box::new(JobList::new(jobs.clone()));
             (w, report, Some(jobs))
+        };
+        // A generator's first `n` jobs, drawn as the run reaches them (never built up front),
+        // with the offered load of the whole list, as `list` would report it.
+        let stream = |gen: Box<dyn Iterator<Item = blox_core::JobSpec> + Send>,
+                      fresh: Box<dyn Iterator<Item = blox_core::JobSpec>>,
+                      n: usize|
+         -> Result<_, SimError> {
+            let total = self.cluster_spec()?.total_gpus();
+            let w: Box<dyn Workload + Send> = Box::new(blox_sim::JobStream::new(gen, n));
+            let report = WorkloadReport {
+                offered_load_fraction: offered_fraction_of(fresh.take(n), total),
+                ..WorkloadReport::default()
+            };
+            Ok((w, report, None))
         };
         Ok(match &self.workload {
             WorkloadConfig::BloxDefault { load, trace_jobs } => (
@@ -996,7 +1035,7 @@ impl Scenario {
                 cfg.duration = parse_durations(durations)?;
                 cfg.gpus = parse_gpus(gpus, self.cluster_spec()?.total_gpus())?;
                 let gen = blox_workload::PoissonGenerator::new(cfg, blox_core::Seed(self.seed))?;
-                list(gen.take(*jobs).collect(), WorkloadReport::default())
+                stream(Box::new(gen.clone()), Box::new(gen), *jobs)?
             }
             WorkloadConfig::SynergyDefault { load, class_split } => {
                 let split: blox_synergy::ClassSplit = class_split
@@ -1021,7 +1060,7 @@ impl Scenario {
             WorkloadConfig::DualLoad { load, jobs } => {
                 let cfg = blox_workload::DualLoadConfig::new(*load);
                 let gen = blox_workload::DualLoad::new(cfg, blox_core::Seed(self.seed))?;
-                list(gen.take(*jobs).collect(), WorkloadReport::default())
+                stream(Box::new(gen.clone()), Box::new(gen), *jobs)?
             }
             WorkloadConfig::Resample {
                 paths,

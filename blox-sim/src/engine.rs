@@ -56,6 +56,7 @@ use blox_core::{
 };
 use blox_nodes::{BoxEvents, Checkpointing, ClusterEvents, NodeEvent};
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 
 /// Blox's starvation threshold: 3,600,000 s (1,000 h) of waiting in a row.
 pub const BLOX_STARVATION: Time = Time::from_secs(3_600_000);
@@ -343,7 +344,7 @@ impl<S: Scheduler, T: ThroughputModel, M: MetricSink, Tm: TimeModel> Simulator<S
             throughput: &self.throughput,
             sink: &mut self.sink,
             queue: Vec::new(),
-            state: Vec::new(),
+            state: IdWindow::default(),
             now: Time::ZERO,
             next_seq: 0,
             arrivals: Vec::new(),
@@ -365,10 +366,6 @@ pub(crate) struct Core {
     tracked_done: u64,
     /// Jobs in the table that hold GPUs.
     running_jobs: usize,
-    /// Some completed jobs are still in the table.
-    pending_removal: bool,
-    /// `finished[id]`: completed; leaves the table at the end of the step.
-    finished: Vec<bool>,
     outcome: RunOutcome,
     last_completion: Time,
 }
@@ -382,8 +379,6 @@ impl Core {
             track,
             tracked_done: 0,
             running_jobs: 0,
-            pending_removal: false,
-            finished: Vec::new(),
             outcome: RunOutcome {
                 end_time: Time::ZERO,
                 rounds: 0,
@@ -398,27 +393,28 @@ impl Core {
         }
     }
 
-    /// Complete a job: its GPUs are freed at once; it leaves the table at the next
-    /// [`Core::flush_completed`] (one pass for all of a step's completions).
+    /// Complete a job: its GPUs are freed at once; it is marked in the table and leaves it at
+    /// the next [`Core::flush_completed`] (one pass for all of a step's completions). A job
+    /// not in the table, or already completed, is ignored.
     pub(crate) fn complete<M: MetricSink + ?Sized>(&mut self, id: JobId, time: Time, sink: &mut M) {
-        if self.finished.get(id.index()).copied().unwrap_or(true) {
+        if !self.table.mark_removed(id) {
             return;
         }
-        if let Some(job) = self.table.get_mut(id) {
-            let gpus = std::mem::take(&mut job.gpus);
-            if !gpus.is_empty() {
-                self.running_jobs -= 1;
-            }
-            self.cluster.release(&gpus);
-            self.finished[id.index()] = true;
-            self.pending_removal = true;
-            self.outcome.completed += 1;
-            self.last_completion = self.last_completion.max(time);
-            if self.track.is_some_and(|w| w.contains(id)) {
-                self.tracked_done += 1;
-            }
-            sink.on_event(&Event::Completed { time, job: id });
+        let job = self
+            .table
+            .get_mut(id)
+            .expect("a marked job is in the table");
+        let gpus = std::mem::take(&mut job.gpus);
+        if !gpus.is_empty() {
+            self.running_jobs -= 1;
         }
+        self.cluster.release(&gpus);
+        self.outcome.completed += 1;
+        self.last_completion = self.last_completion.max(time);
+        if self.track.is_some_and(|w| w.contains(id)) {
+            self.tracked_done += 1;
+        }
+        sink.on_event(&Event::Completed { time, job: id });
     }
 
     pub(crate) fn tracked_complete(&self) -> bool {
@@ -427,10 +423,7 @@ impl Core {
 
     /// Drop completed jobs from the table.
     fn flush_completed(&mut self) {
-        if std::mem::take(&mut self.pending_removal) {
-            let finished = &self.finished;
-            self.table.retain(|j| !finished[j.id.index()]);
-        }
+        self.table.remove_marked();
     }
 }
 
@@ -445,6 +438,56 @@ struct RunState {
     executed_at_start: f64,
 }
 
+/// Per-job values by id, kept for the ids from the oldest job in the table to the newest
+/// admitted: the ids below the oldest are dropped as it leaves (O(1) per job), so the memory
+/// follows the active jobs' span of ids, not the length of the run.
+#[derive(Debug)]
+struct IdWindow<T> {
+    items: VecDeque<T>,
+    /// The id of `items[0]`.
+    base: u32,
+}
+
+impl<T> Default for IdWindow<T> {
+    fn default() -> Self {
+        IdWindow {
+            items: VecDeque::new(),
+            base: 0,
+        }
+    }
+}
+
+impl<T> IdWindow<T> {
+    /// Add the next id's value; returns that id (ids are given in order from 0).
+    fn push(&mut self, value: T) -> JobId {
+        self.items.push_back(value);
+        JobId(self.base + self.items.len() as u32 - 1)
+    }
+
+    /// Drop the values of the ids below `first` (`None`: of every id so far).
+    fn trim_below(&mut self, first: Option<JobId>) {
+        let end = self.base + self.items.len() as u32;
+        let first = first.map_or(end, |f| f.0.min(end));
+        if first > self.base {
+            self.items.drain(..(first - self.base) as usize);
+            self.base = first;
+        }
+    }
+}
+
+impl<T> std::ops::Index<JobId> for IdWindow<T> {
+    type Output = T;
+    fn index(&self, id: JobId) -> &T {
+        &self.items[(id.0 - self.base) as usize]
+    }
+}
+
+impl<T> std::ops::IndexMut<JobId> for IdWindow<T> {
+    fn index_mut(&mut self, id: JobId) -> &mut T {
+        &mut self.items[(id.0 - self.base) as usize]
+    }
+}
+
 struct Run<'c, Tm, T: ?Sized, M: ?Sized> {
     core: Core,
     starvation: Option<Time>,
@@ -457,7 +500,8 @@ struct Run<'c, Tm, T: ?Sized, M: ?Sized> {
     throughput: &'c T,
     sink: &'c mut M,
     queue: Vec<QueuedJob>,
-    state: Vec<RunState>,
+    /// Engine-private state of the admitted jobs, by id, from the oldest job in the table on.
+    state: IdWindow<RunState>,
     now: Time,
     next_seq: u64,
     arrivals: Vec<JobSpec>,
@@ -497,6 +541,8 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
                 },
             );
             self.core.flush_completed();
+            self.state
+                .trim_below(self.core.table.iter().next().map(|j| j.id));
             if let Advance::Finished(end) = advance {
                 // The final decision's later steps change no output; arrivals up to the end are
                 // still admitted so that the job list is complete.
@@ -620,7 +666,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
         }
         let threshold = self.starvation;
         for job in self.core.table.iter_mut() {
-            if job.is_running() || self.state[job.id.index()].touched == t {
+            if job.is_running() || self.state[job.id].touched == t {
                 job.time_since_scheduled = Time::ZERO;
             } else {
                 job.time_since_scheduled += elapsed;
@@ -720,13 +766,11 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
 
     fn admit(&mut self, index: usize, now: Time) -> Result<(), SimError> {
         let q = &self.queue[index];
-        let id = JobId(self.state.len() as u32);
-        self.state.push(RunState {
+        let id = self.state.push(RunState {
             touched: Time::MAX,
             started: false,
             executed_at_start: 0.0,
         });
-        self.core.finished.push(false);
         self.core.outcome.admitted += 1;
         self.sink.on_event(&Event::Admitted {
             time: now,
@@ -772,11 +816,11 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
     }
 
     fn keep(&mut self, id: JobId, now: Time) {
-        self.state[id.index()].touched = now;
+        self.state[id].touched = now;
     }
 
     fn stop(&mut self, id: JobId, now: Time) -> Result<(), SimError> {
-        self.state[id.index()].touched = now;
+        self.state[id].touched = now;
         let job = self.core.table.get_mut(id).expect("validated");
         self.model.stopping(job, now);
         let gpus = std::mem::take(&mut job.gpus);
@@ -794,7 +838,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
     }
 
     fn start(&mut self, id: JobId, gpus: &GpuSet, now: Time) -> Result<(), SimError> {
-        self.state[id.index()].touched = now;
+        self.state[id].touched = now;
         self.core.cluster.allocate(id, gpus);
         self.core.running_jobs += 1;
         let job = self.core.table.get_mut(id).expect("validated");
@@ -813,7 +857,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
                 message: format!("speed {speed} for job {id} is not a positive number"),
             });
         }
-        let st = &mut self.state[id.index()];
+        let st = &mut self.state[id];
         let resumed = std::mem::replace(&mut st.started, true);
         st.executed_at_start = job.executed;
         self.sink.on_event(&Event::Started {

@@ -9,7 +9,7 @@
 //! | [`Simulator`] | the engine: generic over scheduler, throughput model, metric sink and time model (see [`engine`]) |
 //! | [`TimeModel`] | what differs between time semantics, as a type; the engine's own model is [`Exact`] (true finish times; decisions each round or also on events, [`Decide`]), see [`time`] |
 //! | [`Driver`] | the round protocol (admit → schedule → place → validate → apply), written once, used by the simulator and by `blox-cluster`'s server through a [`Host`] |
-//! | [`Workload`] | where jobs come from: [`JobList`] (e.g. from [`read_canonical_csv`]), or any generator |
+//! | [`Workload`] | where jobs come from: [`JobList`] (e.g. from [`read_canonical_csv`]), [`JobStream`] (a generator's jobs drawn as the run reaches them, never built up front), or any generator |
 //!
 //! The peer simulators' time models implement [`TimeModel`] in their own crates
 //! (`blox-original`'s `Blox`, `blox-synergy`, `blox-tiresias`, `blox-pollux`); Gavel keeps a
@@ -48,4 +48,4 @@ pub use driver::{Applied, DecisionError, Driver, Host};
 pub use engine::{RunOutcome, SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
 pub use error::{InputLocation, SimError};
 pub use time::{Decide, Exact, TimeModel};
-pub use workload::{read_canonical_csv, JobList, Workload};
+pub use workload::{read_canonical_csv, JobList, JobStream, Workload};

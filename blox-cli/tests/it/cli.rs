@@ -66,8 +66,9 @@ fn bad_flags_exit_2_with_a_clear_message() {
     let (code, _, stderr) = blox_sim(&["run", "--cluster", "4"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("invalid cluster `4`"), "{stderr}");
+    // A file that does not exist is bad input too (exit 2; 1 is for runs that fail).
     let (code, _, stderr) = blox_sim(&["run", "--trace", "/nonexistent/jobs.csv"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2);
     assert!(stderr.contains("/nonexistent/jobs.csv"), "{stderr}");
     let (code, _, stderr) = blox_sim(&["run", "--track", "9..3"]);
     assert_eq!(code, 2);

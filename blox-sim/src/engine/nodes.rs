@@ -55,7 +55,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
         if !job.is_running() {
             return;
         }
-        let st = &mut self.state[id.index()];
+        let st = &mut self.state[id];
         st.touched = t;
         self.model.stopping(job, t);
         if change == NodeChange::Fail {

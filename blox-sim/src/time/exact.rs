@@ -66,7 +66,10 @@ impl FromStr for Decide {
 pub struct Exact {
     preemption_cost: Time,
     decide: Decide,
-    jobs: Vec<ExactJob>,
+    /// The state of every admitted job that has not left the table, in id order (the table's
+    /// order): dense, so the credit of each decision walks it beside the table, and a long run
+    /// keeps no state for the jobs that are gone. Completed jobs are dropped on the next walk.
+    live: Vec<ExactJob>,
     /// (finish, id, start) of running jobs; stale entries are skipped.
     finishes: BinaryHeap<Reverse<(Time, JobId, Time)>>,
 }
@@ -80,6 +83,8 @@ impl PartialEq for Exact {
 
 #[derive(Clone, Copy, Debug)]
 struct ExactJob {
+    /// The job.
+    id: JobId,
     /// Progress has been credited up to this time.
     credited_to: Time,
     /// Progress per second while running.
@@ -118,20 +123,53 @@ impl Exact {
         self.decide
     }
 
+    /// The state of an admitted job still in the table (O(log n)).
+    fn state(&mut self, id: JobId) -> &mut ExactJob {
+        let k = self.live.partition_point(|s| s.id < id);
+        let st = &mut self.live[k];
+        assert_eq!(
+            st.id, id,
+            "the exact model was not told of job {id}'s admission"
+        );
+        st
+    }
+
+    /// The state of the job at table position `pos` of a table of `len` jobs: at `pos` or
+    /// after it, by no more than the entries of jobs that have left the table since the last
+    /// walk (O(log) of those).
+    fn state_near(&mut self, id: JobId, pos: usize, len: usize) -> &mut ExactJob {
+        let extra = self.live.len().saturating_sub(len);
+        let end = (pos + extra + 1).min(self.live.len());
+        let k = pos.min(end) + self.live[pos.min(end)..end].partition_point(|s| s.id < id);
+        match self.live.get(k) {
+            Some(st) if st.id == id => &mut self.live[k],
+            _ => self.state(id),
+        }
+    }
+
     fn credit(&mut self, job: &mut Job, t: Time) {
-        let st = &mut self.jobs[job.id.index()];
-        if t <= st.credited_to {
-            return;
+        credit(self.state(job.id), job, t);
+    }
+
+    /// Credit every running job up to `t`, walking the table and the state list together (both
+    /// in id order), and drop the state of the jobs that have left the table.
+    fn credit_all(&mut self, table: &mut JobTable, t: Time) {
+        let live = &mut self.live;
+        let mut r = 0;
+        let mut w = 0;
+        for job in table.iter_mut() {
+            while live[r].id < job.id {
+                r += 1;
+            }
+            debug_assert_eq!(live[r].id, job.id);
+            live[w] = live[r];
+            if job.is_running() {
+                credit(&mut live[w], job, t);
+            }
+            r += 1;
+            w += 1;
         }
-        let from = st.credited_to.max(st.stall_until);
-        if t > from {
-            job.executed =
-                (job.executed + st.speed * (t - from).as_secs_f64()).min(job.spec.work_s);
-        }
-        let dt = (t - st.credited_to).as_secs_f64();
-        job.attained_gpu_s += f64::from(job.spec.n_gpus) * dt;
-        job.attained_wall_s += dt;
-        st.credited_to = t;
+        live.truncate(w);
     }
 
     /// The earliest finish of a job still running on the start that scheduled it; stale heap
@@ -147,6 +185,28 @@ impl Exact {
     }
 }
 
+/// Credit `job` with its progress and attained service from its last credit up to `t`.
+#[inline]
+fn credit(st: &mut ExactJob, job: &mut Job, t: Time) {
+    if t <= st.credited_to {
+        return;
+    }
+    let dt = (t - st.credited_to).as_secs_f64();
+    let from = st.credited_to.max(st.stall_until);
+    if t > from {
+        // Seconds of progress: `dt` itself unless the job is still restoring.
+        let run = if from == st.credited_to {
+            dt
+        } else {
+            (t - from).as_secs_f64()
+        };
+        job.executed = (job.executed + st.speed * run).min(job.spec.work_s);
+    }
+    job.attained_gpu_s += f64::from(job.spec.n_gpus) * dt;
+    job.attained_wall_s += dt;
+    st.credited_to = t;
+}
+
 fn live(table: &JobTable, id: JobId, start: Time) -> bool {
     table
         .get(id)
@@ -159,14 +219,15 @@ impl TimeModel for Exact {
     }
 
     fn begin(&mut self, _round: Time) -> Result<(), SimError> {
-        self.jobs.clear();
+        self.live.clear();
         self.finishes.clear();
         Ok(())
     }
 
     fn admitted(&mut self, job: &Job, _now: Time) {
-        debug_assert_eq!(job.id.index(), self.jobs.len());
-        self.jobs.push(ExactJob {
+        debug_assert!(self.live.last().map_or(true, |s| s.id < job.id));
+        self.live.push(ExactJob {
+            id: job.id,
             credited_to: Time::ZERO,
             speed: 1.0,
             stall_until: Time::ZERO,
@@ -185,8 +246,11 @@ impl TimeModel for Exact {
             if !live(world.jobs(), id, start) {
                 continue;
             }
-            if let Some(job) = world.jobs_mut().get_mut(id) {
-                self.credit(job, finish);
+            if let Some(pos) = world.jobs().position(id) {
+                let len = world.jobs().len();
+                let st = self.state_near(id, pos, len);
+                let job = world.jobs_mut().get_mut(id).expect("found above");
+                credit(st, job, finish);
                 job.executed = job.spec.work_s;
             }
             world.complete(id, finish);
@@ -194,11 +258,7 @@ impl TimeModel for Exact {
                 return Advance::Finished(finish);
             }
         }
-        for job in world.jobs_mut().iter_mut() {
-            if job.is_running() {
-                self.credit(job, t);
-            }
-        }
+        self.credit_all(world.jobs_mut(), t);
         Advance::Continue
     }
 
@@ -215,7 +275,7 @@ impl TimeModel for Exact {
         checkpoint: Time,
         _t: Time,
     ) {
-        let st = &self.jobs[job.id.index()];
+        let st = self.state(job.id);
         let kept = st.speed * checkpoint.saturating_sub(st.stall_until).as_secs_f64();
         job.executed = job.executed.min(executed_at_start + kept);
     }
@@ -234,7 +294,7 @@ impl TimeModel for Exact {
         let dur = Time::from_secs_f64_ceil(secs).unwrap_or(Time::MAX);
         let finish = stall_until + dur;
         self.finishes.push(Reverse((finish, id, t)));
-        let st = &mut self.jobs[id.index()];
+        let st = self.state(id);
         st.speed = speed;
         st.credited_to = t;
         st.stall_until = stall_until;

@@ -77,3 +77,64 @@ impl Workload for JobList {
         Ok(self.jobs.get(self.next).map(|j| j.arrival))
     }
 }
+
+/// A generator's jobs as a [`Workload`]: the first `jobs` jobs of an iterator in arrival order,
+/// drawn one at a time as the run reaches them. The list is never built, so the workload's
+/// memory does not grow with the job count (a [`JobList`] of the same jobs holds every
+/// [`JobSpec`] from the start), and the run sees exactly the jobs, in the order, that a
+/// [`JobList`] of `gen.take(jobs)` would give it.
+///
+/// The generator must give arrivals in non-decreasing order (a [`JobList`] would sort them;
+/// a stream cannot): an arrival before the previous one is an error, not a silent reorder.
+#[derive(Clone, Debug)]
+pub struct JobStream<I> {
+    gen: I,
+    left: usize,
+    peeked: Option<JobSpec>,
+    last: Time,
+}
+
+impl<I: Iterator<Item = JobSpec>> JobStream<I> {
+    /// The first `jobs` jobs of `gen`.
+    pub fn new(gen: I, jobs: usize) -> Self {
+        JobStream {
+            gen,
+            left: jobs,
+            peeked: None,
+            last: Time::ZERO,
+        }
+    }
+
+    fn peek(&mut self) -> Result<Option<&JobSpec>, SimError> {
+        if self.peeked.is_none() && self.left > 0 {
+            if let Some(j) = self.gen.next() {
+                self.left -= 1;
+                if j.arrival < self.last {
+                    return Err(SimError::Config(format!(
+                        "the job generator gave an arrival at {} s after one at {} s: a streamed \
+                         workload needs arrivals in order",
+                        j.arrival, self.last
+                    )));
+                }
+                self.last = j.arrival;
+                self.peeked = Some(j);
+            } else {
+                self.left = 0;
+            }
+        }
+        Ok(self.peeked.as_ref())
+    }
+}
+
+impl<I: Iterator<Item = JobSpec>> Workload for JobStream<I> {
+    fn arrivals_until(&mut self, t: Time, out: &mut Vec<JobSpec>) -> Result<(), SimError> {
+        while self.peek()?.is_some_and(|j| j.arrival <= t) {
+            out.extend(self.peeked.take());
+        }
+        Ok(())
+    }
+
+    fn next_arrival(&mut self) -> Result<Option<Time>, SimError> {
+        Ok(self.peek()?.map(|j| j.arrival))
+    }
+}

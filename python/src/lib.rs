@@ -1,0 +1,48 @@
+//! `bloxsim._native`: the Rust side of the `bloxsim` Python package (pyo3).
+//!
+//! The Python package (`python/bloxsim/`) is the public API; this module gives it
+//! scenarios run by the Rust simulator exactly as the `blox-sim` command line runs them, and
+//! lets Python objects act as scheduling, placement and admission components.
+//!
+//! | module | what |
+//! |---|---|
+//! | `api` | every import of the blox Rust crates (the one place to change if they move) |
+//! | `context` | what a Python component sees (`Context`, `Job`, `Queue`) |
+//! | `components` | Python objects as `blox_core` components, registered in a `Registry` |
+//! | `runs` | run, run in parallel, sweep with progress, recorded runs, trace reading |
+//! | `errors` | Rust errors as `bloxsim` exceptions |
+
+mod api;
+mod components;
+mod context;
+mod errors;
+mod runs;
+
+use pyo3::prelude::*;
+
+/// The Rust side of `bloxsim`: use the `bloxsim` package, not this module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<context::Context>()?;
+    m.add_class::<context::JobView>()?;
+    m.add_class::<context::Queue>()?;
+    m.add_class::<runs::Report>()?;
+    m.add_class::<runs::SweepHandle>()?;
+    m.add_function(wrap_pyfunction!(runs::run, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::run_many, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::write_comparison, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::check_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::component, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::scenario_from_file, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::plan_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::start_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::record, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::read_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::stock_schedule, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::validate_decisions, m)?)?;
+    m.add_function(wrap_pyfunction!(runs::parse_schedule, m)?)?;
+    m.add_function(wrap_pyfunction!(context::make_context, m)?)?;
+    m.add("JOB_COLUMNS", context::JOB_COLUMNS.to_vec())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The project's tests in one command: the Rust workspace's (`cargo test --workspace`), then the
+# Python package's (python/tests, pytest) in a virtual environment under .venv/ (gitignored),
+# created here with the package (`pip install ./python`) and python/requirements-test.txt.
+#
+#   ./test.sh               everything
+#   ./test.sh --python      the Python part only (the workspace's blox-sim binary must exist)
+#   ./test.sh -- ARGS...    extra pytest arguments (e.g. -k parity)
+#
+# Environment: PYTHON (the interpreter that makes the venv, default python3), BLOX_VENV (the
+# venv's folder, default .venv), CARGO_TARGET_DIR (shared by cargo and maturin), BLOX_TRACES
+# (overrides the repository's traces/ folder), MATURIN_PEP517_ARGS (default
+# `--profile dev`: the package is built in the dev profile, reusing the dependencies cargo test
+# compiled; `--release` for an optimised build).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+rust=1
+pytest_args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --python) rust=0 ;;
+        --) shift; pytest_args=("$@"); break ;;
+        *) echo "usage: $0 [--python] [-- PYTEST_ARGS...]" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+if [ "$rust" = 1 ]; then
+    echo "== cargo test --workspace"
+    cargo test --workspace
+fi
+
+echo "== Python package (python/): build, install, pytest"
+venv="${BLOX_VENV:-.venv}"
+if [ ! -x "$venv/bin/python" ]; then
+    "${PYTHON:-python3}" -m venv "$venv"
+fi
+py="$venv/bin/python"
+"$py" -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt
+# One build: pip always rebuilds and reinstalls a local folder (cargo keeps it incremental).
+MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile dev}" \
+    "$py" -m pip install --quiet --disable-pip-version-check ./python
+
+set +e
+"$py" -m pytest python/tests -q "${pytest_args[@]}"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+    echo "error: pytest collected no tests (exit code 5): the Python suite did not run" >&2
+    exit 1
+fi
+exit "$status"
