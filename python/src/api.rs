@@ -5,7 +5,7 @@
 //!
 //! What the binding takes from where:
 //!
-//! - `blox_cli`: [`Scenario`] (a whole run as data, parsed and checked by the same code as the
+//! - `blox_scenario`: [`Scenario`] (a whole run as data, parsed and checked by the same code as the
 //!   CLI's scenario files), [`RunReport`] (and its `jobs.csv`/`timeline.csv`/`summary.json`
 //!   writers), the [`Registry`] of user components, the sweep expansion ([`Sweep`],
 //!   [`run_one_with`], [`merge`]), the Pollux preset ([`run_pollux`]) and the presets that
@@ -14,18 +14,19 @@
 //! - `blox_sim`, `blox_metrics`, `blox_workload`: errors, the engine (recorded runs only),
 //!   sinks and writers, trace readers.
 
-pub(crate) use blox_cli::pollux::{run as run_pollux, PolluxOptions};
-pub(crate) use blox_cli::preset;
-pub(crate) use blox_cli::progress::overload_warning;
-pub(crate) use blox_cli::sweep::{merge, run_one_with, Sweep, SweepRow, SweepRun};
-pub(crate) use blox_cli::{ModelChoice, Registry, RunReport, Scenario, WorkloadConfig};
+pub(crate) use blox_scenario::pollux::{run as run_pollux, PolluxOptions};
+pub(crate) use blox_scenario::preset;
+pub(crate) use blox_scenario::progress::overload_warning;
+pub(crate) use blox_scenario::sweep::{merge, run_one_with, Sweep, SweepRow, SweepRun};
+pub(crate) use blox_scenario::{
+    ModelChoice, Registry, RunReport, Scenario, Semantics, WorkloadConfig,
+};
 
 pub(crate) use blox_core::{
     AdmissionPolicy, Admissions, BoxAdmission, BoxPlacement, BoxScheduling, Cluster,
     ClusterParseError, ClusterSpec, ComponentSpec, ConfigError, Ctx, Decisions, Event, GpuId,
     GpuTypeId, Job, JobId, JobSpec, JobTable, MetricSink, NodeId, Pipeline, PlacementPolicy,
-    QueuedJob, Schedule, SchedulingPolicy, Seed, Semantics, Time, ValidationScratch,
-    PRIORITY_NORMAL,
+    QueuedJob, Schedule, SchedulingPolicy, Seed, Time, ValidationScratch, PRIORITY_NORMAL,
 };
 
 pub(crate) use blox_metrics::{plot_jct_cdf, write_comparison_csv, write_comparison_json};

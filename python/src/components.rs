@@ -1,6 +1,6 @@
 //! Components written in Python: a scheduling policy, a placement or an admission policy as a
 //! plain Python object, wrapped in a Rust struct that implements the `blox_core` trait and
-//! calls the object with the GIL, registered by name into a `blox_cli::Registry`.
+//! calls the object with the GIL, registered by name into a `blox_scenario::Registry`.
 //!
 //! An exception raised by the Python object cannot travel through the engine (the traits
 //! return no errors), so the wrapper stores it, with the round and time, in the run's

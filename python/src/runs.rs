@@ -1,7 +1,7 @@
 //! Runs: one scenario, several in parallel (compare), a sweep on a background thread with
 //! progress, a recorded run (every engine event, for property tests), and trace reading.
 //!
-//! Every run is a `blox_cli::Scenario` parsed from JSON by the Rust deserialiser and checked
+//! Every run is a `blox_scenario::Scenario` parsed from JSON by the Rust deserialiser and checked
 //! as the CLI checks it, run by `Scenario::run_with` (or the Pollux preset), with the GIL
 //! released.
 
@@ -29,7 +29,7 @@ fn failure_err(py: Python<'_>, f: Failure<SimError>) -> PyErr {
     }
 }
 
-/// Parse and check a scenario (JSON of `blox_cli::Scenario`), as the CLI checks a scenario
+/// Parse and check a scenario (JSON of `blox_scenario::Scenario`), as the CLI checks a scenario
 /// file: an unknown key or a bad value is a `bloxsim.ConfigError` whose `key` names the
 /// setting.
 pub(crate) fn parse_scenario(py: Python<'_>, json: &str) -> PyResult<Scenario> {
