@@ -15,7 +15,7 @@
 //! | [`GittinsTable`] | the Gittins index over a fixed job-size sample, with Python 2 arithmetic |
 //!
 //! The stock `blox_policies::Tiresias` policy is a different thing: a continuous
-//! 2D-LAS for the round-based engine (README, "Tiresias, faithfully").
+//! 2D-LAS for the round-based engine (`docs/peers.md`, "Tiresias, faithfully").
 
 mod dlas_policy;
 mod gittins;
