@@ -518,9 +518,10 @@ pub fn main() -> ExitCode {
 }
 
 /// The `blox-cluster` program with `registry`'s components usable by name in `serve`
-/// (`--policy`, `--placement`, `--admission`), as `blox_cli::main_with` does for `blox-sim`:
+/// (`--policy`, `--placement`, `--admission`), as `blox_cli::main_with` does for `blox-sim`
+/// (`examples/my-policy/src/bin/my-blox-cluster.rs` is this program, built and tested):
 ///
-/// ```no_run
+/// ```text
 /// fn main() -> std::process::ExitCode {
 ///     let registry = blox_scenario::Registry::default()
 ///         .policy("my-srtf", |_spec, _env| Ok(Box::new(blox_policies::Srtf::default())));
