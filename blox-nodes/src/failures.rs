@@ -47,6 +47,17 @@ impl FailureSpec {
                     format!("{k}={v}: a mean time must be a positive number of hours"),
                 ));
             }
+            // Beyond 10^9 s (the simulator's time bound) a draw overflows the clock.
+            let max_h = 1e9 / 3600.0;
+            if v > max_h {
+                return Err(NodeError::flag(
+                    "--failures",
+                    format!(
+                        "{k}={v}: a mean time must be at most {max_h:.0} hours (10^9 s, the \
+                         simulator's time bound)"
+                    ),
+                ));
+            }
         }
         Ok(FailureSpec {
             mtbf_h,
