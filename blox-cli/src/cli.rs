@@ -443,7 +443,7 @@ fn whole(v: &str, what: &str, min: u64, max: u64) -> Result<u64, String> {
     let n = t.parse::<u64>().ok().or_else(|| {
         t.parse::<f64>()
             .ok()
-            .filter(|x| x.fract() == 0.0 && *x >= 0.0 && *x <= u64::MAX as f64)
+            .filter(|x| x.fract() == 0.0 && *x >= 0.0 && *x < u64::MAX as f64)
             .map(|x| x as u64)
     });
     match n {
@@ -467,11 +467,22 @@ fn job_count(v: &str) -> Result<usize, String> {
 }
 
 fn rate(v: &str) -> Result<f64, String> {
-    real(v, "a number of jobs per hour > 0", |x| x > 0.0)
+    let min = blox_scenario::MIN_LOAD;
+    let what = format!(
+        "a number of jobs per hour ≥ {min:e} (a mean inter-arrival time of at most 1e9 s, the \
+         simulator's time bound)"
+    );
+    real(v, &what, |x| x >= min)
 }
 
 fn round_secs(v: &str) -> Result<u64, String> {
-    whole(v, "a whole number of seconds ≥ 1", 1, u64::MAX / 1000)
+    let max = blox_scenario::MAX_ROUND_SECONDS;
+    whole(
+        v,
+        &format!("a whole number of seconds in 1..={max}"),
+        1,
+        max,
+    )
 }
 
 fn whole_secs(v: &str) -> Result<u64, String> {
@@ -493,7 +504,12 @@ fn limit_secs(v: &str) -> Result<f64, String> {
 }
 
 fn seed(v: &str) -> Result<u64, String> {
-    whole(v, "a whole number ≥ 0", 0, u64::MAX)
+    whole(
+        v,
+        &format!("a whole number in 0..={}", u64::MAX),
+        0,
+        u64::MAX,
+    )
 }
 
 fn threads(v: &str) -> Result<usize, String> {
