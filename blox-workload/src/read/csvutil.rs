@@ -107,7 +107,7 @@ impl<'a> Table<'a> {
                 line,
                 origin: self.origin,
             };
-            sink.take(f(&fields))?;
+            sink.take_at(f(&fields), self.origin, line)?;
         }
         Ok(())
     }
