@@ -194,6 +194,13 @@ pub fn parse_gpus(s: &str, max: u32) -> Result<blox_workload::GpuDist, SimError>
                 w.trim().parse().map_err(|_| bad())?,
             ));
         }
+        let total: f64 = v.iter().map(|p: &(u32, f64)| p.1).sum();
+        if !total.is_finite() {
+            return Err(SimError::Config(format!(
+                "GPU distribution `{s}`: the weights add up to {total}, not a finite number \
+                 (weights like 1:0.7,4:0.3)"
+            )));
+        }
         G::Weighted(v)
     };
     g.validate()
