@@ -169,3 +169,47 @@ fn seed_past_u64_is_refused() {
         &["--seed", "18446744073709551615"],
     );
 }
+
+#[test]
+fn duplicate_job_ids_name_the_file_and_line() {
+    let d = temp("dup");
+    std::fs::write(
+        d.join("dup.csv"),
+        "job_id,arrival_s,n_gpus,duration_s\na,0,1,10\nb,1,1,10\na,5,1,10\n",
+    )
+    .unwrap();
+    refused(
+        &d,
+        &["run", "--trace", "dup.csv", "--trace-format", "canonical"],
+        &["dup.csv:4", "`a` is given twice (first on line 2)"],
+    );
+}
+
+#[test]
+fn traces_without_jobs_are_errors() {
+    let d = temp("empty");
+    std::fs::write(d.join("h.csv"), "job_id,arrival_s,n_gpus,duration_s\n").unwrap();
+    refused(
+        &d,
+        &["run", "--trace", "h.csv", "--trace-format", "canonical"],
+        &["h.csv", "no jobs to run"],
+    );
+}
+
+#[test]
+fn overflowing_gpu_weights_are_refused() {
+    let d = temp("weights");
+    refused(
+        &d,
+        &[
+            "run",
+            "--workload",
+            "poisson",
+            "--jobs",
+            "10",
+            "--gpus",
+            "1:1e308,2:1e308",
+        ],
+        &["1:1e308,2:1e308", "not a finite number"],
+    );
+}
