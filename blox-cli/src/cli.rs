@@ -1066,7 +1066,56 @@ fn gavel_settings(
     Ok(run)
 }
 
+/// Fails before any work when `dir` cannot be an output folder: it (or a parent) exists and is
+/// not a folder, or the folder it would be made in cannot be written.
+fn check_out(dir: &std::path::Path) -> Result<(), SimError> {
+    let mut at = dir;
+    loop {
+        match std::fs::metadata(at) {
+            Ok(m) if m.is_dir() => break,
+            Ok(_) => {
+                return Err(SimError::Config(format!(
+                    "--out {}: {} exists and is not a folder (nothing was run)",
+                    dir.display(),
+                    at.display()
+                )))
+            }
+            Err(_) => match at.parent() {
+                Some(p) if !p.as_os_str().is_empty() => at = p,
+                _ => {
+                    at = std::path::Path::new(".");
+                    break;
+                }
+            },
+        }
+    }
+    let probe = at.join(format!(".blox-write-check-{}", std::process::id()));
+    std::fs::create_dir(&probe)
+        .and_then(|()| std::fs::remove_dir(&probe))
+        .map_err(|e| {
+            SimError::Config(format!(
+                "--out {}: cannot write in {} ({e}; nothing was run)",
+                dir.display(),
+                at.display()
+            ))
+        })
+}
+
+/// Builds the policy and admission `s` names, so that an unknown name in a list is refused
+/// before any run starts (and writes its output).
+fn check_names(s: &Scenario, reg: &Registry) -> Result<(), SimError> {
+    if s.semantics != Semantics::Synergy {
+        let env = s.policy_env()?;
+        blox_scenario::preset::build_policy(s.semantics, reg, &s.policy, &env)?;
+    }
+    reg.build_admission(&s.admission)?;
+    Ok(())
+}
+
 fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
+    if let Some(out) = &a.out {
+        check_out(out)?;
+    }
     let model = a.scenario.semantics.unwrap_or_default();
     let pollux_opts = a.pollux.options(model == Model::Pollux)?;
     let model = a.scenario.model(&a.pollux)?;
@@ -1084,6 +1133,9 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     }
     if let Some(out) = a.out {
         s.out = Some(out);
+    }
+    if let Some(out) = &s.out {
+        check_out(out)?;
     }
     use blox_scenario::progress::ProgressMode;
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -1358,6 +1410,14 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
             }
         }
     }
+    if let Some(dir) = a.out.as_ref().or(base.out.as_ref()) {
+        check_out(dir)?;
+    }
+    if !pollux {
+        for s in &scenarios {
+            check_names(s, reg)?;
+        }
+    }
     let started = Instant::now();
     let results: Vec<Result<RunReport, SimError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenarios
@@ -1572,7 +1632,10 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         r.scenario.cluster_spec()?;
         r.scenario.sim_config()?;
         r.scenario.failure_spec()?;
+        check_names(&r.scenario, reg)
+            .map_err(|e| SimError::Config(format!("run {} ({}): {e}", r.index, r.label)))?;
     }
+    check_out(&a.out)?;
     let mine: Vec<_> = all
         .iter()
         .filter(|r| a.shard.map_or(true, |s| s.contains(r.index)))
