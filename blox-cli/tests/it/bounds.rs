@@ -213,3 +213,76 @@ fn overflowing_gpu_weights_are_refused() {
         &["1:1e308,2:1e308", "not a finite number"],
     );
 }
+
+#[test]
+fn a_bad_out_fails_before_the_run() {
+    let d = temp("out");
+    std::fs::write(d.join("file"), "x").unwrap();
+    for out in ["file", "file/sub"] {
+        refused(
+            &d,
+            &["run", "--workload", "poisson", "--jobs", "10", "--out", out],
+            &["--out", "exists and is not a folder", "nothing was run"],
+        );
+    }
+    refused(
+        &d,
+        &[
+            "compare", "--policy", "fifo,las", "--load", "1", "--out", "file",
+        ],
+        &["--out", "not a folder"],
+    );
+    refused(
+        &d,
+        &["sweep", "--policy", "fifo", "--load", "1", "--out", "file"],
+        &["--out", "not a folder"],
+    );
+}
+
+#[test]
+fn unknown_names_in_lists_fail_before_any_run() {
+    let d = temp("names");
+    refused(
+        &d,
+        &[
+            "sweep",
+            "--policy",
+            "fifo,bogus",
+            "--load",
+            "1",
+            "--out",
+            "sw",
+        ],
+        &["unknown policy `bogus`"],
+    );
+    assert!(!d.join("sw").join("runs").exists());
+    refused(
+        &d,
+        &[
+            "compare",
+            "--policy",
+            "fifo,bogus",
+            "--load",
+            "1",
+            "--out",
+            "cmp",
+        ],
+        &["unknown policy `bogus`"],
+    );
+    assert!(!d.join("cmp").exists());
+}
+
+#[test]
+fn stale_staging_folders_are_removed() {
+    let d = temp("staging");
+    let stale = d.join("o").join(".blox-staging-999999999-0");
+    std::fs::create_dir_all(stale.join("old")).unwrap();
+    std::fs::write(stale.join("jobs.csv"), "x").unwrap();
+    let (code, err) = bounded(
+        &d,
+        &["run", "--workload", "poisson", "--jobs", "10", "--out", "o"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(d.join("o").join("summary.json").exists());
+    assert!(!stale.exists(), "the stale staging folder is still there");
+}
