@@ -131,7 +131,7 @@ struct ScenarioArgs {
     /// for a heterogeneous cluster (e.g. `2x4:v100,4x4:p100,6x4:k80`) [default: 32x4]. Under
     /// --semantics tiresias: NODESxGPUS (one switch, 64 CPUs and 256 GB per node) or a Tiresias
     /// cluster-spec .csv file [default: Tiresias' 32x8].
-    #[arg(long, value_name = "NODESxGPUS[:TYPE],...")]
+    #[arg(long, value_name = "NODESxGPUS[:TYPE],...", allow_hyphen_values = true)]
     cluster: Option<String>,
     /// --semantics tiresias: the cluster as a Tiresias cluster-spec CSV
     /// (`num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node`, one row).
@@ -171,7 +171,7 @@ struct ScenarioArgs {
     throughput: Option<crate::ThroughputChoice>,
     /// Tracked job ids FIRST..LAST, inclusive; the run ends when all have completed
     /// [default: 3000..4000 for blox-default, every job for a trace].
-    #[arg(long, value_name = "FIRST..LAST")]
+    #[arg(long, value_name = "FIRST..LAST", allow_hyphen_values = true)]
     track: Option<String>,
     /// Seed; for blox-default it is CPython's random.seed (1 reproduces Blox) [default: 1].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = seed)]
@@ -197,7 +197,7 @@ struct ScenarioArgs {
     autoscale: Option<String>,
     /// Seconds between a running job's checkpoints: what a failure loses; 0 = nothing
     /// [default: none, a failure loses everything since the job's last (re)start].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     checkpoint_interval: Option<f64>,
     /// End the run with an error once simulated time passes this many seconds (e.g. 86400 for
     /// one simulated day) [default: no limit].
@@ -330,7 +330,12 @@ struct SweepArgs {
     skip_bad_lines: bool,
     /// Clusters to try, e.g. `32x4,16x8`; a heterogeneous one joins its groups with `+`, e.g.
     /// `2x4:v100+6x4:k80`.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
     cluster: Vec<String>,
     /// Throughput table for every run (see `run --help`).
     #[arg(long, value_name = "FILE")]
@@ -354,7 +359,7 @@ struct SweepArgs {
     #[arg(long, value_name = "MODEL")]
     throughput: Option<crate::ThroughputChoice>,
     /// Tracked job ids FIRST..LAST for every run.
-    #[arg(long, value_name = "FIRST..LAST")]
+    #[arg(long, value_name = "FIRST..LAST", allow_hyphen_values = true)]
     track: Option<String>,
     /// Seeds: a list and/or inclusive ranges, e.g. `1..5`.
     #[arg(long, value_name = "LIST", allow_negative_numbers = true)]
@@ -373,7 +378,7 @@ struct SweepArgs {
     #[arg(long, value_name = "LIST")]
     failures: Option<String>,
     /// Seconds between checkpoints, for every run (see `run --help`).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     checkpoint_interval: Option<f64>,
     /// Output folder: runs/LABEL/ per run, results.csv and results.json.
     #[arg(long, value_name = "DIR")]
