@@ -286,3 +286,45 @@ fn stale_staging_folders_are_removed() {
     assert!(d.join("o").join("summary.json").exists());
     assert!(!stale.exists(), "the stale staging folder is still there");
 }
+
+#[test]
+fn hyphen_values_get_a_reason() {
+    let d = temp("hyphen");
+    for (flag, needle) in [
+        ("--track", "-1"),
+        ("--cluster", "-1"),
+        ("--checkpoint-interval", "-1"),
+    ] {
+        let (code, err) = bounded(&d, &["run", flag, "-1"]);
+        assert_ne!(code, 0, "{flag}: {err}");
+        assert!(!err.contains("unexpected argument"), "{flag}: {err}");
+        assert!(err.contains(needle), "{flag}: {err}");
+    }
+}
+
+#[test]
+fn trace_counts_past_u32_say_the_bound_and_control_bytes_are_escaped() {
+    let d = temp("count");
+    std::fs::write(
+        d.join("big.csv"),
+        "job_id,arrival_s,n_gpus,duration_s\na,0,4294967297,10\n",
+    )
+    .unwrap();
+    refused(
+        &d,
+        &["run", "--trace", "big.csv", "--trace-format", "canonical"],
+        &["big.csv:2", "`4294967297` is above the bound of 4294967295"],
+    );
+    std::fs::write(
+        d.join("esc.csv"),
+        "job_id,arrival_s,n_gpus,duration_s\na,0,\u{1b}[31mred\u{0},10\n",
+    )
+    .unwrap();
+    let (code, err) = bounded(
+        &d,
+        &["run", "--trace", "esc.csv", "--trace-format", "canonical"],
+    );
+    assert_ne!(code, 0, "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{0}'), "{err:?}");
+    assert!(err.contains("\\u{1b}[31mred\\u{0}"), "{err}");
+}
