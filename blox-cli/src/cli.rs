@@ -1142,6 +1142,14 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     if let Some(out) = &s.out {
         check_out(out)?;
     }
+    if let (Some(f), None, None) = (s.failure_spec()?, s.checkpoint_interval_s, s.max_sim_time_s) {
+        eprintln!(
+            "warning: --failures {f}: without --checkpoint-interval a failure loses all of a \
+             job's work, so a job much longer than its nodes' mean time between failures may \
+             never finish and the run never end; --checkpoint-interval SECONDS or \
+             --max-sim-time SECONDS bounds it"
+        );
+    }
     use blox_scenario::progress::ProgressMode;
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mode = match (a.progress.as_str(), terminal) {

@@ -328,3 +328,43 @@ fn trace_counts_past_u32_say_the_bound_and_control_bytes_are_escaped() {
     assert!(!err.contains('\u{1b}') && !err.contains('\u{0}'), "{err:?}");
     assert!(err.contains("\\u{1b}[31mred\\u{0}"), "{err}");
 }
+
+#[test]
+fn failures_without_checkpoints_warn_before_the_run() {
+    use std::io::BufRead;
+    let d = temp("failwarn");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_blox-sim"))
+        .args(["run", "--failures", "mtbf=1,mttr=1", "--track", "0..10"])
+        .current_dir(&d)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = String::new();
+    let found = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line)
+                if line.contains("--checkpoint-interval") && line.contains("--max-sim-time") =>
+            {
+                break true
+            }
+            Ok(line) => seen.push_str(&line),
+            Err(_) => break false,
+        }
+    };
+    child.kill().ok();
+    child.wait().ok();
+    assert!(found, "no warning about --failures on stderr: {seen}");
+}
