@@ -134,7 +134,7 @@ struct ScenarioArgs {
     /// for a heterogeneous cluster (e.g. `2x4:v100,4x4:p100,6x4:k80`) [default: 32x4]. Under
     /// --semantics tiresias: NODESxGPUS (one switch, 64 CPUs and 256 GB per node) or a Tiresias
     /// cluster-spec .csv file [default: Tiresias' 32x8].
-    #[arg(long, value_name = "NODESxGPUS[:TYPE],...")]
+    #[arg(long, value_name = "NODESxGPUS[:TYPE],...", allow_hyphen_values = true)]
     cluster: Option<String>,
     /// --semantics tiresias: the cluster as a Tiresias cluster-spec CSV
     /// (`num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node`, one row).
@@ -174,7 +174,7 @@ struct ScenarioArgs {
     throughput: Option<crate::ThroughputChoice>,
     /// Tracked job ids FIRST..LAST, inclusive; the run ends when all have completed
     /// [default: 3000..4000 for blox-default, every job for a trace].
-    #[arg(long, value_name = "FIRST..LAST")]
+    #[arg(long, value_name = "FIRST..LAST", allow_hyphen_values = true)]
     track: Option<String>,
     /// Seed; for blox-default it is CPython's random.seed (1 reproduces Blox) [default: 1].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = seed)]
@@ -200,7 +200,7 @@ struct ScenarioArgs {
     autoscale: Option<String>,
     /// Seconds between a running job's checkpoints: what a failure loses; 0 = nothing
     /// [default: none, a failure loses everything since the job's last (re)start].
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     checkpoint_interval: Option<f64>,
     /// End the run with an error once simulated time passes this many seconds (e.g. 86400 for
     /// one simulated day) [default: no limit].
@@ -333,7 +333,12 @@ struct SweepArgs {
     skip_bad_lines: bool,
     /// Clusters to try, e.g. `32x4,16x8`; a heterogeneous one joins its groups with `+`, e.g.
     /// `2x4:v100+6x4:k80`.
-    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
     cluster: Vec<String>,
     /// Throughput table for every run (see `run --help`).
     #[arg(long, value_name = "FILE")]
@@ -357,7 +362,7 @@ struct SweepArgs {
     #[arg(long, value_name = "MODEL")]
     throughput: Option<crate::ThroughputChoice>,
     /// Tracked job ids FIRST..LAST for every run.
-    #[arg(long, value_name = "FIRST..LAST")]
+    #[arg(long, value_name = "FIRST..LAST", allow_hyphen_values = true)]
     track: Option<String>,
     /// Seeds: a list and/or inclusive ranges, e.g. `1..5`.
     #[arg(long, value_name = "LIST", allow_negative_numbers = true)]
@@ -376,7 +381,7 @@ struct SweepArgs {
     #[arg(long, value_name = "LIST")]
     failures: Option<String>,
     /// Seconds between checkpoints, for every run (see `run --help`).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     checkpoint_interval: Option<f64>,
     /// Output folder: runs/LABEL/ per run, results.csv and results.json.
     #[arg(long, value_name = "DIR")]
@@ -446,7 +451,7 @@ fn whole(v: &str, what: &str, min: u64, max: u64) -> Result<u64, String> {
     let n = t.parse::<u64>().ok().or_else(|| {
         t.parse::<f64>()
             .ok()
-            .filter(|x| x.fract() == 0.0 && *x >= 0.0 && *x <= u64::MAX as f64)
+            .filter(|x| x.fract() == 0.0 && *x >= 0.0 && *x < u64::MAX as f64)
             .map(|x| x as u64)
     });
     match n {
@@ -470,11 +475,22 @@ fn job_count(v: &str) -> Result<usize, String> {
 }
 
 fn rate(v: &str) -> Result<f64, String> {
-    real(v, "a number of jobs per hour > 0", |x| x > 0.0)
+    let min = blox_scenario::MIN_LOAD;
+    let what = format!(
+        "a number of jobs per hour ≥ {min:e} (a mean inter-arrival time of at most 1e9 s, the \
+         simulator's time bound)"
+    );
+    real(v, &what, |x| x >= min)
 }
 
 fn round_secs(v: &str) -> Result<u64, String> {
-    whole(v, "a whole number of seconds ≥ 1", 1, u64::MAX / 1000)
+    let max = blox_scenario::MAX_ROUND_SECONDS;
+    whole(
+        v,
+        &format!("a whole number of seconds in 1..={max}"),
+        1,
+        max,
+    )
 }
 
 fn whole_secs(v: &str) -> Result<u64, String> {
@@ -496,7 +512,12 @@ fn limit_secs(v: &str) -> Result<f64, String> {
 }
 
 fn seed(v: &str) -> Result<u64, String> {
-    whole(v, "a whole number ≥ 0", 0, u64::MAX)
+    whole(
+        v,
+        &format!("a whole number in 0..={}", u64::MAX),
+        0,
+        u64::MAX,
+    )
 }
 
 fn threads(v: &str) -> Result<usize, String> {
@@ -1098,7 +1119,56 @@ fn gavel_settings(
     Ok(run)
 }
 
+/// Fails before any work when `dir` cannot be an output folder: it (or a parent) exists and is
+/// not a folder, or the folder it would be made in cannot be written.
+fn check_out(dir: &std::path::Path) -> Result<(), SimError> {
+    let mut at = dir;
+    loop {
+        match std::fs::metadata(at) {
+            Ok(m) if m.is_dir() => break,
+            Ok(_) => {
+                return Err(SimError::Config(format!(
+                    "--out {}: {} exists and is not a folder (nothing was run)",
+                    dir.display(),
+                    at.display()
+                )))
+            }
+            Err(_) => match at.parent() {
+                Some(p) if !p.as_os_str().is_empty() => at = p,
+                _ => {
+                    at = std::path::Path::new(".");
+                    break;
+                }
+            },
+        }
+    }
+    let probe = at.join(format!(".blox-write-check-{}", std::process::id()));
+    std::fs::create_dir(&probe)
+        .and_then(|()| std::fs::remove_dir(&probe))
+        .map_err(|e| {
+            SimError::Config(format!(
+                "--out {}: cannot write in {} ({e}; nothing was run)",
+                dir.display(),
+                at.display()
+            ))
+        })
+}
+
+/// Builds the policy and admission `s` names, so that an unknown name in a list is refused
+/// before any run starts (and writes its output).
+fn check_names(s: &Scenario, reg: &Registry) -> Result<(), SimError> {
+    if s.semantics != Semantics::Synergy {
+        let env = s.policy_env()?;
+        blox_scenario::preset::build_policy(s.semantics, reg, &s.policy, &env)?;
+    }
+    reg.build_admission(&s.admission)?;
+    Ok(())
+}
+
 fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
+    if let Some(out) = &a.out {
+        check_out(out)?;
+    }
     let model = a.scenario.semantics.unwrap_or_default();
     let pollux_opts = a.pollux.options(model == Model::Pollux)?;
     let model = a.scenario.model(&a.pollux)?;
@@ -1116,6 +1186,17 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     }
     if let Some(out) = a.out {
         s.out = Some(out);
+    }
+    if let Some(out) = &s.out {
+        check_out(out)?;
+    }
+    if let (Some(f), None, None) = (s.failure_spec()?, s.checkpoint_interval_s, s.max_sim_time_s) {
+        eprintln!(
+            "warning: --failures {f}: without --checkpoint-interval a failure loses all of a \
+             job's work, so a job much longer than its nodes' mean time between failures may \
+             never finish and the run never end; --checkpoint-interval SECONDS or \
+             --max-sim-time SECONDS bounds it"
+        );
     }
     use blox_scenario::progress::ProgressMode;
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -1390,6 +1471,14 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
             }
         }
     }
+    if let Some(dir) = a.out.as_ref().or(base.out.as_ref()) {
+        check_out(dir)?;
+    }
+    if !pollux {
+        for s in &scenarios {
+            check_names(s, reg)?;
+        }
+    }
     let started = Instant::now();
     let results: Vec<Result<RunReport, SimError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenarios
@@ -1604,7 +1693,10 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         r.scenario.cluster_spec()?;
         r.scenario.sim_config()?;
         r.scenario.failure_spec()?;
+        check_names(&r.scenario, reg)
+            .map_err(|e| SimError::Config(format!("run {} ({}): {e}", r.index, r.label)))?;
     }
+    check_out(&a.out)?;
     let mine: Vec<_> = all
         .iter()
         .filter(|r| a.shard.map_or(true, |s| s.contains(r.index)))

@@ -115,6 +115,13 @@ impl ClusterSpec {
     }
 }
 
+/// The most GPUs a cluster may have (a `--cluster` or one grown by node events): its state
+/// and the engine's per-GPU tables must fit in memory.
+pub const MAX_CLUSTER_GPUS: u32 = 1 << 20;
+
+/// The most nodes a cluster may have (131,072 nodes take about 1.4 GB).
+pub const MAX_CLUSTER_NODES: u32 = 1 << 17;
+
 /// Error for a cluster written as `NODESxGPUS`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClusterParseError(pub String);
@@ -151,14 +158,18 @@ impl FromStr for ClusterSpec {
                 .trim()
                 .split_once(['x', 'X'])
                 .ok_or_else(|| bad(&format!("no `x` in `{}`", group.trim())))?;
-            let n: u32 = n
-                .trim()
-                .parse()
-                .map_err(|_| bad(&format!("NODES `{}` is not a whole number", n.trim())))?;
-            let g: u32 = g
-                .trim()
-                .parse()
-                .map_err(|_| bad(&format!("GPUS `{}` is not a whole number", g.trim())))?;
+            let n: u32 = n.trim().parse().map_err(|_| {
+                bad(&format!(
+                    "NODES `{}` is not a whole number in 1..={MAX_CLUSTER_NODES}",
+                    n.trim()
+                ))
+            })?;
+            let g: u32 = g.trim().parse().map_err(|_| {
+                bad(&format!(
+                    "GPUS `{}` is not a whole number in 1..={MAX_CLUSTER_GPUS}",
+                    g.trim()
+                ))
+            })?;
             if n == 0 || g == 0 {
                 return Err(bad(
                     "a cluster needs at least one node and one GPU per node",
@@ -180,8 +191,16 @@ impl FromStr for ClusterSpec {
                 }
             };
             total += u64::from(n) * u64::from(g);
-            if total > 1 << 24 {
-                return Err(bad("more than 16,777,216 GPUs"));
+            if total > u64::from(MAX_CLUSTER_GPUS) {
+                return Err(bad(&format!(
+                    "{total} GPUs or more, above the bound of {MAX_CLUSTER_GPUS} GPUs (what \
+                     fits in memory)"
+                )));
+            }
+            if (nodes.len() as u64) + u64::from(n) > u64::from(MAX_CLUSTER_NODES) {
+                return Err(bad(&format!(
+                    "more than {MAX_CLUSTER_NODES} nodes (the bound of what fits in memory)"
+                )));
             }
             nodes.extend((0..n).map(|_| NodeSpec::with_gpus(g).of_type(ty)));
         }

@@ -79,6 +79,7 @@ mod time;
 mod traits;
 
 pub use cluster::{Cluster, ClusterParseError, ClusterSpec, FreeGpus, NodeSpec, DEFAULT_GPU_TYPE};
+pub use cluster::{MAX_CLUSTER_GPUS, MAX_CLUSTER_NODES};
 pub use combinators::{
     admission_fn, placement_fn, policy_fn, AdmissionFn, AdmissionPolicyExt, Either, OrElse,
     PlacementFn, PlacementPolicyExt, PolicyFn, SchedulerExt, SchedulingPolicyExt,

@@ -44,6 +44,7 @@ impl std::error::Error for FileError {
 /// staging folder is removed in every case.
 pub fn write_all_or_nothing(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<(), FileError> {
     std::fs::create_dir_all(dir).map_err(|e| FileError::new(dir, e))?;
+    remove_stale_staging(dir);
     for (name, _) in files {
         let path = dir.join(name);
         if let Ok(m) = std::fs::symlink_metadata(&path) {
@@ -61,6 +62,29 @@ pub fn write_all_or_nothing(dir: &Path, files: &[(&str, Vec<u8>)]) -> Result<(),
     let result = stage_and_commit(dir, &staging, files);
     let _ = std::fs::remove_dir_all(&staging);
     result
+}
+
+/// Removes the staging folders that runs killed while writing left in `dir`: those of processes
+/// no longer running (where `/proc` tells; elsewhere none is removed).
+fn remove_stale_staging(dir: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(".blox-staging-")) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// A new, empty hidden folder in `dir` for staging.

@@ -47,6 +47,18 @@ impl FailureSpec {
                     format!("{k}={v}: a mean time must be a positive number of hours"),
                 ));
             }
+            // The clock holds about 5·10^12 h (u64 ms) and a draw reaches ~37 times its mean:
+            // beyond 10^9 h a draw can overflow the clock.
+            let max_h = 1e9;
+            if v > max_h {
+                return Err(NodeError::flag(
+                    "--failures",
+                    format!(
+                        "{k}={v}: a mean time must be at most {max_h:.0} hours (a draw must fit \
+                         the simulator's clock)"
+                    ),
+                ));
+            }
         }
         Ok(FailureSpec {
             mtbf_h,

@@ -138,6 +138,7 @@ impl NodeEventFile {
     /// reported with its line rather than mid-run.
     pub fn check(&self, cluster: &ClusterSpec) -> Result<(), NodeError> {
         let mut nodes: Vec<NodeSpec> = cluster.nodes.clone();
+        let mut total: u64 = nodes.iter().map(|n| u64::from(n.gpus)).sum();
         for (ev, &line) in self.events.iter().zip(&self.lines) {
             let err = |field: &str, msg: String| {
                 NodeError::at(Some(self.path.clone()), Some(line), Some(field), msg)
@@ -145,7 +146,24 @@ impl NodeEventFile {
             let n = nodes.len() as u32;
             if ev.node.0 == n && ev.change == NodeChange::Join {
                 match &ev.spec {
-                    Some(s) => nodes.push(s.clone()),
+                    Some(s) => {
+                        nodes.push(s.clone());
+                        total += u64::from(s.gpus);
+                        if total > u64::from(blox_core::MAX_CLUSTER_GPUS)
+                            || nodes.len() as u64 > u64::from(blox_core::MAX_CLUSTER_NODES)
+                        {
+                            return Err(err(
+                                "gpus",
+                                format!(
+                                    "node {n} would make the cluster {} nodes of {total} GPUs, \
+                                     above the bound of {} nodes and {} GPUs (what fits in memory)",
+                                    nodes.len(),
+                                    blox_core::MAX_CLUSTER_NODES,
+                                    blox_core::MAX_CLUSTER_GPUS
+                                ),
+                            ));
+                        }
+                    }
                     None => {
                         return Err(err(
                             "gpus",

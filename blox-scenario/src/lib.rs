@@ -37,4 +37,5 @@ pub use scenario::{
     WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD,
     MAX_GENERATED_JOBS, SYNERGY_CLUSTER, SYNERGY_LOAD, SYNERGY_SEED, SYNERGY_TRACK,
 };
+pub use scenario::{MAX_ROUND_SECONDS, MIN_LOAD};
 pub use semantics::Semantics;

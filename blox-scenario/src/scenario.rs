@@ -194,6 +194,13 @@ pub fn parse_gpus(s: &str, max: u32) -> Result<blox_workload::GpuDist, SimError>
                 w.trim().parse().map_err(|_| bad())?,
             ));
         }
+        let total: f64 = v.iter().map(|p: &(u32, f64)| p.1).sum();
+        if !total.is_finite() {
+            return Err(SimError::Config(format!(
+                "GPU distribution `{s}`: the weights add up to {total}, not a finite number \
+                 (weights like 1:0.7,4:0.3)"
+            )));
+        }
         G::Weighted(v)
     };
     g.validate()
@@ -713,6 +720,16 @@ impl Scenario {
         if self.round_s == 0 {
             return bad("round_s", "must be a whole number of seconds ≥ 1".into());
         }
+        if self.round_s > MAX_ROUND_SECONDS {
+            return bad(
+                "round_s",
+                format!(
+                    "`{}` is above the bound of {MAX_ROUND_SECONDS} s (every job arriving in a \
+                     round is generated at its start)",
+                    self.round_s
+                ),
+            );
+        }
         let cost = self.preemption_cost_s;
         if !(cost.is_finite() && (0.0..=MAX_SECONDS).contains(&cost)) {
             return bad(
@@ -742,6 +759,26 @@ impl Scenario {
                 return bad(
                     "workload.load",
                     format!("`{load}` is not a number of jobs per hour > 0"),
+                );
+            }
+            if load < MIN_LOAD {
+                return bad(
+                    "workload.load",
+                    format!(
+                        "`{load}` jobs per hour is below the bound of {MIN_LOAD:e} (a mean \
+                         inter-arrival time above {MAX_SECONDS:e} s, the simulator's time bound)"
+                    ),
+                );
+            }
+            let per_round = load * self.round_s as f64 / 3600.0;
+            if per_round > MAX_GENERATED_JOBS as f64 {
+                return bad(
+                    "workload.load",
+                    format!(
+                        "`{load}` jobs per hour brings {per_round:.0} jobs in each {} s round, \
+                         above the bound of {MAX_GENERATED_JOBS}",
+                        self.round_s
+                    ),
                 );
             }
         }
@@ -1704,6 +1741,13 @@ pub const MAX_GENERATED_JOBS: usize = 10_000_000;
 /// The largest number of seconds a setting such as the preemption cost may hold (the same bound
 /// as a trace's times, `blox_workload::MAX_TRACE_SECONDS`).
 const MAX_SECONDS: f64 = blox_workload::MAX_TRACE_SECONDS;
+
+/// The longest round, seconds (about 11.6 days): every job arriving in a round is generated
+/// when it starts, so memory grows with the round.
+pub const MAX_ROUND_SECONDS: u64 = 1_000_000;
+
+/// The lowest load, jobs per hour: a mean inter-arrival time of at most [`MAX_SECONDS`].
+pub const MIN_LOAD: f64 = 3600.0 / MAX_SECONDS;
 
 /// The 1-based line of a scenario file that sets `key` (its last part, e.g. `load` of
 /// `workload.load`, looked for after the line that names its table), if one does.

@@ -20,6 +20,9 @@ use blox_policies::PolicyConfig;
 use blox_sim::SimError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+/// The most runs a sweep may have: each is built before the first starts.
+pub const MAX_SWEEP_RUNS: usize = 100_000;
 use std::path::{Path, PathBuf};
 
 /// The lists a sweep crosses. An empty list keeps the base scenario's value.
@@ -134,6 +137,24 @@ impl Sweep {
                  trace replayed as it is"
                     .into(),
             ));
+        }
+        let count = [
+            self.semantics.len(),
+            self.clusters.len(),
+            self.admissions.len(),
+            self.policies.len(),
+            self.placements.len(),
+            self.loads.len(),
+            self.failures.len(),
+            self.seeds.len(),
+        ]
+        .iter()
+        .fold(1u128, |acc, &n| acc * n.max(1) as u128);
+        if count > MAX_SWEEP_RUNS as u128 {
+            return Err(SimError::Config(format!(
+                "the sweep has {count} runs (the product of its lists' lengths), above the \
+                 bound of {MAX_SWEEP_RUNS}"
+            )));
         }
         let mut runs = Vec::new();
         for sem in or_base(&self.semantics, b.semantics) {

@@ -36,7 +36,7 @@ impl WorkloadError {
             file: file.into(),
             line,
             field: field.map(str::to_owned),
-            message: message.into(),
+            message: escape_controls(message.into()),
             io: None,
         }
     }
@@ -66,6 +66,25 @@ impl WorkloadError {
     pub(crate) fn at(origin: &Path, line: u64, field: &str, message: impl Into<String>) -> Self {
         Self::input(origin, Some(line), Some(field), message)
     }
+}
+
+/// Trace text echoed in a message may hold control bytes (an ANSI escape, a NUL): they are
+/// escaped, so that an error cannot drive the terminal.
+fn escape_controls(message: String) -> String {
+    if !message
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return message;
+    }
+    message
+        .chars()
+        .map(|c| match c {
+            '\n' | '\t' => c.to_string(),
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 impl fmt::Display for WorkloadError {

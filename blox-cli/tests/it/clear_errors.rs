@@ -28,9 +28,9 @@ fn temp(name: &str) -> PathBuf {
 fn negative_numbers_are_values_with_a_reason() {
     let d = temp("neg");
     for (flag, value, what) in [
-        ("--load", "-3", "jobs per hour > 0"),
-        ("--round", "-5", "seconds ≥ 1"),
-        ("--seed", "-1", "whole number ≥ 0"),
+        ("--load", "-3", "jobs per hour ≥"),
+        ("--round", "-5", "seconds in 1..="),
+        ("--seed", "-1", "whole number in 0..="),
         ("--preemption-cost", "-2", "seconds"),
         ("--jobs", "-10", "jobs"),
         ("--starvation", "-1", "seconds ≥ 0"),

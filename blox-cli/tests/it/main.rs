@@ -1,5 +1,6 @@
 //! Integration tests of blox-cli: scenarios, the command line, and runs checked end to end.
 
+mod bounds;
 mod clear_errors;
 mod cli;
 mod cli_docs;

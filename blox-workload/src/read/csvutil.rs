@@ -107,7 +107,7 @@ impl<'a> Table<'a> {
                 line,
                 origin: self.origin,
             };
-            sink.take(f(&fields))?;
+            sink.take_at(f(&fields), self.origin, line)?;
         }
         Ok(())
     }
@@ -159,7 +159,13 @@ impl Fields<'_> {
     /// A whole number that fits in u32 (a GPU count; `4.0` is accepted, `4.5` is not).
     pub(crate) fn count(&self, i: usize, name: &str) -> Result<u32, WorkloadError> {
         let v = self.str(i, name)?;
-        parse_count(v).ok_or_else(|| self.err(name, format!("`{v}` is not a whole number ≥ 0")))
+        parse_count(v).ok_or_else(|| {
+            if v.parse::<u64>().is_ok() {
+                self.err(name, format!("`{v}` is above the bound of {}", u32::MAX))
+            } else {
+                self.err(name, format!("`{v}` is not a whole number ≥ 0"))
+            }
+        })
     }
 }
 

@@ -300,7 +300,7 @@ pub(crate) fn parse(
         let row = std::str::from_utf8(raw)
             .map_err(|e| WorkloadError::input(origin, Some(line), None, format!("not UTF-8: {e}")))
             .and_then(|text| row(text, line, origin, table, worker));
-        sink.take(row)?;
+        sink.take_at(row, origin, line)?;
     }
     Ok(sink.read)
 }

@@ -328,6 +328,8 @@ impl TraceRead {
 pub(crate) struct Collector {
     skip_bad_lines: bool,
     pub(crate) read: TraceRead,
+    /// The line of each job id taken by [`Collector::take_at`].
+    ids: std::collections::HashMap<std::sync::Arc<str>, u64>,
 }
 
 impl Collector {
@@ -335,7 +337,35 @@ impl Collector {
         Collector {
             skip_bad_lines: opts.skip_bad_lines,
             read: TraceRead::default(),
+            ids: std::collections::HashMap::new(),
         }
+    }
+
+    /// [`Collector::take`] for the row at `origin:line`; a job id given on an earlier line is an
+    /// error (even with --skip-bad-lines: which of the two jobs is meant is unknown).
+    pub(crate) fn take_at(
+        &mut self,
+        row: Result<Row, WorkloadError>,
+        origin: &Path,
+        line: u64,
+    ) -> Result<(), WorkloadError> {
+        if let Ok(Row::Job(j)) = &row {
+            if let Some(id) = &j.source_id {
+                if let Some(first) = self.ids.insert(id.clone(), line) {
+                    return Err(WorkloadError::input(
+                        origin,
+                        Some(line),
+                        None,
+                        format!(
+                            "job id `{}` is given twice (first on line {first}); job ids must be \
+                             unique",
+                            id.escape_debug()
+                        ),
+                    ));
+                }
+            }
+        }
+        self.take(row)
     }
 
     /// A malformed line: an error, or counted when skipping.
@@ -464,7 +494,26 @@ pub fn read_traces(
 ) -> Result<TraceRead, WorkloadError> {
     let mut all = TraceRead::default();
     for (path, format) in inputs {
-        all.absorb(read_trace(path, *format, opts)?);
+        let read = read_trace(path, *format, opts)?;
+        if read.jobs.is_empty() && read.bad_line_count == 0 {
+            let why = if read.filtered.is_empty() {
+                "it has no job rows (it is empty, or a header only)".to_string()
+            } else {
+                let reasons: Vec<String> = read
+                    .filtered
+                    .iter()
+                    .map(|(k, v)| format!("{v} {k}"))
+                    .collect();
+                format!("every row was left out ({})", reasons.join(", "))
+            };
+            return Err(WorkloadError::input(
+                path,
+                None,
+                None,
+                format!("no jobs to run: {why}"),
+            ));
+        }
+        all.absorb(read);
     }
     all.sort_by_arrival();
     Ok(all)
