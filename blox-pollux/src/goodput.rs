@@ -143,16 +143,6 @@ pub fn fit_perf_params(profile: &[Observation]) -> PerfParams {
     lower[6] = 1.0;
     let mut upper = [f64::INFINITY; 7];
     upper[6] = 10.0;
-    let data: Vec<Point> = profile
-        .iter()
-        .map(|&((n, r, b), (st, sy))| Point {
-            nodes: n,
-            replicas: r,
-            atomic: b as f64,
-            log_compute: (st - sy).ln(),
-            log_step: st.ln(),
-        })
-        .collect();
     let first = profile.first().map(|o| o.0 .2);
     if profile.iter().all(|o| Some(o.0 .2) == first) {
         let mean = profile.iter().map(|o| o.1 .0 - o.1 .1).sum::<f64>() / profile.len() as f64;
@@ -180,13 +170,14 @@ pub fn fit_perf_params(profile: &[Observation]) -> PerfParams {
     // The compute error is a root-mean-square: it has a kink where the compute line fits
     // exactly, which stalls a quasi-Newton search in the other parameters. So after a full
     // search, hold the compute parameters, search the (smooth) rest, and search all again.
-    let mut p = lbfgsb::minimize(|x, g| objective(x, &data, g), x0, lower, upper);
+    let mut f = Fit::new(profile);
+    let mut p = lbfgsb::minimize(&mut f, x0, lower, upper);
     for _ in 0..2 {
         let (mut lo, mut up) = (lower, upper);
         lo[..2].copy_from_slice(&p[..2]);
         up[..2].copy_from_slice(&p[..2]);
-        p = lbfgsb::minimize(|x, g| objective(x, &data, g), p, lo, up);
-        p = lbfgsb::minimize(|x, g| objective(x, &data, g), p, lower, upper);
+        p = lbfgsb::minimize(&mut f, p, lo, up);
+        p = lbfgsb::minimize(&mut f, p, lower, upper);
     }
     if !multi_node {
         p[2] = p[2].max(p[4] * 1.1);
@@ -195,102 +186,344 @@ pub fn fit_perf_params(profile: &[Observation]) -> PerfParams {
     PerfParams(p)
 }
 
+/// One observation as the fit reads it.
 struct Point {
-    nodes: u32,
-    replicas: u32,
     atomic: f64,
     log_compute: f64,
     log_step: f64,
+    /// Its network term in [`Fit::nets`].
+    net: usize,
 }
 
-/// The fit's objective and its gradient.
-fn objective(x: &[f64; 7], data: &[Point], grad: &mut [f64; 7]) -> f64 {
-    let n = data.len() as f64;
-    let gamma = x[6];
-    let (mut s1, mut s2) = (0.0, 0.0);
-    let mut g1 = [0.0; 7];
-    let mut g2 = [0.0; 7];
-    for d in data {
-        let a = x[0] + x[1] * d.atomic;
-        let (ia, ib) = if d.nodes > 1 {
-            (Some(2), Some(3))
-        } else if d.replicas > 1 {
-            (Some(4), Some(5))
-        } else {
-            (None, None)
-        };
-        let retro = (f64::from(d.replicas) - 2.0).max(TINY);
-        let net = ia.map_or(TINY, |i| x[i]) + ib.map_or(TINY, |i| x[i]) * retro;
-        let e1 = a.ln() - d.log_compute;
-        s1 += e1 * e1;
-        // d e1 / d(α_c, β_c)
-        g1[0] += e1 / a;
-        g1[1] += e1 * d.atomic / a;
-        let ag = a.powf(gamma);
-        let ng = net.powf(gamma);
-        let sum = ag + ng;
-        let lopt = sum.ln() / gamma;
-        let e2 = lopt - d.log_step;
-        s2 += e2 * e2;
-        let da = ag / a / sum; // ∂lopt/∂A
-        let dn = ng / net / sum; // ∂lopt/∂N
-        g2[0] += e2 * da;
-        g2[1] += e2 * da * d.atomic;
-        if let (Some(i), Some(j)) = (ia, ib) {
-            g2[i] += e2 * dn;
-            g2[j] += e2 * dn * retro;
+/// A network term `x[ia] + x[ib] · retro` (`TINY + TINY · retro` for a single GPU), shared by
+/// the observations of one kind and replica count.
+#[derive(PartialEq)]
+struct Net {
+    params: Option<(usize, usize)>,
+    retro: f64,
+}
+
+/// `f(key)` remembered for the last key (compared bit for bit), so an argument that did not
+/// change between evaluations costs no `ln` or `powf`: the value is the one recomputing gives.
+#[derive(Clone, Copy)]
+struct Memo<K> {
+    key: K,
+    value: f64,
+}
+
+impl Memo<u64> {
+    fn new(f: impl Fn(f64) -> f64) -> Self {
+        Memo {
+            key: f64::NAN.to_bits(),
+            value: f(f64::NAN),
         }
-        let dg = (ag * a.ln() + ng * net.ln()) / sum / gamma - sum.ln() / (gamma * gamma);
-        g2[6] += e2 * dg;
     }
-    let err1 = (s1 / n).sqrt();
-    let err2 = (s2 / n).sqrt();
-    let reg1 = 1e-3 * (gamma - 1.0) * (gamma - 1.0);
-    let rn = x[3] / x[2];
-    let rr = x[5] / x[4];
-    let reg2 = 1e-2 * (rn * rn + rr * rr);
-    for i in 0..7 {
-        let a = if err1 > 0.0 { g1[i] / n / err1 } else { 0.0 };
-        let b = if err2 > 0.0 { g2[i] / n / err2 } else { 0.0 };
-        grad[i] = a + b;
+
+    fn get(&mut self, x: f64, f: impl Fn(f64) -> f64) -> f64 {
+        if x.to_bits() != self.key {
+            self.key = x.to_bits();
+            self.value = f(x);
+        }
+        self.value
     }
-    grad[6] += 2e-3 * (gamma - 1.0);
-    grad[2] += 1e-2 * 2.0 * rn * (-x[3] / (x[2] * x[2]));
-    grad[3] += 1e-2 * 2.0 * rn / x[2];
-    grad[4] += 1e-2 * 2.0 * rr * (-x[5] / (x[4] * x[4]));
-    grad[5] += 1e-2 * 2.0 * rr / x[4];
-    err1 + err2 + reg1 + reg2
+}
+
+impl Memo<(u64, u64)> {
+    fn new2(f: impl Fn(f64, f64) -> f64) -> Self {
+        Memo {
+            key: (f64::NAN.to_bits(), f64::NAN.to_bits()),
+            value: f(f64::NAN, f64::NAN),
+        }
+    }
+
+    fn get2(&mut self, x: f64, y: f64, f: impl Fn(f64, f64) -> f64) -> f64 {
+        if (x.to_bits(), y.to_bits()) != self.key {
+            self.key = (x.to_bits(), y.to_bits());
+            self.value = f(x, y);
+        }
+        self.value
+    }
+}
+
+/// Per observation, what the last value computed and the gradient reuses.
+#[derive(Clone, Copy)]
+struct PointState {
+    a: f64,
+    ln_a: Memo<u64>,
+    ag: Memo<(u64, u64)>,
+    e1: f64,
+    sum: f64,
+    ln_sum: f64,
+    e2: f64,
+}
+
+/// Per network term, its value and powers at the last evaluation.
+#[derive(Clone, Copy)]
+struct NetState {
+    net: f64,
+    ng: Memo<(u64, u64)>,
+    ln_net: Memo<u64>,
+    /// The evaluation that last computed `net`.
+    stamp: u64,
+}
+
+/// The fit's objective (RMSE of log compute time + RMSE of log step time + regularisers) with
+/// its gradient, as [`lbfgsb::Objective`]. It computes exactly what the plain formula computes,
+/// operation for operation and in the same order, but: the gradient only at accepted points;
+/// `ln`/`powf` of an argument that did not change since the last evaluation not again (fixed
+/// compute parameters, a fixed γ, observations sharing a network term); and, when a line-search
+/// trial is being valued, it stops as soon as the partial sums already put the value above what
+/// the search accepts (every term is non-negative and floating-point addition is monotone, so
+/// the partial value is a lower bound of the final one).
+struct Fit {
+    points: Vec<Point>,
+    nets: Vec<Net>,
+    n: f64,
+    state: Vec<PointState>,
+    net_state: Vec<NetState>,
+    stamp: u64,
+    /// Regularisers at the last evaluation.
+    rn: f64,
+    rr: f64,
+    err1: f64,
+    err2: f64,
+}
+
+impl Fit {
+    fn new(profile: &[Observation]) -> Fit {
+        let mut nets: Vec<Net> = Vec::new();
+        let points = profile
+            .iter()
+            .map(|&((nodes, replicas, b), (st, sy))| {
+                let params = if nodes > 1 {
+                    Some((2, 3))
+                } else if replicas > 1 {
+                    Some((4, 5))
+                } else {
+                    None
+                };
+                let net = Net {
+                    params,
+                    retro: (f64::from(replicas) - 2.0).max(TINY),
+                };
+                let k = nets.iter().position(|m| *m == net).unwrap_or_else(|| {
+                    nets.push(net);
+                    nets.len() - 1
+                });
+                Point {
+                    atomic: b as f64,
+                    log_compute: (st - sy).ln(),
+                    log_step: st.ln(),
+                    net: k,
+                }
+            })
+            .collect::<Vec<_>>();
+        let ps = PointState {
+            a: f64::NAN,
+            ln_a: Memo::new(f64::ln),
+            ag: Memo::new2(f64::powf),
+            e1: f64::NAN,
+            sum: f64::NAN,
+            ln_sum: f64::NAN,
+            e2: f64::NAN,
+        };
+        let ns = NetState {
+            net: f64::NAN,
+            ng: Memo::new2(f64::powf),
+            ln_net: Memo::new(f64::ln),
+            stamp: 0,
+        };
+        Fit {
+            n: points.len() as f64,
+            state: vec![ps; points.len()],
+            net_state: vec![ns; nets.len()],
+            points,
+            nets,
+            stamp: 0,
+            rn: f64::NAN,
+            rr: f64::NAN,
+            err1: f64::NAN,
+            err2: f64::NAN,
+        }
+    }
+}
+
+impl lbfgsb::Objective for Fit {
+    fn value(&mut self, x: &[f64; 7], cut: Option<lbfgsb::Cut>) -> Option<f64> {
+        let n = self.n;
+        let gamma = x[6];
+        let reg1 = 1e-3 * (gamma - 1.0) * (gamma - 1.0);
+        let rn = x[3] / x[2];
+        let rr = x[5] / x[4];
+        let reg2 = 1e-2 * (rn * rn + rr * rr);
+        (self.rn, self.rr) = (rn, rr);
+        let mut s1 = 0.0;
+        for (d, st) in self.points.iter().zip(&mut self.state) {
+            let a = x[0] + x[1] * d.atomic;
+            let e1 = st.ln_a.get(a, f64::ln) - d.log_compute;
+            s1 += e1 * e1;
+            st.a = a;
+            st.e1 = e1;
+        }
+        let err1 = (s1 / n).sqrt();
+        // err1 + err2 + reg1 + reg2 with err2 at least its partial value.
+        let bound = |s2: f64| err1 + (s2 / n).sqrt() + reg1 + reg2;
+        if cut.is_some_and(|c| c.rejects(bound(0.0))) {
+            return None;
+        }
+        // The bound is tested only once the partial sum nears where it could reject (a cheap
+        // estimate; the test itself is exact, so the estimate only decides how early we stop).
+        let near = cut.map_or(f64::INFINITY, |c| {
+            let room = c.below.min(c.armijo) - (err1 + reg1 + reg2);
+            n * room * room * (1.0 - 1e-9)
+        });
+        self.stamp += 1;
+        let mut s2 = 0.0;
+        for (d, st) in self.points.iter().zip(&mut self.state) {
+            let ns = &mut self.net_state[d.net];
+            if ns.stamp != self.stamp {
+                let m = &self.nets[d.net];
+                ns.net = match m.params {
+                    Some((i, j)) => x[i] + x[j] * m.retro,
+                    None => TINY + TINY * m.retro,
+                };
+                ns.stamp = self.stamp;
+            }
+            let ag = st.ag.get2(st.a, gamma, f64::powf);
+            let ng = ns.ng.get2(ns.net, gamma, f64::powf);
+            let sum = ag + ng;
+            let ln_sum = sum.ln();
+            let lopt = ln_sum / gamma;
+            let e2 = lopt - d.log_step;
+            s2 += e2 * e2;
+            (st.sum, st.ln_sum, st.e2) = (sum, ln_sum, e2);
+            if s2 >= near && cut.is_some_and(|c| c.rejects(bound(s2))) {
+                return None;
+            }
+        }
+        let err2 = (s2 / n).sqrt();
+        (self.err1, self.err2) = (err1, err2);
+        Some(err1 + err2 + reg1 + reg2)
+    }
+
+    fn gradient(&mut self, x: &[f64; 7], grad: &mut [f64; 7]) {
+        let n = self.n;
+        let gamma = x[6];
+        let (mut g1, mut g2) = ([0.0; 7], [0.0; 7]);
+        for (d, st) in self.points.iter().zip(&mut self.state) {
+            let (a, e1) = (st.a, st.e1);
+            // d e1 / d(α_c, β_c)
+            g1[0] += e1 / a;
+            g1[1] += e1 * d.atomic / a;
+            let ns = &mut self.net_state[d.net];
+            let m = &self.nets[d.net];
+            let (net, ag, ng) = (ns.net, st.ag.value, ns.ng.value);
+            let (sum, e2) = (st.sum, st.e2);
+            let da = ag / a / sum; // ∂lopt/∂A
+            let dn = ng / net / sum; // ∂lopt/∂N
+            g2[0] += e2 * da;
+            g2[1] += e2 * da * d.atomic;
+            if let Some((i, j)) = m.params {
+                g2[i] += e2 * dn;
+                g2[j] += e2 * dn * m.retro;
+            }
+            let ln_a = st.ln_a.value;
+            let ln_net = ns.ln_net.get(net, f64::ln);
+            let dg = (ag * ln_a + ng * ln_net) / sum / gamma - st.ln_sum / (gamma * gamma);
+            g2[6] += e2 * dg;
+        }
+        let (err1, err2, rn, rr) = (self.err1, self.err2, self.rn, self.rr);
+        for i in 0..7 {
+            let a = if err1 > 0.0 { g1[i] / n / err1 } else { 0.0 };
+            let b = if err2 > 0.0 { g2[i] / n / err2 } else { 0.0 };
+            grad[i] = a + b;
+        }
+        grad[6] += 2e-3 * (gamma - 1.0);
+        grad[2] += 1e-2 * 2.0 * rn * (-x[3] / (x[2] * x[2]));
+        grad[3] += 1e-2 * 2.0 * rn / x[2];
+        grad[4] += 1e-2 * 2.0 * rr * (-x[5] / (x[4] * x[4]));
+        grad[5] += 1e-2 * 2.0 * rr / x[4];
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The objective as the plain formula, value and gradient in one pass (the reference the
+    /// incremental [`Fit`] must match bit for bit).
+    fn objective(x: &[f64; 7], profile: &[Observation], grad: &mut [f64; 7]) -> f64 {
+        let n = profile.len() as f64;
+        let gamma = x[6];
+        let (mut s1, mut s2) = (0.0, 0.0);
+        let mut g1 = [0.0; 7];
+        let mut g2 = [0.0; 7];
+        for &((nodes, replicas, b), (st, sy)) in profile {
+            let atomic = b as f64;
+            let (log_compute, log_step) = ((st - sy).ln(), st.ln());
+            let a = x[0] + x[1] * atomic;
+            let (ia, ib) = if nodes > 1 {
+                (Some(2), Some(3))
+            } else if replicas > 1 {
+                (Some(4), Some(5))
+            } else {
+                (None, None)
+            };
+            let retro = (f64::from(replicas) - 2.0).max(TINY);
+            let net = ia.map_or(TINY, |i| x[i]) + ib.map_or(TINY, |i| x[i]) * retro;
+            let e1 = a.ln() - log_compute;
+            s1 += e1 * e1;
+            g1[0] += e1 / a;
+            g1[1] += e1 * atomic / a;
+            let ag = a.powf(gamma);
+            let ng = net.powf(gamma);
+            let sum = ag + ng;
+            let lopt = sum.ln() / gamma;
+            let e2 = lopt - log_step;
+            s2 += e2 * e2;
+            let da = ag / a / sum;
+            let dn = ng / net / sum;
+            g2[0] += e2 * da;
+            g2[1] += e2 * da * atomic;
+            if let (Some(i), Some(j)) = (ia, ib) {
+                g2[i] += e2 * dn;
+                g2[j] += e2 * dn * retro;
+            }
+            let dg = (ag * a.ln() + ng * net.ln()) / sum / gamma - sum.ln() / (gamma * gamma);
+            g2[6] += e2 * dg;
+        }
+        let err1 = (s1 / n).sqrt();
+        let err2 = (s2 / n).sqrt();
+        let reg1 = 1e-3 * (gamma - 1.0) * (gamma - 1.0);
+        let rn = x[3] / x[2];
+        let rr = x[5] / x[4];
+        let reg2 = 1e-2 * (rn * rn + rr * rr);
+        for i in 0..7 {
+            let a = if err1 > 0.0 { g1[i] / n / err1 } else { 0.0 };
+            let b = if err2 > 0.0 { g2[i] / n / err2 } else { 0.0 };
+            grad[i] = a + b;
+        }
+        grad[6] += 2e-3 * (gamma - 1.0);
+        grad[2] += 1e-2 * 2.0 * rn * (-x[3] / (x[2] * x[2]));
+        grad[3] += 1e-2 * 2.0 * rn / x[2];
+        grad[4] += 1e-2 * 2.0 * rr * (-x[5] / (x[4] * x[4]));
+        grad[5] += 1e-2 * 2.0 * rr / x[4];
+        err1 + err2 + reg1 + reg2
+    }
+
+    fn small_profile() -> Vec<Observation> {
+        vec![
+            ((1, 1, 32), (0.0405, 0.0005)),
+            ((1, 4, 64), (0.09, 0.02)),
+            ((2, 8, 128), (0.2, 0.08)),
+            ((1, 4, 96), (0.11, 0.021)),
+            ((3, 8, 128), (0.21, 0.085)),
+        ]
+    }
+
     #[test]
     fn gradient_matches_finite_differences() {
-        let data = vec![
-            Point {
-                nodes: 1,
-                replicas: 1,
-                atomic: 32.0,
-                log_compute: (0.04f64).ln(),
-                log_step: (0.0405f64).ln(),
-            },
-            Point {
-                nodes: 1,
-                replicas: 4,
-                atomic: 64.0,
-                log_compute: (0.07f64).ln(),
-                log_step: (0.09f64).ln(),
-            },
-            Point {
-                nodes: 2,
-                replicas: 8,
-                atomic: 128.0,
-                log_compute: (0.12f64).ln(),
-                log_step: (0.2f64).ln(),
-            },
-        ];
+        let data = small_profile();
         let x = [0.02, 0.0005, 0.05, 0.004, 0.01, 0.002, 2.5];
         let mut g = [0.0; 7];
         let f = objective(&x, &data, &mut g);
@@ -307,6 +540,56 @@ mod tests {
                 g[i]
             );
         }
+    }
+
+    #[test]
+    fn the_incremental_objective_is_the_formula_bit_for_bit() {
+        use lbfgsb::Objective;
+        let data = small_profile();
+        let mut fit = Fit::new(&data);
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut unit = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut x = [0.02, 0.0005, 0.05, 0.004, 0.01, 0.002, 2.5];
+        let (mut cut_short, mut full) = (0, 0);
+        for k in 0..4000 {
+            // Move a random subset of the parameters (the rest stay, as fixed ones do).
+            for xi in &mut x {
+                if unit() < 0.5 {
+                    *xi *= 0.5 + unit();
+                }
+            }
+            if k % 7 == 0 {
+                x[6] = 1.0 + 9.0 * unit();
+            }
+            let mut want = [0.0; 7];
+            let f = objective(&x, &data, &mut want);
+            let below = f * (0.5 + unit());
+            let cut = lbfgsb::Cut {
+                below,
+                armijo: below - 1e-3 * unit(),
+            };
+            match fit.value(&x, Some(cut)) {
+                None => {
+                    assert!(cut.rejects(f), "{x:?}: cut short an accepted {f}");
+                    cut_short += 1;
+                }
+                Some(v) => {
+                    assert_eq!(v.to_bits(), f.to_bits(), "{x:?}");
+                    let mut got = [0.0; 7];
+                    fit.gradient(&x, &mut got);
+                    assert_eq!(got.map(f64::to_bits), want.map(f64::to_bits), "{x:?}");
+                    full += 1;
+                }
+            }
+            let v = fit.value(&x, None).expect("no cut, a value");
+            assert_eq!(v.to_bits(), f.to_bits(), "{x:?}");
+        }
+        assert!(cut_short > 100 && full > 100, "{cut_short} {full}");
     }
 
     #[test]
@@ -352,17 +635,7 @@ mod tests {
             ((2, 8, 12), (2.538_950_562_477_112, 1.662_843_093_872_070_2)),
         ];
         let fit = fit_perf_params(&profile);
-        let data: Vec<Point> = profile
-            .iter()
-            .map(|&((n, r, b), (st, sy))| Point {
-                nodes: n,
-                replicas: r,
-                atomic: b as f64,
-                log_compute: (st - sy).ln(),
-                log_step: st.ln(),
-            })
-            .collect();
-        let f = objective(&fit.0, &data, &mut [0.0; 7]);
+        let f = objective(&fit.0, &profile, &mut [0.0; 7]);
         assert!(f < 0.1, "objective {f} at {:?}", fit.0);
         assert!(fit.0.iter().all(|&x| x < 10.0), "{:?}", fit.0);
         for &((n, r, b), (st, _)) in &profile {

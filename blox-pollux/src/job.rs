@@ -4,9 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::goodput::{
-    fit_perf_params, BatchLimits, GoodputFunction, GradParams, Observation, PerfParams,
-};
+use crate::goodput::{BatchLimits, GoodputFunction, GradParams, Observation, PerfParams};
 use crate::trace::Application;
 
 /// Seconds a job is stalled after every allocation change, the first included.
@@ -178,7 +176,7 @@ impl PolluxJob {
         }
         self.profile.push((key, (st, sy)));
         if self.agent {
-            self.perf_params = Some(fit_perf_params(&self.profile));
+            self.perf_params = Some(self.app.fit_perf_params(&self.profile));
         }
     }
 

@@ -22,10 +22,35 @@ fn dot(a: &[f64; 7], b: &[f64; 7]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// Minimise `f` (which writes its gradient into the second argument) from `x0` within
-/// `[lo, hi]`.
+/// What the line search accepts: a value below `below` and at most `armijo`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Cut {
+    /// The current value (a trial must improve on it).
+    pub(crate) below: f64,
+    /// The sufficient-decrease bound.
+    pub(crate) armijo: f64,
+}
+
+impl Cut {
+    /// Whether a trial valued `v` (or more) is rejected; true for NaN.
+    pub(crate) fn rejects(self, v: f64) -> bool {
+        !(v < self.below && v <= self.armijo)
+    }
+}
+
+/// A function to minimise, evaluated in two parts so that a rejected trial point costs no
+/// gradient and, where the objective can tell early, not even its whole value.
+pub(crate) trait Objective {
+    /// The value at `x`. With a `cut`, `None` means the value is certainly rejected by it (the
+    /// implementation may stop early); it must never answer `None` for a value the cut accepts.
+    fn value(&mut self, x: &[f64; 7], cut: Option<Cut>) -> Option<f64>;
+    /// The gradient at `x`, the point of the last `value` call (which returned a value).
+    fn gradient(&mut self, x: &[f64; 7], grad: &mut [f64; 7]);
+}
+
+/// Minimise `f` from `x0` within `[lo, hi]`.
 pub(crate) fn minimize(
-    mut f: impl FnMut(&[f64; 7], &mut [f64; 7]) -> f64,
+    f: &mut impl Objective,
     x0: [f64; 7],
     lo: [f64; 7],
     hi: [f64; 7],
@@ -33,10 +58,13 @@ pub(crate) fn minimize(
     let mut x = x0;
     project(&mut x, &lo, &hi);
     let mut g = [0.0; 7];
-    let mut fx = f(&x, &mut g);
+    let Some(mut fx) = f.value(&x, None) else {
+        return x;
+    };
     if !fx.is_finite() {
         return x;
     }
+    f.gradient(&x, &mut g);
     let mut hist: Vec<([f64; 7], [f64; 7], f64)> = Vec::with_capacity(M);
     for iter in 0..MAX_ITER {
         // Free variables: not fixed and not pushed against an active bound.
@@ -121,15 +149,21 @@ pub(crate) fn minimize(
                 xn[i] += t * d[i];
             }
             project(&mut xn, &lo, &hi);
-            let mut gn = [0.0; 7];
-            let fnew = f(&xn, &mut gn);
             let mut dec = 0.0;
             for i in 0..7 {
                 dec += g[i] * (xn[i] - x[i]);
             }
-            if fnew.is_finite() && fnew < fx && fnew <= fx + 1e-4 * dec.min(0.0) {
-                accepted = Some((xn, gn, fnew));
-                break;
+            let cut = Cut {
+                below: fx,
+                armijo: fx + 1e-4 * dec.min(0.0),
+            };
+            if let Some(fnew) = f.value(&xn, Some(cut)) {
+                if fnew.is_finite() && !cut.rejects(fnew) {
+                    let mut gn = [0.0; 7];
+                    f.gradient(&xn, &mut gn);
+                    accepted = Some((xn, gn, fnew));
+                    break;
+                }
             }
             t *= 0.5;
         }
@@ -173,6 +207,18 @@ pub(crate) fn minimize(
 mod tests {
     use super::*;
 
+    /// A value-and-gradient closure as an [`Objective`].
+    struct Smooth<F>(F, [f64; 7]);
+
+    impl<F: FnMut(&[f64; 7], &mut [f64; 7]) -> f64> Objective for Smooth<F> {
+        fn value(&mut self, x: &[f64; 7], _cut: Option<Cut>) -> Option<f64> {
+            Some((self.0)(x, &mut self.1))
+        }
+        fn gradient(&mut self, _x: &[f64; 7], grad: &mut [f64; 7]) {
+            *grad = self.1;
+        }
+    }
+
     #[test]
     fn finds_a_bounded_minimum() {
         // (x0 − 3)² + (x1 + 1)² + Σ others², with x0 ≤ 2 and x1 ≥ 0: optimum (2, 0, 0, ...).
@@ -188,7 +234,7 @@ mod tests {
         };
         let lo = [-10.0, 0.0, -10.0, -10.0, -10.0, -10.0, -10.0];
         let hi = [2.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0];
-        let x = minimize(f, [0.0; 7], lo, hi);
+        let x = minimize(&mut Smooth(f, [0.0; 7]), [0.0; 7], lo, hi);
         assert!((x[0] - 2.0).abs() < 1e-6 && x[1].abs() < 1e-6);
         for (i, xi) in x.iter().enumerate().skip(2) {
             assert!((xi - 0.5 * i as f64).abs() < 1e-4);

@@ -3,7 +3,9 @@
 //! power mean (p = −1) of the jobs' restart-penalised speedups, warm-started from the previous
 //! round's Pareto front.
 
-use std::collections::HashSet;
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 use blox_core::StreamRng;
 
@@ -70,6 +72,10 @@ struct Speedup {
     fair: f64,
     memo: Vec<f64>,
     max_r: usize,
+    /// The fairness term `(speedup · scale [· restart factor] + 1e-3)^p` per `(nodes, replicas)`,
+    /// for a row equal to the current allocation (`[0]`) or not (`[1]`); negative when not yet
+    /// computed.
+    term: [Vec<f64>; 2],
 }
 
 impl Speedup {
@@ -82,6 +88,10 @@ impl Speedup {
             fair: f64::from(fair_replicas),
             memo: vec![-1.0; (max_nodes + 1) * (max_r + 1)],
             max_r,
+            term: [
+                vec![-1.0; (max_nodes + 1) * (max_r + 1)],
+                vec![-1.0; (max_nodes + 1) * (max_r + 1)],
+            ],
         }
     }
 
@@ -112,6 +122,16 @@ struct Problem<'a> {
     speedups: Vec<Speedup>,
     scale: f64,
     config: &'a PolluxPolicyConfig,
+    /// Scratch: GPUs in use per node.
+    used: Vec<u8>,
+    /// Scratch: a node order.
+    order: Vec<usize>,
+    /// Scratch: GPUs and holders per node.
+    col_used: Vec<u32>,
+    col_holders: Vec<u32>,
+    /// Growth probability of a mutation entry by its node's holder count (0: not a holder):
+    /// `p1 + p2 − p1·p2`, `p1 = 1/J`, `p2 = 1/holders` (0 for a non-holder).
+    p_grow: Vec<f64>,
 }
 
 #[derive(Clone)]
@@ -122,90 +142,116 @@ struct Indiv {
     crowding: f64,
 }
 
+/// `rng.below(n)`: the same draws and the same result (Lemire's method), with the rejection
+/// threshold's division done only when the low half is small enough to be rejected (the
+/// threshold is below `n`).
+fn below(rng: &mut StreamRng, n: u64) -> u64 {
+    debug_assert!(n > 0);
+    loop {
+        let m = u128::from(rng.next_u64()) * u128::from(n);
+        let low = m as u64;
+        if low >= n || low >= n.wrapping_neg() % n {
+            return (m >> 64) as u64;
+        }
+    }
+}
+
 impl Problem<'_> {
     fn evaluate(&mut self, x: &[u8]) -> [f64; 2] {
         let (nj, nn) = (self.jobs, self.nodes);
+        let p = self.config.p;
         let mut sum = 0.0;
-        let mut active_nodes = 0usize;
-        for n in 0..nn {
-            if (0..nj).any(|j| x[j * nn + n] > 0) {
-                active_nodes += 1;
+        self.used.clear();
+        self.used.resize(nn, 0);
+        for row in x.chunks_exact(nn) {
+            for (u, &v) in self.used.iter_mut().zip(row) {
+                *u |= v;
             }
         }
+        let active_nodes = self.used.iter().filter(|&&u| u > 0).count();
         let total = (active_nodes * usize::from(self.cap)) as f64;
         let mut utility = 0.0;
         for j in 0..nj {
             let row = &x[j * nn..(j + 1) * nn];
             let nodes = row.iter().filter(|&&v| v > 0).count();
             let replicas: usize = row.iter().map(|&v| usize::from(v)).sum();
-            let s = self.speedups[j].get(nodes, replicas);
-            let mut scaled = s * self.scale;
-            if row != &self.base[j * nn..(j + 1) * nn] {
-                scaled *= self.factor[j];
-            }
-            sum += (scaled + 1e-3).powf(self.config.p);
+            let sp = &mut self.speedups[j];
+            let s = sp.get(nodes, replicas);
+            let changed = row != &self.base[j * nn..(j + 1) * nn];
+            let i = nodes * (sp.max_r + 1) + replicas;
+            let memo = &mut sp.term[usize::from(changed)][i];
+            let term = if *memo >= 0.0 {
+                *memo
+            } else {
+                let mut scaled = s * self.scale;
+                if changed {
+                    scaled *= self.factor[j];
+                }
+                *memo = (scaled + 1e-3).powf(p);
+                *memo
+            };
+            sum += term;
             if replicas > 0 && total > 0.0 {
                 utility += s / replicas as f64 * (replicas as f64 / total);
             }
         }
-        let mean = (sum / nj as f64).powf(1.0 / self.config.p);
+        let mean = (sum / nj as f64).powf(1.0 / p);
         [-mean, -utility]
     }
 
-    fn repair(&self, x: &mut [u8], rng: &mut StreamRng) {
+    fn repair(&mut self, x: &mut [u8], rng: &mut StreamRng) {
         let (nj, nn) = (self.jobs, self.nodes);
         if self.config.avoid_interference {
-            let distributed: Vec<bool> = (0..nj)
-                .map(|j| x[j * nn..(j + 1) * nn].iter().filter(|&&v| v > 0).count() > 1)
-                .collect();
-            for n in 0..nn {
-                let mut seen = false;
-                for j in 0..nj {
-                    if distributed[j] && x[j * nn + n] > 0 {
-                        if seen {
-                            x[j * nn + n] = 0;
+            // On each node, only the first distributed job (in priority order) keeps its GPUs.
+            self.used.clear();
+            self.used.resize(nn, 0);
+            for row in x.chunks_exact_mut(nn) {
+                if row.iter().filter(|&&v| v > 0).count() > 1 {
+                    for (taken, v) in self.used.iter_mut().zip(row.iter_mut()) {
+                        if *v > 0 {
+                            if *taken > 0 {
+                                *v = 0;
+                            }
+                            *taken = 1;
                         }
-                        seen = true;
                     }
                 }
             }
         }
         // Per job: visit nodes in a random order, capping the running sum at max_replicas. A row
         // within its cap is unchanged by any order, so only rows over it draw an order.
-        let mut order: Vec<usize> = (0..nn).collect();
         for j in 0..nj {
             let row = &mut x[j * nn..(j + 1) * nn];
             let total: u32 = row.iter().map(|&v| u32::from(v)).sum();
             if total <= self.max_replicas[j] {
                 continue;
             }
-            for (i, o) in order.iter_mut().enumerate() {
-                *o = i;
-            }
+            self.order.clear();
+            self.order.extend(0..nn);
             for i in (1..nn).rev() {
-                let k = rng.below(i as u64 + 1) as usize;
-                order.swap(i, k);
+                let k = below(rng, i as u64 + 1) as usize;
+                self.order.swap(i, k);
             }
             let mut left = self.max_replicas[j];
-            for &n in &order {
+            for &n in &self.order {
                 let take = u32::from(row[n]).min(left);
                 row[n] = take as u8;
                 left -= take;
             }
         }
         // Node capacity, jobs in priority order.
-        for n in 0..nn {
-            let mut left = self.cap;
-            for j in 0..nj {
-                let v = &mut x[j * nn + n];
-                let take = (*v).min(left);
+        self.used.clear();
+        self.used.resize(nn, self.cap);
+        for row in x.chunks_exact_mut(nn) {
+            for (left, v) in self.used.iter_mut().zip(row.iter_mut()) {
+                let take = (*v).min(*left);
                 *v = take;
-                left -= take;
+                *left -= take;
             }
         }
     }
 
-    fn mutate(&self, x: &mut [u8], rng: &mut StreamRng) {
+    fn mutate(&mut self, x: &mut [u8], rng: &mut StreamRng) {
         let (nj, nn) = (self.jobs, self.nodes);
         // (1) Each row back to the current allocation with probability 0.1.
         for j in 0..nj {
@@ -225,41 +271,121 @@ impl Problem<'_> {
             }
         }
         // (3) On nodes with a free GPU, entries grow to a uniform value in [current, capacity]
-        // with probability p1 + p2 − p1·p2 (p1 = 1/J; p2 = 1/holders for a holder).
+        // with probability p1 + p2 − p1·p2 (p1 = 1/J; p2 = 1/holders for a holder, `p_grow`).
+        // A node's draws all see its entries before any grows (each is read once, by its job).
         let cap = u32::from(self.cap);
+        // Every node's counts before any grows (a node's draws read only its own column).
+        self.col_used.clear();
+        self.col_used.resize(nn, 0);
+        self.col_holders.clear();
+        self.col_holders.resize(nn, 0);
+        for row in x.chunks_exact(nn) {
+            for ((u, h), &v) in self.col_used.iter_mut().zip(&mut self.col_holders).zip(row) {
+                *u += u32::from(v);
+                *h += u32::from(v > 0);
+            }
+        }
         for n in 0..nn {
-            let used: u32 = (0..nj).map(|j| u32::from(x[j * nn + n])).sum();
-            if used >= cap {
+            if self.col_used[n] >= cap {
                 continue;
             }
-            let holders = (0..nj).filter(|&j| x[j * nn + n] > 0).count();
-            let p1 = 1.0 / nj as f64;
-            let mut grow: Vec<(usize, u8)> = Vec::new();
+            let p_holder = self.p_grow[self.col_holders[n] as usize];
             for j in 0..nj {
                 let cur = x[j * nn + n];
-                let p2 = if cur > 0 {
-                    1.0 / holders.max(1) as f64
-                } else {
-                    0.0
-                };
-                if rng.next_f64() < p1 + p2 - p1 * p2 {
+                let p = if cur > 0 { p_holder } else { self.p_grow[0] };
+                if rng.next_f64() < p {
                     let lo = u64::from(cur).min(u64::from(cap));
-                    grow.push((j, (lo + rng.below(u64::from(cap) - lo + 1)) as u8));
+                    x[j * nn + n] = (lo + below(rng, u64::from(cap) - lo + 1)) as u8;
                 }
-            }
-            for (j, v) in grow {
-                x[j * nn + n] = v;
             }
         }
     }
 
-    fn crossover(&self, a: &[u8], b: &[u8], rng: &mut StreamRng) -> (Vec<u8>, Vec<u8>) {
-        let point = rng.below(self.jobs as u64) as usize * self.nodes;
-        let mut c0 = a.to_vec();
-        let mut c1 = b.to_vec();
-        c0[..point].copy_from_slice(&b[..point]);
-        c1[..point].copy_from_slice(&a[..point]);
-        (c0, c1)
+    /// Mating: with probability `crossover_prob` one-point crossover on job rows (the point
+    /// drawn whether or not it is used), else copies of the parents; the children go to `c0`
+    /// and `c1`.
+    fn mate(&self, a: &[u8], b: &[u8], rng: &mut StreamRng, c0: &mut [u8], c1: &mut [u8]) {
+        let cross = rng.next_f64() < self.config.crossover_prob;
+        let point = below(rng, self.jobs as u64) as usize * self.nodes;
+        if cross {
+            c0[..point].copy_from_slice(&b[..point]);
+            c0[point..].copy_from_slice(&a[point..]);
+            c1[..point].copy_from_slice(&a[..point]);
+            c1[point..].copy_from_slice(&b[point..]);
+        } else {
+            c0.copy_from_slice(a);
+            c1.copy_from_slice(b);
+        }
+    }
+}
+
+/// FxHash's multiply-rotate over a candidate's bytes, 8 at a time.
+fn candidate_hash(x: &[u8]) -> u64 {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let mut h = x.len() as u64;
+    let mut chunks = x.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    let mut last = [0u8; 8];
+    let rest = chunks.remainder();
+    last[..rest.len()].copy_from_slice(rest);
+    (h.rotate_left(5) ^ u64::from_le_bytes(last)).wrapping_mul(K)
+}
+
+/// A hasher for keys that are hashes already.
+#[derive(Default, Clone, Copy)]
+struct Prehashed(u64);
+
+impl std::hash::Hasher for Prehashed {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The candidates a generation has seen (its population, then the children it keeps), for the
+/// duplicate test: found by a hash of their contents and compared in full. Membership only
+/// (never iterated), so the hash cannot reach an output. Candidate `i` is the population's
+/// `i`-th, or the kept children's `i − population`-th.
+#[derive(Default)]
+struct Seen {
+    first: HashMap<u64, usize, BuildHasherDefault<Prehashed>>,
+    /// Further candidates whose hash an earlier one has.
+    more: Vec<(u64, usize)>,
+}
+
+impl Seen {
+    fn contains<'x>(&self, h: u64, x: &[u8], cand: impl Fn(usize) -> &'x [u8]) -> bool {
+        match self.first.get(&h) {
+            None => false,
+            Some(&i) => cand(i) == x || self.more.iter().any(|&(g, k)| g == h && cand(k) == x),
+        }
+    }
+
+    fn insert(&mut self, h: u64, i: usize) {
+        match self.first.entry(h) {
+            Entry::Vacant(e) => {
+                e.insert(i);
+            }
+            Entry::Occupied(_) => self.more.push((h, i)),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.first.clear();
+        self.more.clear();
     }
 }
 
@@ -271,7 +397,8 @@ fn dominates(a: &[f64; 2], b: &[f64; 2]) -> bool {
 /// objectives, then put each point in the first front none of whose members dominates it.
 fn fronts(pop: &[Indiv]) -> Vec<Vec<usize>> {
     let mut idx: Vec<usize> = (0..pop.len()).collect();
-    idx.sort_by(|&a, &b| {
+    // A total order (the index breaks ties), so an unstable sort gives the stable order.
+    idx.sort_unstable_by(|&a, &b| {
         pop[a].f[0]
             .total_cmp(&pop[b].f[0])
             .then(pop[a].f[1].total_cmp(&pop[b].f[1]))
@@ -316,7 +443,12 @@ fn crowding(pop: &[Indiv], front: &[usize]) -> Vec<f64> {
     let mut acc = vec![0.0; u];
     for obj in 0..2 {
         let mut idx: Vec<usize> = (0..u).collect();
-        idx.sort_by(|&a, &b| pop[front[unique[a]]].f[obj].total_cmp(&pop[front[unique[b]]].f[obj]));
+        // Stable by objective: ties in index order.
+        idx.sort_unstable_by(|&a, &b| {
+            pop[front[unique[a]]].f[obj]
+                .total_cmp(&pop[front[unique[b]]].f[obj])
+                .then(a.cmp(&b))
+        });
         let v = |k: usize| pop[front[unique[idx[k]]]].f[obj];
         let norm = v(u - 1) - v(0);
         for k in 0..u {
@@ -370,12 +502,13 @@ fn survive(mut pop: Vec<Indiv>, n: usize, rng: &mut StreamRng) -> Vec<Indiv> {
             keep.extend(front.iter().copied());
         }
     }
-    keep.into_iter().map(|i| pop[i].clone()).collect()
+    let mut slots: Vec<Option<Indiv>> = pop.into_iter().map(Some).collect();
+    keep.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 fn shuffle(v: &mut [usize], rng: &mut StreamRng) {
     for i in (1..v.len()).rev() {
-        let k = rng.below(i as u64 + 1) as usize;
+        let k = below(rng, i as u64 + 1) as usize;
         v.swap(i, k);
     }
 }
@@ -467,6 +600,21 @@ impl RoundPolicy for PolluxPolicy {
             // Dominant share of one replica (1 / GPUs) times the node count.
             scale: nn as f64 / total_gpus as f64,
             config: &cfg,
+            used: Vec::with_capacity(nn),
+            order: Vec::with_capacity(nn),
+            col_used: Vec::with_capacity(nn),
+            col_holders: Vec::with_capacity(nn),
+            p_grow: (0..=nj)
+                .map(|holders| {
+                    let p1 = 1.0 / nj as f64;
+                    let p2 = if holders > 0 {
+                        1.0 / holders as f64
+                    } else {
+                        0.0
+                    };
+                    p1 + p2 - p1 * p2
+                })
+                .collect(),
         };
         let mut rng = input.seed.stream(&format!("pollux-ga/{}", input.round));
         // Warm start: the previous front re-indexed to the current jobs, else the current state.
@@ -503,10 +651,19 @@ impl RoundPolicy for PolluxPolicy {
         }
         let n0 = pop.len();
         pop = survive(pop, n0, &mut rng);
+        // The generation's children, one after another (reused).
+        let mut kids: Vec<u8> = Vec::new();
+        let mut seen = Seen::default();
         for _ in 1..cfg.generations {
             let mut off: Vec<Indiv> = Vec::with_capacity(cfg.population);
-            // Membership only (never iterated), so hashing cannot reach an output.
-            let mut seen: HashSet<Vec<u8>> = pop.iter().map(|p| p.x.clone()).collect();
+            // Children already in the population or kept this generation are not kept again.
+            seen.clear();
+            for (i, p) in pop.iter().enumerate() {
+                let h = candidate_hash(&p.x);
+                if !seen.contains(h, &p.x, |k| &pop[k].x) {
+                    seen.insert(h, i);
+                }
+            }
             for _attempt in 0..=100 {
                 if off.len() >= cfg.population {
                     break;
@@ -514,34 +671,31 @@ impl RoundPolicy for PolluxPolicy {
                 let remaining = cfg.population - off.len();
                 let matings = remaining.div_ceil(2);
                 let parents = select_parents(&pop, 2 * matings, &mut rng);
-                let mut kids: Vec<Vec<u8>> = Vec::with_capacity(2 * matings);
-                for m in 0..matings {
+                let size = nj * nn;
+                kids.clear();
+                kids.resize(2 * matings * size, 0);
+                for (m, pair) in kids.chunks_exact_mut(2 * size).enumerate() {
                     let (a, b) = (&pop[parents[2 * m]].x, &pop[parents[2 * m + 1]].x);
-                    let cross = rng.next_f64() < cfg.crossover_prob;
-                    let (c0, c1) = problem.crossover(a, b, &mut rng);
-                    if cross {
-                        kids.push(c0);
-                        kids.push(c1);
-                    } else {
-                        kids.push(a.clone());
-                        kids.push(b.clone());
-                    }
+                    let (c0, c1) = pair.split_at_mut(size);
+                    problem.mate(a, b, &mut rng, c0, c1);
                 }
-                for x in &mut kids {
+                for x in kids.chunks_exact_mut(size) {
                     problem.mutate(x, &mut rng);
                 }
-                for x in &mut kids {
+                for x in kids.chunks_exact_mut(size) {
                     problem.repair(x, &mut rng);
                 }
-                for x in kids {
+                for x in kids.chunks_exact(size) {
                     if off.len() >= cfg.population {
                         break;
                     }
-                    if !seen.contains(&x) {
-                        seen.insert(x.clone());
-                        let f = problem.evaluate(&x);
+                    let h = candidate_hash(x);
+                    let n = pop.len();
+                    if !seen.contains(h, x, |k| if k < n { &pop[k].x } else { &off[k - n].x }) {
+                        seen.insert(h, n + off.len());
+                        let f = problem.evaluate(x);
                         off.push(Indiv {
-                            x,
+                            x: x.to_vec(),
                             f,
                             rank: 0,
                             crowding: 0.0,
