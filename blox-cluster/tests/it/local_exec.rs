@@ -230,6 +230,15 @@ fn poll_until_file(exec: &mut LocalExecutor, file: &std::path::Path) -> Vec<Exec
     evs
 }
 
+/// Waits until both ranks of job `job` have installed their signal traps (each touches
+/// `readyR` in the job's folder once it has), so a preemption never meets a rank before its
+/// trap: which rank exits how must not depend on the machine's speed.
+fn poll_until_ready(exec: &mut LocalExecutor, dir: &std::path::Path, job: u32) {
+    for r in 0..2 {
+        poll_until_file(exec, &dir.join(format!("jobs/{job}/ready{r}")));
+    }
+}
+
 /// Item 5 of issue 25: under LAS a 2-GPU job whose rank 0 finished while rank 1 was being
 /// preempted was requeued (rank 1's exit 143 made the launch's status) and ran, and finished,
 /// again. A launch being preempted whose rank 0 (the rank that speaks for the job) exited 0 is
@@ -248,10 +257,12 @@ fn a_rank_that_finished_makes_a_preempted_launch_complete_in_either_order() {
     // checkpoints and exits 143 on the signal.
     let command = r#"if [ "$dist_rank" = 0 ]; then exit 0; fi
 trap 'exit 143' TERM
+touch ready1
 echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
 while :; do sleep 0.05; done"#;
     let l = Launch::new(JobId(1), 0, &spec, command, &gpus, false);
     exec.launch(&l).unwrap();
+    poll_until_file(&mut exec, &dir.0.join("jobs/1/ready1"));
     let evs = poll_until_file(&mut exec, &dir.0.join("jobs/1/attempt0.rank0.exit"));
     assert!(
         !evs.iter().any(|e| matches!(e, ExecEvent::Exited { .. })),
@@ -273,18 +284,19 @@ while :; do sleep 0.05; done"#;
 
     // Order 2: the preemption signal is sent first; rank 0 then finishes (exit 0) and only
     // after that does rank 1 exit 143.
-    let command = r#"echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
-if [ "$dist_rank" = 0 ]; then
+    let command = r#"if [ "$dist_rank" = 0 ]; then
   trap 'touch term0' TERM
+  touch ready0
+  echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
   while [ ! -f term0 ]; do sleep 0.05; done
   touch done0; exit 0
 fi
 trap 'while [ ! -f done0 ]; do sleep 0.05; done; exit 143' TERM
+touch ready1
 while :; do sleep 0.05; done"#;
     let l = Launch::new(JobId(2), 0, &spec, command, &gpus, false);
     exec.launch(&l).unwrap();
-    let started = dir.0.join("jobs/2/metrics.jsonl");
-    poll_until_file(&mut exec, &started);
+    poll_until_ready(&mut exec, &dir.0, 2);
     exec.preempt(JobId(2), Duration::from_secs(30)).unwrap();
     assert_eq!(
         wait_exit(&mut exec, JobId(2), Duration::from_secs(60)),
@@ -297,10 +309,12 @@ while :; do sleep 0.05; done"#;
     let command = r#"echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
 if [ "$dist_rank" = 1 ]; then exit 0; fi
 trap 'exit 143' TERM
+touch ready0
 while :; do sleep 0.05; done"#;
     let l = Launch::new(JobId(4), 0, &spec, command, &gpus, false);
     exec.launch(&l).unwrap();
     poll_until_file(&mut exec, &dir.0.join("jobs/4/attempt0.rank1.exit"));
+    poll_until_file(&mut exec, &dir.0.join("jobs/4/ready0"));
     exec.preempt(JobId(4), Duration::from_secs(30)).unwrap();
     assert_eq!(
         wait_exit(&mut exec, JobId(4), Duration::from_secs(60)),
@@ -310,11 +324,12 @@ while :; do sleep 0.05; done"#;
 
     // A preempted launch no rank of which finished is preempted (exit 143), as before.
     let command = r#"trap 'exit 143' TERM
+touch "ready$dist_rank"
 echo '{"event": "started", "attempt": 0}' >> "$BLOX_METRICS_FILE"
 while :; do sleep 0.05; done"#;
     let l = Launch::new(JobId(3), 0, &spec, command, &gpus, false);
     exec.launch(&l).unwrap();
-    poll_until_file(&mut exec, &dir.0.join("jobs/3/metrics.jsonl"));
+    poll_until_ready(&mut exec, &dir.0, 3);
     exec.preempt(JobId(3), Duration::from_secs(30)).unwrap();
     assert_eq!(
         wait_exit(&mut exec, JobId(3), Duration::from_secs(60)),
