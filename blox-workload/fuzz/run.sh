@@ -21,12 +21,14 @@ export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-co
 -Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks"
 # --target keeps the flags off build scripts and proc macros (they are not linked with libFuzzer).
 cargo build --locked --release --bins --target "$TRIPLE"
+# Where cargo put them (CARGO_TARGET_DIR, relative to this folder when relative, or target/).
+bin_dir="${CARGO_TARGET_DIR:-target}/$TRIPLE/release"
 total=0
 summary=""
 for t in $TARGETS; do
     mkdir -p "corpus/$t" "artifacts/$t"
     log="artifacts/$t/last-run.log"
-    if ! "target/$TRIPLE/release/$t" "corpus/$t" "seeds/$t" \
+    if ! "$bin_dir/$t" "corpus/$t" "seeds/$t" \
         -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -artifact_prefix="artifacts/$t/" -print_final_stats=1 >"$log" 2>&1; then
         tail -40 "$log"
