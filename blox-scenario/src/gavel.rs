@@ -203,32 +203,104 @@ impl GavelRun {
     }
 }
 
-/// `blox-sim run --semantics gavel ...`.
-pub fn run_cli(r: &GavelRun) -> Result<(), SimError> {
-    let rep = r.run()?;
-    let (jobs, out, types) = (&rep.jobs, &rep.out, &rep.types);
-    println!(
-        "gavel semantics | {} | {} | R = {} s | seed {} | {} jobs ({} dropped)",
-        rep.label,
-        types_text(types),
-        r.round_s,
-        r.seed,
-        jobs.len(),
-        out.dropped()
-    );
-    println!("throughputs: {} ({})", rep.table_path.display(), rep.source);
-    match out.avg_jct() {
-        Some(a) => println!(
-            "avg JCT {a:.6} s | makespan {:.6} s | {} rounds | {} solves",
-            out.makespan, out.rounds, out.solves
-        ),
-        None => println!("no job completed"),
+impl GavelReport {
+    /// The run's statistics in the columns every semantics reports (JCTs on the engine's
+    /// millisecond clock, the mean and makespan at Gavel's full precision).
+    pub fn metrics(&self) -> blox_metrics::RunMetrics {
+        use blox_core::{Event, JobId, JobSpec, MetricSink, Time};
+        let at = |s: f64| Time::from_secs_f64_ceil(s.max(0.0)).unwrap_or(Time(u64::MAX));
+        let mut log = blox_metrics::JobLog::default();
+        for (seq, res) in self.out.jobs.iter().enumerate() {
+            let arrival = at(res.arrival);
+            let spec = JobSpec::new(arrival, res.scale_factor, 0.0);
+            let seq = seq as u64;
+            log.on_event(&Event::Arrived {
+                time: arrival,
+                seq,
+                spec: &spec,
+            });
+            let job = JobId(seq as u32);
+            log.on_event(&Event::Admitted {
+                time: arrival,
+                seq,
+                job,
+            });
+            if let Some(f) = res.finish {
+                log.on_event(&Event::Completed { time: at(f), job });
+            }
+        }
+        let total: u32 = self.types.iter().map(|(_, n)| n).sum();
+        let mut m = blox_metrics::RunMetrics::compute_with(
+            self.label.clone(),
+            &log,
+            &blox_metrics::Timeline::default(),
+            None,
+            total,
+            |_| None,
+        );
+        if let Some(avg) = self.out.avg_jct() {
+            m.statistics.avg_jct_s = avg;
+        }
+        m
     }
-    if let Some(dir) = &r.out {
-        rep.write(r, dir)?;
-        println!("wrote {}/{{jobs.csv,summary.json}}", dir.display());
+
+    /// The report as the one report type of every semantics, its files written into the run's
+    /// folder if it has one.
+    pub fn finish(&self, r: &GavelRun) -> Result<crate::Finished, SimError> {
+        if let Some(dir) = &r.out {
+            self.write(r, dir)?;
+        }
+        let (jobs, out, types) = (&self.jobs, &self.out, &self.types);
+        let footer = format!(
+            "gavel semantics | {} | {} | R = {} s | seed {} | {} jobs ({} dropped)",
+            self.label,
+            types_text(types),
+            r.round_s,
+            r.seed,
+            jobs.len(),
+            out.dropped()
+        );
+        let mut more = vec![format!(
+            "throughputs: {} ({})",
+            self.table_path.display(),
+            self.source
+        )];
+        more.push(match out.avg_jct() {
+            Some(a) => format!(
+                "avg JCT {a:.6} s | makespan {:.6} s | {} rounds | {} solves",
+                out.makespan, out.rounds, out.solves
+            ),
+            None => "no job completed".into(),
+        });
+        let context = format!(
+            "gavel semantics | {} | R = {} s | seed {} | trace {}",
+            types_text(types),
+            r.round_s,
+            r.seed,
+            r.trace.display()
+        );
+        let note = (out.dropped() > 0).then(|| {
+            format!(
+                "{}: {} of {} jobs dropped (never completed)",
+                self.label,
+                out.dropped(),
+                jobs.len()
+            )
+        });
+        Ok(crate::Finished {
+            model: crate::Model::Gavel,
+            metrics: self.metrics(),
+            preemptions: 0,
+            details: String::new(),
+            footer,
+            more,
+            context,
+            note,
+            out: r.out.clone(),
+            files: vec!["jobs.csv", "summary.json"],
+            report: None,
+        })
     }
-    Ok(())
 }
 
 fn types_text(types: &[(String, u32)]) -> String {
@@ -266,88 +338,6 @@ impl GavelReport {
         json.push(b'\n');
         write_atomically(dir, "summary.json", &json)
     }
-}
-
-/// `blox-sim compare --semantics gavel`: each of `runs` (one per policy) on Gavel's clock, one
-/// row each; with `out`, `compare.csv` there and each run's files in `out/NAME/`.
-pub fn compare_cli(runs: &[(String, GavelRun)], out: Option<&Path>) -> Result<(), SimError> {
-    let started = std::time::Instant::now();
-    let results: Vec<Result<GavelReport, SimError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = runs
-            .iter()
-            .map(|(_, r)| scope.spawn(move || r.run()))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a simulation thread panicked"))
-            .collect()
-    });
-    let reports = results.into_iter().collect::<Result<Vec<_>, _>>()?;
-    let width = reports
-        .iter()
-        .map(|r| r.label.len())
-        .max()
-        .unwrap_or(0)
-        .max("policy".len());
-    let mut table = format!(
-        "{:<width$}  {:>5}  {:>9}  {:>7}  {:>12}  {:>13}  {:>6}\n",
-        "policy", "jobs", "completed", "dropped", "avg JCT (s)", "makespan (s)", "rounds"
-    );
-    let mut csv =
-        String::from("policy,n_jobs,n_completed,n_dropped,avg_jct_s,makespan_s,rounds,solves\n");
-    for r in &reports {
-        let n = r.jobs.len();
-        let d = r.out.dropped();
-        let avg = r.out.avg_jct();
-        let _ = writeln!(
-            table,
-            "{:<width$}  {:>5}  {:>9}  {:>7}  {:>12}  {:>13.1}  {:>6}",
-            r.label,
-            n,
-            n - d,
-            d,
-            avg.map_or_else(|| "-".to_string(), |a| format!("{a:.1}")),
-            r.out.makespan,
-            r.out.rounds
-        );
-        let _ = writeln!(
-            csv,
-            "{},{n},{},{d},{},{:?},{},{}",
-            r.label,
-            n - d,
-            avg.map(|a| format!("{a:?}")).unwrap_or_default(),
-            r.out.makespan,
-            r.out.rounds,
-            r.out.solves
-        );
-    }
-    print!("{table}");
-    if let Some((_, first)) = runs.first() {
-        println!(
-            "\ngavel semantics | {} | R = {} s | seed {} | trace {} | {:.2} s wall",
-            reports
-                .first()
-                .map_or_else(String::new, |r| types_text(&r.types)),
-            first.round_s,
-            first.seed,
-            first.trace.display(),
-            started.elapsed().as_secs_f64()
-        );
-    }
-    if let Some(dir) = out {
-        for ((_, r), rep) in runs.iter().zip(&reports) {
-            if let Some(sub) = &r.out {
-                rep.write(r, sub)?;
-            }
-        }
-        std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
-        write_atomically(dir, "compare.csv", csv.as_bytes())?;
-        println!(
-            "wrote {}/compare.csv and one folder per policy",
-            dir.display()
-        );
-    }
-    Ok(())
 }
 
 /// `jobs.csv` in gavel semantics: one row per trace job, times at full precision (Rust's

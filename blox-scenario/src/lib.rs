@@ -12,6 +12,7 @@
 //! | [`sweep`] | the cross product of settings, resumable, shardable, merged into one table |
 //! | [`progress`] | progress on standard error, `--max-sim-time`, the overload warning, all from outside the engine |
 //! | [`gavel`], [`tiresias`], [`pollux`] | the scenario side of the peers whose loops are their own (`blox-gavel`, `blox-tiresias`, `blox-pollux`): their runs, reports and files |
+//! | [`RunSettings`], [`Prepared`], [`Finished`] | every setting of a run under any semantics, checked once; the one enum of models every command runs through ([`PeerRun`]); the one report type |
 //! | [`Model`], [`Setting`] | every semantics, engine's or peer's, matched in one place, and the settings each takes (refused, never ignored, otherwise) |
 //! | [`Semantics`] | the engine semantics' names (`blox`, `exact`, `synergy`), as scenario files hold them |
 //!
@@ -20,16 +21,19 @@
 
 pub mod gavel;
 mod model;
+mod peer;
 pub mod pollux;
 pub mod preset;
 pub mod progress;
 pub mod registry;
 mod scenario;
 mod semantics;
+mod settings;
 pub mod sweep;
 pub mod tiresias;
 
 pub use model::{did_you_mean, Model, Setting};
+pub use peer::{check_names, check_out, Finished, Observe, PeerRun, Prepared};
 pub use registry::{Named, Registry};
 pub use scenario::{
     every_line_bad, parse_durations, parse_gpus, peer_semantics_hint, write_all_or_nothing,
@@ -39,3 +43,4 @@ pub use scenario::{
 };
 pub use scenario::{MAX_ROUND_SECONDS, MIN_LOAD};
 pub use semantics::Semantics;
+pub use settings::{values, RunSettings};

@@ -24,6 +24,29 @@ pub enum Model {
     Pollux,
 }
 
+impl From<Semantics> for Model {
+    fn from(s: Semantics) -> Self {
+        match s {
+            Semantics::Exact => Model::Exact,
+            Semantics::Blox => Model::Blox,
+            Semantics::Synergy => Model::Synergy,
+        }
+    }
+}
+
+impl serde::Serialize for Model {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Model {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// A setting of a run: a flag of `run`/`compare`, a key of a scenario file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(missing_docs)] // Each variant is the flag `Setting::flag` names.

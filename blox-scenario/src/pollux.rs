@@ -49,6 +49,17 @@ fn workload_path(s: &Scenario) -> Result<PathBuf, SimError> {
     }
 }
 
+/// A Pollux run's report as the one report type of every semantics.
+pub fn finished(report: RunReport) -> Result<crate::Finished, SimError> {
+    let label = format!(
+        "pollux {}/{}",
+        report.scenario.admission, report.scenario.policy
+    );
+    let mut f = report.finished(label, "pollux".into())?;
+    f.model = crate::Model::Pollux;
+    Ok(f)
+}
+
 /// Run `s` under the Pollux artifact's semantics (no progress display).
 pub fn run(s: &Scenario, opts: &PolluxOptions, registry: &Registry) -> Result<RunReport, SimError> {
     run_observed(s, opts, registry, crate::progress::ProgressMode::Off)

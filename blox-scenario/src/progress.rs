@@ -27,9 +27,10 @@ pub struct ProgressState {
 }
 
 /// Where a run's progress goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ProgressMode {
     /// Nowhere.
+    #[default]
     Off,
     /// Standard error, as a line redrawn in place (a terminal).
     Terminal,

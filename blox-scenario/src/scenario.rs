@@ -1422,6 +1422,60 @@ impl Scenario {
         Ok(report)
     }
 
+    /// [`Scenario::run_observed`] as the one report type every semantics gives
+    /// ([`crate::Finished`]).
+    pub fn run_finished(
+        &self,
+        registry: &Registry,
+        observe: crate::Observe,
+    ) -> Result<crate::Finished, SimError> {
+        let report = self.run_observed(registry, observe.progress, observe.warn)?;
+        let (label, semantics) = (
+            report.scenario.label(),
+            report.scenario.semantics.to_string(),
+        );
+        report.finished(label, semantics)
+    }
+
+    /// The workload in words, for the lines under a results table.
+    pub fn workload_label(&self) -> String {
+        let seed = self.seed;
+        match &self.workload {
+            WorkloadConfig::BloxDefault { load, .. } => {
+                format!("blox-default at {load} jobs/h, seed {seed}")
+            }
+            WorkloadConfig::BloxMultigpuTrace { load, path } => format!(
+                "blox-multigpu-trace ({}) at {load} jobs/h, seed {seed}",
+                path.display()
+            ),
+            WorkloadConfig::BloxSynthetic { load } => {
+                format!("blox-synthetic at {load} jobs/h, seed {seed}")
+            }
+            WorkloadConfig::Trace { paths, format, .. } => match paths.as_slice() {
+                [one] => format!("trace {} ({format})", one.display()),
+                many => format!("{} trace files ({format})", many.len()),
+            },
+            WorkloadConfig::Poisson {
+                load,
+                jobs,
+                durations,
+                gpus,
+            } => format!(
+                "poisson, {jobs} jobs at {load} jobs/h, durations {durations}, GPUs {gpus}, seed \
+                 {seed}"
+            ),
+            WorkloadConfig::DualLoad { load, jobs } => {
+                format!("dual-load, {jobs} jobs at base {load} jobs/h, seed {seed}")
+            }
+            WorkloadConfig::SynergyDefault { load, class_split } => {
+                format!("synergy-default at {load} jobs/h, split {class_split}, seed {seed}")
+            }
+            WorkloadConfig::Resample {
+                load, jobs, format, ..
+            } => format!("{format} trace resampled: {jobs} jobs at {load} jobs/h, seed {seed}"),
+        }
+    }
+
     /// The scheduling policy under `synergy` semantics: `fifo`, `srtf`, `las` and `ftf` are
     /// Synergy's own ([`blox_policies::SynergyFifo`] …), told the mechanism (SRTF and FTF
     /// divide by the speed-up unless it is GPU-proportional; LAS re-sorts by GPU count under
@@ -1597,6 +1651,48 @@ where
 }
 
 impl RunReport {
+    /// This report as the one report type of every semantics, the run called `label` and its
+    /// semantics `semantics` in the lines under a table.
+    pub fn finished(self, label: String, semantics: String) -> Result<crate::Finished, SimError> {
+        let s = &self.scenario;
+        let gpus = s.cluster_spec()?.total_gpus();
+        let footer = format!(
+            "{label} | {gpus} GPUs ({}) | {} | end {} s after {} rounds ({} simulated)",
+            s.cluster,
+            s.workload_label(),
+            self.outcome.end_time,
+            self.outcome.rounds,
+            self.outcome.rounds_processed,
+        );
+        let context = format!(
+            "{semantics} semantics | {gpus} GPUs ({}) | {} | admission {} | placement {} | jobs {} \
+             tracked",
+            s.cluster,
+            s.workload_label(),
+            s.admission,
+            s.placement,
+            s.track_window()?
+                .map_or_else(|| "all".to_string(), |w| w.to_string()),
+        );
+        let details = self
+            .synergy_jct()
+            .map(|jct| jct.synergy_lines())
+            .unwrap_or_default();
+        Ok(crate::Finished {
+            model: crate::Model::from(s.semantics),
+            metrics: self.metrics.clone(),
+            preemptions: self.outcome.preemptions,
+            details,
+            footer,
+            more: Vec::new(),
+            context,
+            note: None,
+            out: s.out.clone(),
+            files: vec!["jobs.csv", "summary.json", "timeline.csv"],
+            report: Some(self),
+        })
+    }
+
     /// Under `synergy` semantics, the tracked jobs' JCT statistics the way Synergy's simulator
     /// prints them (mean, 99th and 99.9th percentile in hours, pandas quantiles); `None` for
     /// other semantics.

@@ -447,3 +447,59 @@ impl TiresiasReport {
         Ok(())
     }
 }
+
+impl TiresiasArgs {
+    /// A finished run's report as the one report type of every semantics.
+    pub fn finish(&self, r: TiresiasReport) -> crate::Finished {
+        let completed = r.run.rows.len();
+        let jobs = r.run.jobs.len();
+        let footer = format!(
+            "tiresias {}/{} | {} GPUs (spec {}) | {completed} of {jobs} jobs completed, {} | mean \
+             JCT {:.1} s, makespan {} s | {} events",
+            r.policy,
+            r.placement,
+            r.cluster.total_gpus(),
+            r.cluster,
+            r.stop_text(),
+            r.avg_jct_s(),
+            r.makespan_s(),
+            r.run.events,
+        );
+        let context = format!(
+            "tiresias semantics | {} GPUs (spec {}) | {}",
+            r.cluster.total_gpus(),
+            r.cluster,
+            match self.trace.as_slice() {
+                [one] => format!("trace {}", one.display()),
+                many => format!("{} trace files", many.len()),
+            },
+        );
+        let note = (completed < jobs).then(|| {
+            format!(
+                "{}/{}: {completed} of {jobs} jobs completed, {}",
+                r.policy,
+                r.placement,
+                r.stop_text()
+            )
+        });
+        crate::Finished {
+            model: crate::Model::Tiresias,
+            preemptions: r.run.rows.iter().map(|x| u64::from(x.preempt)).sum(),
+            metrics: r.metrics,
+            details: String::new(),
+            footer,
+            more: Vec::new(),
+            context,
+            note,
+            out: self.out.clone(),
+            files: vec![
+                "jobs.csv",
+                "job.csv",
+                "summary.json",
+                "timeline.csv",
+                "jct_cdf.csv",
+            ],
+            report: None,
+        }
+    }
+}

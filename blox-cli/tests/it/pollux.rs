@@ -146,7 +146,7 @@ fn optimus_through_the_engine_reproduces_the_artifact_per_job() {
 fn pollux_flags_need_pollux_semantics_and_a_pollux_trace() {
     let (code, text) = run(&["run", "--interference", "0.25"]);
     assert_ne!(code, 0);
-    assert!(text.contains("apply to --semantics pollux only"), "{text}");
+    assert!(text.contains("is taken by --semantics pollux"), "{text}");
     let (code, text) = run(&["run", "--semantics", "pollux", "--policy", "tiresias"]);
     assert_ne!(code, 0);
     assert!(
@@ -319,7 +319,7 @@ fn compare_under_pollux_runs_each_policy_on_the_pollux_model() {
             let (code, text) = run(&[cmd, "--semantics", sem, "--interference", "0.5"]);
             assert_ne!(code, 0);
             assert!(
-                text.contains("apply to --semantics pollux only"),
+                text.contains("is taken by --semantics pollux"),
                 "{cmd} {sem}: {text}"
             );
         }

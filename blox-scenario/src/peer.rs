@@ -1,0 +1,300 @@
+//! One run path for every semantics: [`RunSettings::prepare`] matches the [`Model`] once and
+//! gives a [`Prepared`] run; every arm implements [`PeerRun`], whose `run` returns the one
+//! report type, [`Finished`]. `blox-sim run`, `compare` and `sweep`, and the Python package, all
+//! go through here, so a new peer is one more arm (and its crate), not a new command path.
+
+use crate::gavel::GavelRun;
+use crate::model::Model;
+use crate::pollux::PolluxOptions;
+use crate::progress::ProgressMode;
+use crate::registry::Registry;
+use crate::settings::RunSettings;
+use crate::tiresias::TiresiasArgs;
+use crate::{RunReport, Scenario, Semantics};
+use blox_metrics::{ComparisonRow, RunMetrics};
+use blox_sim::SimError;
+use std::path::{Path, PathBuf};
+
+/// How a run reports while it runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Observe {
+    /// Progress on standard error (the engine's semantics and Pollux's).
+    pub progress: ProgressMode,
+    /// Print the overload warning on standard error when the jobs offer more work than the
+    /// cluster can do.
+    pub warn: bool,
+}
+
+impl Observe {
+    /// Quiet: no progress, no warning.
+    pub fn quiet() -> Self {
+        Observe::default()
+    }
+
+    /// With progress in `mode` and, if `warn`, the overload warning.
+    pub fn new(progress: ProgressMode, warn: bool) -> Self {
+        Observe { progress, warn }
+    }
+}
+
+/// A finished run under any semantics: its statistics (the same columns for every model) and
+/// what `blox-sim` prints of it. Its files are in [`Finished::out`] when the run had one.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Finished {
+    /// The semantics it ran under.
+    pub model: Model,
+    /// Its label (the component's name as given), statistics over the tracked jobs, the
+    /// cluster series and the JCTs.
+    pub metrics: RunMetrics,
+    /// Preemptions over the whole run.
+    pub preemptions: u64,
+    /// Printed after the results table of a single run (e.g. Synergy's own JCT lines); may be
+    /// empty.
+    pub details: String,
+    /// One line on the run (semantics, cluster, workload, end); `run` adds the wall time.
+    pub footer: String,
+    /// Lines after the footer (e.g. Gavel's average JCT at full precision).
+    pub more: Vec<String>,
+    /// What the runs of a comparison share (semantics, cluster, workload), for its footer.
+    pub context: String,
+    /// Said under a comparison's table for this run, e.g. that not every job completed.
+    pub note: Option<String>,
+    /// The folder its files were written into, if any.
+    pub out: Option<PathBuf>,
+    /// The names of the files written there.
+    pub files: Vec<&'static str>,
+    /// The engine's full report, for runs the engine's `Driver` ran (`exact`, `blox`,
+    /// `synergy`, `pollux`).
+    pub report: Option<RunReport>,
+}
+
+impl Finished {
+    /// The run's row of a comparison table.
+    pub fn row(&self) -> ComparisonRow {
+        let mut row = self.metrics.row();
+        row.preemptions = self.preemptions;
+        row
+    }
+
+    /// `wrote DIR/{a,b,c}` for the files written, if any.
+    pub fn wrote(&self) -> Option<String> {
+        self.out
+            .as_ref()
+            .map(|d| format!("wrote {}/{{{}}}", d.display(), self.files.join(",")))
+    }
+}
+
+/// A run of one model, ready to go: its settings checked, its output folder checked.
+pub trait PeerRun {
+    /// The semantics it runs under.
+    fn model(&self) -> Model;
+    /// Run it (and write its files, if it has an output folder).
+    fn run(&self, registry: &Registry, observe: Observe) -> Result<Finished, SimError>;
+}
+
+/// A run under one of the models: the one enum every command matches on (through
+/// [`PeerRun`]), built by [`RunSettings::prepare`].
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Prepared {
+    /// `exact`, `blox` or `synergy`: the engine's `Driver` with the scenario's components.
+    Engine(Scenario),
+    /// `pollux`: the engine's `Driver` with the Pollux artifact's job model and policies.
+    Pollux(Scenario, PolluxOptions),
+    /// `tiresias`: the Tiresias authors' simulator's model (`blox-tiresias`).
+    Tiresias(TiresiasArgs),
+    /// `gavel`: Gavel's trace simulator, with its own clock (`blox-gavel`).
+    Gavel(GavelRun),
+}
+
+impl PeerRun for Prepared {
+    fn model(&self) -> Model {
+        match self {
+            Prepared::Engine(s) => Model::from(s.semantics),
+            Prepared::Pollux(..) => Model::Pollux,
+            Prepared::Tiresias(_) => Model::Tiresias,
+            Prepared::Gavel(_) => Model::Gavel,
+        }
+    }
+
+    fn run(&self, registry: &Registry, observe: Observe) -> Result<Finished, SimError> {
+        match self {
+            Prepared::Engine(s) => s.run_finished(registry, observe),
+            Prepared::Pollux(s, opts) => {
+                let report = crate::pollux::run_observed(s, opts, registry, observe.progress)?;
+                crate::pollux::finished(report)
+            }
+            Prepared::Tiresias(t) => t.run().map(|r| t.finish(r)),
+            Prepared::Gavel(g) => g.run().and_then(|r| r.finish(g)),
+        }
+    }
+}
+
+impl Prepared {
+    /// The output folder, if the run has one.
+    pub fn out(&self) -> Option<&Path> {
+        match self {
+            Prepared::Engine(s) | Prepared::Pollux(s, _) => s.out.as_deref(),
+            Prepared::Tiresias(t) => t.out.as_deref(),
+            Prepared::Gavel(g) => g.out.as_deref(),
+        }
+    }
+
+    /// Set (or clear) the output folder.
+    pub fn set_out(&mut self, out: Option<PathBuf>) {
+        match self {
+            Prepared::Engine(s) | Prepared::Pollux(s, _) => s.out = out,
+            Prepared::Tiresias(t) => t.out = out,
+            Prepared::Gavel(g) => g.out = out,
+        }
+    }
+
+    /// The engine scenario, for the models the engine runs.
+    pub fn scenario(&self) -> Option<&Scenario> {
+        match self {
+            Prepared::Engine(s) | Prepared::Pollux(s, _) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl RunSettings {
+    /// The run these settings describe under their model, checked before any work: settings
+    /// the model does not take are refused (naming the semantics that take them), names are
+    /// built once (an unknown policy fails here, not after other runs have written their
+    /// files), and the output folder must be writable. The one place a model is matched.
+    pub fn prepare(&self, registry: &Registry) -> Result<Prepared, SimError> {
+        let model = self.model()?;
+        if let Some(out) = &self.out {
+            check_out(out)?;
+        }
+        match model {
+            Model::Exact | Model::Blox | Model::Synergy | Model::Pollux => {
+                let mut s = self.engine_scenario()?;
+                if let Some(p) = &self.policy {
+                    s.policy = p
+                        .parse()
+                        .map_err(|e| SimError::Config(format!("--policy: {e}")))?;
+                }
+                if let Some(out) = &self.out {
+                    s.out = Some(out.clone());
+                }
+                if let Some(out) = &s.out {
+                    check_out(out)?;
+                }
+                if model == Model::Pollux {
+                    return Ok(Prepared::Pollux(s, self.pollux_options()));
+                }
+                check_names(&s, registry)?;
+                Ok(Prepared::Engine(s))
+            }
+            Model::Tiresias => Ok(Prepared::Tiresias(TiresiasArgs {
+                trace: self.trace.clone(),
+                trace_format: self.trace_format.clone(),
+                skip_bad_lines: self.skip_bad_lines,
+                cluster: self.cluster.clone(),
+                cluster_spec: self.cluster_spec.clone(),
+                policy: self.policy.clone(),
+                placement: self.placement.as_ref().map(|p| p.to_string()),
+                out: self.out.clone(),
+                registry: registry.clone(),
+            })),
+            Model::Gavel => self.gavel_run(registry).map(Prepared::Gavel),
+        }
+    }
+
+    /// The Pollux preset's knobs.
+    pub fn pollux_options(&self) -> PolluxOptions {
+        PolluxOptions {
+            traces: self.pollux_traces.clone(),
+            interference: self.interference.unwrap_or(0.0),
+            no_avoidance: self.no_interference_avoidance,
+            generations: self.generations,
+        }
+    }
+
+    fn gavel_run(&self, registry: &Registry) -> Result<GavelRun, SimError> {
+        // Which settings Gavel's simulator takes is `Model::Gavel`'s data, checked already.
+        let trace = match self.trace.as_slice() {
+            [one] => one.clone(),
+            _ => {
+                return Err(SimError::Config(
+                    "--semantics gavel needs exactly one --trace FILE (a Gavel *.trace)".into(),
+                ))
+            }
+        };
+        if let Some(f) = self.trace_format.as_deref() {
+            if f != "gavel" {
+                return Err(SimError::Config(format!(
+                    "--trace-format {f}: --semantics gavel reads Gavel traces (--trace-format \
+                     gavel)"
+                )));
+            }
+        }
+        let cluster = self.cluster.clone().ok_or_else(|| {
+            SimError::Config(
+                "--semantics gavel needs --cluster, e.g. 8x1:v100 or 4x1:v100,4x1:p100,4x1:k80"
+                    .into(),
+            )
+        })?;
+        crate::gavel::parse_cluster(&cluster)?;
+        Ok(GavelRun {
+            trace,
+            throughputs: self.throughputs.clone(),
+            cluster,
+            round_s: self.round.unwrap_or(360),
+            seed: self.seed.unwrap_or(0),
+            policy: self.policy.clone().unwrap_or_else(|| "fifo".into()),
+            out: self.out.clone(),
+            registry: registry.clone(),
+        })
+    }
+}
+
+/// Fails before any work when `dir` cannot be an output folder: it (or a parent) exists and is
+/// not a folder, or the folder it would be made in cannot be written.
+pub fn check_out(dir: &Path) -> Result<(), SimError> {
+    let mut at = dir;
+    loop {
+        match std::fs::metadata(at) {
+            Ok(m) if m.is_dir() => break,
+            Ok(_) => {
+                return Err(SimError::Config(format!(
+                    "--out {}: {} exists and is not a folder (nothing was run)",
+                    dir.display(),
+                    at.display()
+                )))
+            }
+            Err(_) => match at.parent() {
+                Some(p) if !p.as_os_str().is_empty() => at = p,
+                _ => {
+                    at = Path::new(".");
+                    break;
+                }
+            },
+        }
+    }
+    let probe = at.join(format!(".blox-write-check-{}", std::process::id()));
+    std::fs::create_dir(&probe)
+        .and_then(|()| std::fs::remove_dir(&probe))
+        .map_err(|e| {
+            SimError::Config(format!(
+                "--out {}: cannot write in {} ({e}; nothing was run)",
+                dir.display(),
+                at.display()
+            ))
+        })
+}
+
+/// Builds the policy and admission `s` names, so that an unknown name in a list is refused
+/// before any run starts (and writes its output).
+pub fn check_names(s: &Scenario, reg: &Registry) -> Result<(), SimError> {
+    if s.semantics != Semantics::Synergy {
+        let env = s.policy_env()?;
+        crate::preset::build_policy(s.semantics, reg, &s.policy, &env)?;
+    }
+    reg.build_admission(&s.admission)?;
+    Ok(())
+}
