@@ -3,8 +3,8 @@
 use blox_scenario::registry::Registry;
 use blox_scenario::values::{job_count, repeat, round_secs, seconds, threads, whole_secs};
 use blox_scenario::{
-    check_names, check_out, Finished, Model, Observe, PeerRun, Prepared, RunSettings, Semantics,
-    WorkloadConfig,
+    check_names, check_out, Finished, Model, Observe, PeerRun, Prepared, RunSettings, Scenario,
+    Semantics, WorkloadConfig,
 };
 
 use blox_placement::PlacementConfig;
@@ -110,10 +110,11 @@ struct SweepArgs {
     /// Scenario file (TOML or JSON) every run starts from.
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
-    /// Semantics to try, e.g. `blox,exact`: `blox`, `exact` or `synergy` (the peer models
-    /// `tiresias`, `gavel` and `pollux` are taken by `run` and `compare`).
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = sweep_semantics)]
-    semantics: Vec<Semantics>,
+    /// Semantics to try, e.g. `blox,exact`: `blox`, `exact`, `synergy`, or a peer's
+    /// `tiresias`, `gavel`, `pollux` (a peer's runs cross --cluster, --policy, --placement and
+    /// --seed; it refuses the other lists).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    semantics: Vec<Model>,
     /// Loads in jobs/hour: a list and/or inclusive integer ranges, e.g. `1..9` or `2,4.5,8`.
     #[arg(long, value_name = "LIST", allow_negative_numbers = true)]
     load: Option<String>,
@@ -521,15 +522,6 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     Ok(())
 }
 
-/// `sweep --semantics`: one of the engine's semantics; a peer's says which commands take it.
-fn sweep_semantics(s: &str) -> Result<Semantics, String> {
-    let s = s.trim();
-    match blox_scenario::peer_semantics_hint(s) {
-        Some(hint) => Err(hint),
-        None => s.parse(),
-    }
-}
-
 /// A stall in `blox` semantics with Blox's scattered placement is Blox's own behaviour: say so,
 /// and how to run the workload anyway.
 fn explain_stall(e: SimError, p: &Prepared) -> SimError {
@@ -644,13 +636,20 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         checkpoint_interval: a.checkpoint_interval,
         ..RunSettings::default()
     };
-    let base = base_args.engine_scenario()?;
+    // The engine's runs start from a scenario; a sweep of peers only needs none.
+    let engine = a.semantics.is_empty() || a.semantics.iter().any(|m| m.engine().is_some());
+    let base = if engine {
+        base_args.engine_scenario()?
+    } else {
+        Scenario::default()
+    };
     let seeds = parse_numbers(&a.seed, "seed")?;
     if seeds.iter().any(|s| *s < 0.0 || s.fract() != 0.0) {
         return Err(SimError::Config("--seed takes whole numbers".into()));
     }
     let sweep = Sweep {
         base,
+        settings: base_args,
         semantics: a.semantics.clone(),
         clusters: a.cluster.clone(),
         admissions: parse_list(&a.admission, "admission")?,
@@ -671,7 +670,14 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
     };
     let all = sweep.runs()?;
     for r in &all {
-        r.scenario.check().map_err(|bad| {
+        let Some(scenario) = &r.scenario else {
+            if let Some(st) = &r.settings {
+                st.prepare(reg)
+                    .map_err(|e| SimError::Config(format!("run {} ({}): {e}", r.index, r.label)))?;
+            }
+            continue;
+        };
+        scenario.check().map_err(|bad| {
             let flag = match bad.key {
                 "workload.load" => "--load",
                 "cluster" => "--cluster",
@@ -683,10 +689,10 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
                 SimError::Config(format!("{flag}: {}", bad.message))
             }
         })?;
-        r.scenario.cluster_spec()?;
-        r.scenario.sim_config()?;
-        r.scenario.failure_spec()?;
-        check_names(&r.scenario, reg)
+        scenario.cluster_spec()?;
+        scenario.sim_config()?;
+        scenario.failure_spec()?;
+        check_names(scenario, reg)
             .map_err(|e| SimError::Config(format!("run {} ({}): {e}", r.index, r.label)))?;
     }
     check_out(&a.out)?;

@@ -291,6 +291,7 @@ impl GavelReport {
             model: crate::Model::Gavel,
             metrics: self.metrics(),
             preemptions: 0,
+            end_time_s: out.makespan,
             details: String::new(),
             footer,
             more,

@@ -50,6 +50,8 @@ pub struct Finished {
     pub metrics: RunMetrics,
     /// Preemptions over the whole run.
     pub preemptions: u64,
+    /// When the run ended on its clock, seconds.
+    pub end_time_s: f64,
     /// Printed after the results table of a single run (e.g. Synergy's own JCT lines); may be
     /// empty.
     pub details: String,

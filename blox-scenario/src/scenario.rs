@@ -547,13 +547,13 @@ fn node_error(e: blox_nodes::NodeError) -> SimError {
 const PEER_SEMANTICS: [&str; 3] = ["tiresias", "gavel", "pollux"];
 
 /// What to say of a peer simulator's semantics named where only the engine's are taken
-/// (scenario files, `sweep --semantics`): which commands take it. `None` for any other name.
+/// (scenario files): which commands take it. `None` for any other name.
 pub fn peer_semantics_hint(name: &str) -> Option<String> {
     PEER_SEMANTICS.contains(&name).then(|| {
         format!(
-            "`{name}` is a peer simulator's semantics, taken by `blox-sim run --semantics {name}` \
-             and `blox-sim compare --semantics {name}`; scenario files and sweeps take `blox`, \
-             `exact` or `synergy`"
+            "`{name}` is a peer simulator's semantics, taken by `blox-sim run --semantics {name}`, \
+             `blox-sim compare --semantics {name}` and `blox-sim sweep --semantics {name}`; \
+             scenario files take `blox`, `exact` or `synergy`"
         )
     })
 }
@@ -1682,6 +1682,7 @@ impl RunReport {
             model: crate::Model::from(s.semantics),
             metrics: self.metrics.clone(),
             preemptions: self.outcome.preemptions,
+            end_time_s: self.outcome.end_time.as_secs_f64(),
             details,
             footer,
             more: Vec::new(),

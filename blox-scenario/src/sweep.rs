@@ -12,8 +12,7 @@
 
 use crate::registry::{Named, Registry};
 use crate::scenario::write_atomically;
-use crate::Scenario;
-use crate::Semantics;
+use crate::{Model, Observe, PeerRun, RunSettings, Scenario};
 use blox_admission::AdmissionConfig;
 use blox_placement::PlacementConfig;
 use blox_policies::PolicyConfig;
@@ -26,12 +25,19 @@ pub const MAX_SWEEP_RUNS: usize = 100_000;
 use std::path::{Path, PathBuf};
 
 /// The lists a sweep crosses. An empty list keeps the base scenario's value.
+///
+/// Runs under the engine's semantics (`exact`, `blox`, `synergy`) start from [`Sweep::base`];
+/// runs under a peer's (`tiresias`, `gavel`, `pollux`) start from [`Sweep::settings`] and cross
+/// the clusters, policies, placements and seeds (a peer refuses the lists it does not take,
+/// as `run` refuses the flags).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Sweep {
-    /// The scenario every run starts from.
+    /// The scenario every engine run starts from.
     pub base: Scenario,
-    /// Time semantics to try.
-    pub semantics: Vec<Semantics>,
+    /// The settings every peer run starts from.
+    pub settings: RunSettings,
+    /// Semantics to try (empty: the base scenario's).
+    pub semantics: Vec<Model>,
     /// Clusters to try (`NODESxGPUS`).
     pub clusters: Vec<String>,
     /// Admission policies to try.
@@ -49,15 +55,19 @@ pub struct Sweep {
     pub failures: Vec<Option<String>>,
 }
 
-/// One run of a sweep.
+/// One run of a sweep: a scenario under the engine's semantics, or a peer's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepRun {
     /// Position in the sweep's order.
     pub index: usize,
     /// A unique, file-name-safe label, e.g. `blox-accept-all-las-scattered-load8-seed1`.
     pub label: String,
-    /// The scenario.
-    pub scenario: Scenario,
+    /// The scenario of a run under the engine's semantics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<Scenario>,
+    /// The settings of a run under a peer's semantics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<RunSettings>,
 }
 
 /// One row of the results table.
@@ -157,7 +167,11 @@ impl Sweep {
             )));
         }
         let mut runs = Vec::new();
-        for sem in or_base(&self.semantics, b.semantics) {
+        for model in or_base(&self.semantics, Model::from(b.semantics)) {
+            let Some(sem) = model.engine() else {
+                self.peer_runs(model, &mut runs)?;
+                continue;
+            };
             for cluster in or_base(&self.clusters, b.cluster.clone()) {
                 for adm in or_base(&self.admissions, b.admission.clone()) {
                     for pol in or_base(&self.policies, b.policy.clone()) {
@@ -189,7 +203,8 @@ impl Sweep {
                                         runs.push(SweepRun {
                                             index: runs.len(),
                                             label,
-                                            scenario: s,
+                                            scenario: Some(s),
+                                            settings: None,
                                         });
                                     }
                                 }
@@ -200,6 +215,80 @@ impl Sweep {
             }
         }
         Ok(runs)
+    }
+}
+
+impl Sweep {
+    /// The runs under peer model `model`: [`Sweep::settings`] with each cluster, policy,
+    /// placement and seed; the lists a peer does not take are refused.
+    fn peer_runs(&self, model: Model, runs: &mut Vec<SweepRun>) -> Result<(), SimError> {
+        for (given, what) in [
+            (!self.admissions.is_empty(), "--admission"),
+            (!self.loads.is_empty(), "--load"),
+            (!self.failures.is_empty(), "--failures"),
+        ] {
+            if given {
+                return Err(SimError::Config(format!(
+                    "{what} has no meaning under --semantics {model} in a sweep (its runs cross \
+                     --cluster, --policy, --placement and --seed)"
+                )));
+            }
+        }
+        let st = &self.settings;
+        let some = |v: Option<String>| vec![v];
+        let clusters: Vec<Option<String>> = if self.clusters.is_empty() {
+            some(st.cluster.clone())
+        } else {
+            self.clusters.iter().cloned().map(Some).collect()
+        };
+        let policies: Vec<Option<String>> = if self.policies.is_empty() {
+            some(st.policy.clone())
+        } else {
+            self.policies.iter().map(|p| Some(p.to_string())).collect()
+        };
+        let placements: Vec<Option<Named<PlacementConfig>>> = if self.placements.is_empty() {
+            vec![st.placement.clone()]
+        } else {
+            self.placements.iter().cloned().map(Some).collect()
+        };
+        let seeds: Vec<Option<u64>> = if self.seeds.is_empty() {
+            vec![st.seed]
+        } else {
+            self.seeds.iter().copied().map(Some).collect()
+        };
+        for cluster in &clusters {
+            for policy in &policies {
+                for placement in &placements {
+                    for seed in &seeds {
+                        let mut s = st.clone();
+                        s.semantics = Some(model);
+                        s.cluster = cluster.clone();
+                        s.policy = policy.clone();
+                        s.placement = placement.clone();
+                        s.seed = *seed;
+                        s.out = None;
+                        let mut label = format!(
+                            "{model}-{}-{}",
+                            cluster.as_deref().unwrap_or("default"),
+                            policy.as_deref().unwrap_or("default")
+                        );
+                        if let Some(p) = placement {
+                            label.push_str(&format!("-{p}"));
+                        }
+                        if let Some(seed) = seed {
+                            label.push_str(&format!("-seed{seed}"));
+                        }
+                        runs.push(SweepRun {
+                            index: runs.len(),
+                            label: safe(&label),
+                            scenario: None,
+                            settings: Some(s),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -268,13 +357,63 @@ pub fn run_one_with(run: &SweepRun, out: &Path, registry: &Registry) -> Result<b
     if marker.exists() {
         return Ok(false);
     }
-    let mut s = run.scenario.clone();
-    s.out = Some(dir.clone());
-    s.run_with(registry)?;
+    match (&run.scenario, &run.settings) {
+        (Some(s), _) => {
+            let mut s = s.clone();
+            s.out = Some(dir.clone());
+            s.run_with(registry)?;
+        }
+        (None, Some(st)) => {
+            let mut st = st.clone();
+            st.out = Some(dir.clone());
+            let finished = st.prepare(registry)?.run(registry, Observe::quiet())?;
+            let row = peer_row(run, &st, &finished);
+            let bytes = serde_json::to_vec_pretty(&row).expect("serialising to memory");
+            write_atomically(&dir, PEER_ROW_FILE, &bytes)?;
+        }
+        (None, None) => {
+            return Err(SimError::Config(format!(
+                "run {} ({}): neither a scenario nor settings",
+                run.index, run.label
+            )))
+        }
+    }
     // The marker comes last: a run interrupted before it is run again.
     let bytes = serde_json::to_vec_pretty(run).expect("serialising to memory");
     write_atomically(&dir, "run.json", &bytes)?;
     Ok(true)
+}
+
+/// The results row of a run under a peer's semantics, written beside its files (its
+/// `summary.json` is the peer's own).
+const PEER_ROW_FILE: &str = "sweep_row.json";
+
+fn peer_row(run: &SweepRun, st: &RunSettings, f: &crate::Finished) -> SweepRow {
+    let r = f.row();
+    SweepRow {
+        index: run.index,
+        label: run.label.clone(),
+        semantics: f.model.to_string(),
+        cluster: st.cluster.clone().unwrap_or_default(),
+        admission: String::new(),
+        policy: st.policy.clone().unwrap_or_default(),
+        placement: st
+            .placement
+            .as_ref()
+            .map(|p| p.to_string())
+            .unwrap_or_default(),
+        load: None,
+        seed: st.seed.unwrap_or(0),
+        n_tracked: r.n_tracked,
+        avg_jct_s: r.avg_jct_s,
+        p50_jct_s: r.p50_jct_s,
+        p99_jct_s: r.p99_jct_s,
+        avg_responsiveness_s: f.metrics.statistics.avg_responsiveness_s,
+        preemptions_total: f.preemptions,
+        makespan_s: r.makespan_s,
+        end_time_s: f.end_time_s,
+        failure_rate: None,
+    }
 }
 
 fn row(run: &SweepRun, summary: &serde_json::Value) -> SweepRow {
@@ -290,7 +429,7 @@ fn row(run: &SweepRun, summary: &serde_json::Value) -> SweepRow {
             .and_then(serde_json::Value::as_f64)
             .unwrap_or(f64::NAN)
     };
-    let s = &run.scenario;
+    let s = run.scenario.clone().unwrap_or_default();
     SweepRow {
         index: run.index,
         label: run.label.clone(),
@@ -333,6 +472,13 @@ pub fn merge(out: &Path) -> Result<Vec<SweepRow>, SimError> {
         };
         let run: SweepRun = serde_json::from_value(read(&marker)?)
             .map_err(|e| SimError::input(&marker, None, None, e.to_string()))?;
+        let peer_row = dir.join(PEER_ROW_FILE);
+        if run.scenario.is_none() && peer_row.exists() {
+            let row: SweepRow = serde_json::from_value(read(&peer_row)?)
+                .map_err(|e| SimError::input(&peer_row, None, None, e.to_string()))?;
+            rows.push(row);
+            continue;
+        }
         let summary = read(&dir.join("summary.json"))?;
         rows.push(row(&run, &summary));
     }
@@ -498,7 +644,7 @@ mod tests {
             runs[0].label,
             "exact-32x4-accept-all-fifo-scattered-load1-seed1"
         );
-        assert_eq!(runs[4].scenario.load(), Some(2.0));
+        assert_eq!(runs[4].scenario.as_ref().and_then(|s| s.load()), Some(2.0));
         let mut labels: Vec<_> = runs.iter().map(|r| r.label.clone()).collect();
         labels.dedup();
         assert_eq!(labels.len(), 6);

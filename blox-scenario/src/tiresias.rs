@@ -485,6 +485,7 @@ impl TiresiasArgs {
         crate::Finished {
             model: crate::Model::Tiresias,
             preemptions: r.run.rows.iter().map(|x| u64::from(x.preempt)).sum(),
+            end_time_s: r.run.end_time as f64,
             metrics: r.metrics,
             details: String::new(),
             footer,

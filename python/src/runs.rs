@@ -393,9 +393,14 @@ pub(crate) fn plan_sweep(
     let cfg = |k: &str, e: String| config_error(py, &format!("{k}: {e}"));
     let sweep = Sweep {
         base,
+        settings: Default::default(),
         semantics: strings("semantics")?
             .iter()
-            .map(|s| s.parse::<Semantics>().map_err(|e| cfg("semantics", e)))
+            .map(|s| {
+                s.parse::<Semantics>()
+                    .map(blox_scenario::Model::from)
+                    .map_err(|e| cfg("semantics", e))
+            })
             .collect::<PyResult<_>>()?,
         clusters: strings("cluster")?,
         admissions: strings("admission")?
@@ -435,13 +440,14 @@ pub(crate) fn plan_sweep(
     let runs = sweep.runs().map_err(|e| sim_error(py, &e))?;
     runs.iter()
         .map(|r| {
-            r.scenario.check().map_err(|bad| {
+            let scenario = engine_scenario(r).map_err(|e| sim_error(py, &e))?;
+            scenario.check().map_err(|bad| {
                 config_error(py, &format!("run {} ({}): {bad}", r.index, r.label))
             })?;
-            r.scenario
+            scenario
                 .cluster_spec()
-                .and_then(|_| r.scenario.sim_config().map(|_| ()))
-                .and_then(|()| r.scenario.failure_spec().map(|_| ()))
+                .and_then(|_| scenario.sim_config().map(|_| ()))
+                .and_then(|()| scenario.failure_spec().map(|_| ()))
                 .map_err(|e| sim_error(py, &e))?;
             let json = serde_json::to_string(r).map_err(|e| config_error(py, &e.to_string()))?;
             Ok((r.index, r.label.clone(), json))
@@ -449,9 +455,21 @@ pub(crate) fn plan_sweep(
         .collect()
 }
 
+/// The scenario of a sweep run under the engine's semantics (the Python package plans only
+/// those).
+fn engine_scenario(run: &SweepRun) -> Result<&Scenario, SimError> {
+    run.scenario.as_ref().ok_or_else(|| {
+        SimError::Config(format!(
+            "run {} ({}): a peer's semantics; the Python sweep runs the engine's (exact, blox, \
+             synergy)",
+            run.index, run.label
+        ))
+    })
+}
+
 /// A sweep's row of a run done in memory (what `merge` computes from its `summary.json`).
 fn sweep_row(run: &SweepRun, report: &RunReport) -> SweepRow {
-    let s = &run.scenario;
+    let s = &report.scenario;
     let summary = &report.summary;
     SweepRow {
         index: run.index,
@@ -638,13 +656,13 @@ fn sweep_thread(
                     let reg = if regs.is_empty() {
                         crate::api::Registry::default()
                     } else {
-                        Python::attach(|py| regs.registry(py, run.scenario.seed, &slot))
+                        let seed = run.scenario.as_ref().map_or(0, |s| s.seed);
+                        Python::attach(|py| regs.registry(py, seed, &slot))
                     };
                     let r = guarded(&slot, || match out {
                         Some(dir) => run_one_with(run, dir, &reg).map(|ran| (ran, None)),
-                        None => run
-                            .scenario
-                            .run_with(&reg)
+                        None => engine_scenario(run)
+                            .and_then(|s| s.run_with(&reg))
                             .map(|rep| (true, Some(sweep_row(run, &rep)))),
                     });
                     match r {

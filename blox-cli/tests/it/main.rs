@@ -16,6 +16,7 @@ mod long_runs;
 mod nodes;
 mod oracle;
 mod outputs;
+mod peers;
 mod pollux;
 mod synergy;
 mod tiresias_cli;

@@ -1,0 +1,244 @@
+//! One run path for every semantics: `run`, `compare` and `sweep` under the peers' models give
+//! the same runs (the same `jobs.csv`, the same mean JCT), and a sweep refuses the lists a peer
+//! does not take.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn traces() -> PathBuf {
+    let dir = match std::env::var_os("BLOX_TRACES") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../traces")),
+    };
+    assert!(dir.is_dir(), "traces folder {} is missing", dir.display());
+    dir
+}
+
+fn blox_sim(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_blox-sim"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("blox-peers-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// `results.csv`'s rows as maps from column to cell.
+fn results(dir: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+    lines
+        .map(|l| {
+            head.iter()
+                .cloned()
+                .zip(l.split(',').map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+/// Runs `args` with `run --out DIR` and returns DIR.
+fn run_out(name: &str, args: &[&str]) -> PathBuf {
+    let out = tmp(name);
+    let mut a = vec!["run"];
+    a.extend_from_slice(args);
+    a.extend_from_slice(&["--out", out.to_str().unwrap()]);
+    let (code, stdout, stderr) = blox_sim(&a);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    out
+}
+
+#[test]
+fn a_sweep_under_tiresias_gives_the_runs_of_run() {
+    let trace = traces().join("tiresias/60_job.csv");
+    let trace = trace.to_str().unwrap();
+    let common = [
+        "--semantics",
+        "tiresias",
+        "--trace",
+        trace,
+        "--trace-format",
+        "tiresias",
+    ];
+    let out = tmp("sweep-tiresias");
+    let mut args = vec!["sweep"];
+    args.extend_from_slice(&common);
+    args.extend_from_slice(&[
+        "--policy",
+        "dlas-gpu,fifo",
+        "--cluster",
+        "4x8,2x8",
+        "--threads",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (code, stdout, stderr) = blox_sim(&args);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let rows = results(&out);
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for row in &rows {
+        assert_eq!(row["semantics"], "tiresias");
+        let (cluster, policy) = (row["cluster"].as_str(), row["policy"].as_str());
+        let mut a = common.to_vec();
+        a.extend_from_slice(&["--cluster", cluster, "--policy", policy]);
+        let single = run_out(&format!("run-{cluster}-{policy}"), &a);
+        let run_dir = out.join("runs").join(&row["label"]);
+        for f in ["jobs.csv", "job.csv", "timeline.csv"] {
+            assert_eq!(
+                std::fs::read(single.join(f)).unwrap(),
+                std::fs::read(run_dir.join(f)).unwrap(),
+                "{f} of {cluster} {policy}"
+            );
+        }
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(single.join("summary.json")).unwrap()).unwrap();
+        let avg: f64 = row["avg_jct_s"].parse().unwrap();
+        assert_eq!(avg, summary["statistics"]["avg_jct_s"].as_f64().unwrap());
+        assert!(avg > 0.0);
+        std::fs::remove_dir_all(&single).unwrap();
+    }
+    // Resumed: nothing runs again.
+    let (code, stdout, _) = blox_sim(&args);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("0 ran, 4 already done"), "{stdout}");
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn a_sweep_under_gavel_crosses_policies_and_seeds() {
+    let t = traces().join("gavel/physical_cluster/small_test.trace");
+    let table = traces().join("gavel/physical_cluster_throughputs.json.gz");
+    let common = [
+        "--semantics",
+        "gavel",
+        "--trace",
+        t.to_str().unwrap(),
+        "--throughputs",
+        table.to_str().unwrap(),
+    ];
+    let out = tmp("sweep-gavel");
+    let mut args = vec!["sweep"];
+    args.extend_from_slice(&common);
+    args.extend_from_slice(&[
+        // A sweep's --cluster is a list: a heterogeneous cluster joins its groups with `+`.
+        "--cluster",
+        "1x4:v100+1x4:p100+1x4:k80",
+        "--policy",
+        "fifo,max_min_fairness",
+        "--seed",
+        "0,1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (code, stdout, stderr) = blox_sim(&args);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let rows = results(&out);
+    assert_eq!(rows.len(), 4);
+    for row in &rows {
+        assert_eq!(row["semantics"], "gavel");
+        let mut a = common.to_vec();
+        a.extend_from_slice(&[
+            "--cluster",
+            &row["cluster"],
+            "--policy",
+            &row["policy"],
+            "--seed",
+            &row["seed"],
+        ]);
+        let single = run_out(&format!("gavel-{}", row["label"]), &a);
+        assert_eq!(
+            std::fs::read(single.join("jobs.csv")).unwrap(),
+            std::fs::read(out.join("runs").join(&row["label"]).join("jobs.csv")).unwrap()
+        );
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(single.join("summary.json")).unwrap()).unwrap();
+        // Gavel's mean JCT at full precision, in the sweep's table as in the run's summary.
+        let avg: f64 = row["avg_jct_s"].parse().unwrap();
+        assert_eq!(avg, summary["avg_jct_s"].as_f64().unwrap());
+        std::fs::remove_dir_all(&single).unwrap();
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn a_sweep_refuses_lists_a_peer_does_not_take() {
+    let trace = traces().join("tiresias/60_job.csv");
+    let out = tmp("sweep-refused");
+    let (code, _, stderr) = blox_sim(&[
+        "sweep",
+        "--semantics",
+        "tiresias",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--trace-format",
+        "tiresias",
+        "--admission",
+        "accept-all,queue-cap:limit=4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--admission has no meaning under --semantics tiresias"),
+        "{stderr}"
+    );
+    // A setting the peer does not take is refused before any run, naming who takes it.
+    let (code, _, stderr) = blox_sim(&[
+        "sweep",
+        "--semantics",
+        "tiresias",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--trace-format",
+        "tiresias",
+        "--track",
+        "1..5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--track"), "{stderr}");
+    assert!(!out.join("runs").exists(), "nothing ran");
+}
+
+#[test]
+fn compare_under_gavel_writes_what_every_compare_writes() {
+    let t = traces().join("gavel/physical_cluster/small_test.trace");
+    let table = traces().join("gavel/physical_cluster_throughputs.json.gz");
+    let out = tmp("compare-gavel");
+    let (code, stdout, stderr) = blox_sim(&[
+        "compare",
+        "--semantics",
+        "gavel",
+        "--trace",
+        t.to_str().unwrap(),
+        "--throughputs",
+        table.to_str().unwrap(),
+        "--cluster",
+        "1x4:v100,1x4:p100,1x4:k80",
+        "--policy",
+        "fifo,finish_time_fairness_perf",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    for f in ["compare.csv", "compare.json", "jct_cdf.svg"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("compare.json")).unwrap()).unwrap();
+    assert_eq!(json.as_array().unwrap().len(), 2, "{json}");
+    assert!(stdout.contains("gavel semantics |"), "{stdout}");
+    std::fs::remove_dir_all(&out).unwrap();
+}
