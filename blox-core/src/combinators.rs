@@ -5,7 +5,6 @@
 //! | [`Either`] | one of two components, chosen when built (for every trait) | as the chosen one |
 //! | [`OrElse`] (`a.or_else(b)`) | placement fallback: jobs `a` leaves waiting are offered to `b` on the cluster as `a` left it | `a` + `b` + a copy of the cluster and job table when `a` leaves a job waiting |
 //! | [`admission_fn`], [`policy_fn`], [`placement_fn`] | a closure as a component | the closure's |
-//! | [`AdmissionPolicyExt::boxed`] and friends | box a component for the runtime path | none |
 //!
 //! Metric sinks compose as tuples (`(JobLog, Timeline)`), `Vec`s and `Option`s directly.
 //!
@@ -36,8 +35,7 @@ use crate::event::Event;
 use crate::ids::{GpuId, JobId};
 use crate::job::{Job, JobTable, QueuedJob};
 use crate::traits::{
-    AdmissionPolicy, BoxAdmission, BoxPlacement, BoxScheduler, BoxScheduling, BoxThroughput,
-    MetricSink, PlacementPolicy, Scheduler, SchedulingPolicy, ThroughputModel,
+    AdmissionPolicy, MetricSink, PlacementPolicy, Scheduler, SchedulingPolicy, ThroughputModel,
 };
 
 /// One of two components, chosen when the scheduler is built: lets a runtime choice stay
@@ -250,30 +248,6 @@ impl<F: FnMut(&Ctx<'_>, &Schedule, &mut Decisions)> PlacementPolicy for Placemen
     }
 }
 
-/// Extension methods for every [`AdmissionPolicy`].
-pub trait AdmissionPolicyExt: AdmissionPolicy + Sized {
-    /// Box it for the runtime path.
-    fn boxed(self) -> BoxAdmission
-    where
-        Self: Send + 'static,
-    {
-        Box::new(self)
-    }
-}
-impl<T: AdmissionPolicy> AdmissionPolicyExt for T {}
-
-/// Extension methods for every [`SchedulingPolicy`].
-pub trait SchedulingPolicyExt: SchedulingPolicy + Sized {
-    /// Box it for the runtime path.
-    fn boxed(self) -> BoxScheduling
-    where
-        Self: Send + 'static,
-    {
-        Box::new(self)
-    }
-}
-impl<T: SchedulingPolicy> SchedulingPolicyExt for T {}
-
 /// Extension methods for every [`PlacementPolicy`].
 pub trait PlacementPolicyExt: PlacementPolicy + Sized {
     /// Offer the jobs this placement leaves waiting to `fallback`; see [`OrElse`].
@@ -285,40 +259,8 @@ pub trait PlacementPolicyExt: PlacementPolicy + Sized {
             more: Decisions::default(),
         }
     }
-
-    /// Box it for the runtime path.
-    fn boxed(self) -> BoxPlacement
-    where
-        Self: Send + 'static,
-    {
-        Box::new(self)
-    }
 }
 impl<T: PlacementPolicy> PlacementPolicyExt for T {}
-
-/// Extension methods for every [`ThroughputModel`].
-pub trait ThroughputModelExt: ThroughputModel + Sized {
-    /// Box it for the runtime path.
-    fn boxed(self) -> BoxThroughput
-    where
-        Self: Send + 'static,
-    {
-        Box::new(self)
-    }
-}
-impl<T: ThroughputModel> ThroughputModelExt for T {}
-
-/// Extension methods for every [`Scheduler`].
-pub trait SchedulerExt: Scheduler + Sized {
-    /// Box it for the runtime path.
-    fn boxed(self) -> BoxScheduler
-    where
-        Self: Send + 'static,
-    {
-        Box::new(self)
-    }
-}
-impl<T: Scheduler> SchedulerExt for T {}
 
 #[cfg(test)]
 mod tests {
@@ -394,7 +336,7 @@ mod tests {
         assert_eq!(e.speed(&job, &[], &cluster), 2.0);
         e = Either::Left(crate::ConstantSpeed(1.0));
         assert_eq!(e.name(), "constant");
-        let boxed = e.boxed();
+        let boxed: crate::BoxThroughput = Box::new(e);
         assert_eq!(boxed.speed(&job, &[], &cluster), 1.0);
     }
 }

@@ -21,7 +21,7 @@
 //! [`Pipeline<A, S, P>`] turns any admission, scheduling and placement policy into a
 //! [`Scheduler`], monomorphised at compile time. Small combinators mix parts without new types:
 //! [`Either`], placement fallback ([`PlacementPolicyExt::or_else`]), closures
-//! ([`policy_fn`], [`placement_fn`], [`admission_fn`]), `.boxed()`, and tuples of sinks. Every trait is dyn-compatible and forwards
+//! ([`policy_fn`], [`placement_fn`], [`admission_fn`]), [`PlacementPolicyExt::or_else`], and tuples of sinks. Every trait is dyn-compatible and forwards
 //! through `Box<T>` and `&mut T`; [`BoxPipeline`] is the runtime form.
 //!
 //! Components read the world through [`Ctx`] (time, [`Cluster`], [`JobTable`]) and cannot change
@@ -81,9 +81,8 @@ mod traits;
 pub use cluster::{Cluster, ClusterParseError, ClusterSpec, FreeGpus, NodeSpec, DEFAULT_GPU_TYPE};
 pub use cluster::{MAX_CLUSTER_GPUS, MAX_CLUSTER_NODES};
 pub use combinators::{
-    admission_fn, placement_fn, policy_fn, AdmissionFn, AdmissionPolicyExt, Either, OrElse,
-    PlacementFn, PlacementPolicyExt, PolicyFn, SchedulerExt, SchedulingPolicyExt,
-    ThroughputModelExt,
+    admission_fn, placement_fn, policy_fn, AdmissionFn, Either, OrElse, PlacementFn,
+    PlacementPolicyExt, PolicyFn,
 };
 pub use context::Ctx;
 pub use decision::{Admissions, Allocation, Decisions, HostShare, Schedule, ValidationScratch};

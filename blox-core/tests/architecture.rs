@@ -352,3 +352,30 @@ fn the_not_yet_moved_list_names_files_that_exist() {
         );
     }
 }
+
+/// The component author's kit stays small: the five component traits, the scheduler they make
+/// and one extension (`PlacementPolicyExt::or_else`). A new trait here is a design decision, not
+/// a convenience: raise the bound with a reason in ARCHITECTURE.md.
+const CORE_TRAIT_BOUND: usize = 8;
+
+#[test]
+fn the_core_has_few_traits() {
+    let files = rust_files("blox-core/src");
+    let traits: Vec<String> = public_items(&files)
+        .into_iter()
+        .filter(|name| {
+            files.iter().any(|f| {
+                std::fs::read_to_string(root().join(f))
+                    .unwrap()
+                    .contains(&format!("pub trait {name}"))
+            })
+        })
+        .collect();
+    assert!(
+        traits.len() <= CORE_TRAIT_BOUND,
+        "blox-core defines {} public traits ({}), above the bound of {CORE_TRAIT_BOUND}",
+        traits.len(),
+        traits.join(", ")
+    );
+    assert!(traits.len() >= 6, "the check finds the traits: {traits:?}");
+}
