@@ -501,13 +501,11 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
         })
         .collect();
     print!("{}", blox_metrics::comparison_table(&rows));
-    if let Some(first) = finished.first() {
-        println!(
-            "\n{} | {:.2} s wall",
-            first.context,
-            started.elapsed().as_secs_f64()
-        );
-    }
+    println!(
+        "\n{} | {:.2} s wall",
+        shared_context(&finished),
+        started.elapsed().as_secs_f64()
+    );
     for note in finished.iter().filter_map(|f| f.note.as_ref()) {
         println!("{note}");
     }
@@ -520,6 +518,28 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
         write_comparison(dir, &series, &rows)?;
     }
     Ok(())
+}
+
+/// The footer of a comparison: the parts of the runs' contexts every run shares (what differs,
+/// such as the placement or the class split, is in each row's label).
+fn shared_context(finished: &[Finished]) -> String {
+    let parts: Vec<Vec<&str>> = finished
+        .iter()
+        .map(|f| f.context.split(" | ").collect())
+        .collect();
+    let Some(first) = parts.first() else {
+        return String::new();
+    };
+    let shared: Vec<&str> = first
+        .iter()
+        .copied()
+        .filter(|p| parts.iter().all(|other| other.contains(p)))
+        .collect();
+    let mut text = shared.join(" | ");
+    if shared.len() < first.len() {
+        text.push_str(" | the rest as each row says");
+    }
+    text
 }
 
 /// A stall in `blox` semantics with Blox's scattered placement is Blox's own behaviour: say so,
@@ -741,6 +761,12 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
     }
     let rows = blox_scenario::sweep::merge(&a.out)?;
     print_rows(&rows);
+    if a.out.join("results_over_seeds.csv").is_file() {
+        println!(
+            "\nover seeds: each setting's seed count, mean, min and max average JCT in {}/results_over_seeds.csv",
+            a.out.display()
+        );
+    }
     println!(
         "\n{} runs in this {}: {ran} ran, {skipped} already done, {} failed; {:.2} s wall on {} threads; results in {}/results.csv",
         mine.len(),
@@ -837,16 +863,24 @@ fn print_rows(rows: &[blox_scenario::sweep::SweepRow]) {
 }
 
 /// A folder name for a component spec: `tiresias:queues=2` becomes `tiresias-queues-2`.
+/// A readable folder name for a run: letters, digits and `.` kept, every other run of
+/// characters one `-`, none at either end (`FIFO/fair (20,70,10)` is `FIFO-fair-20-70-10`).
 fn dir_name(spec: &str) -> String {
-    spec.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect()
+    let mut out = String::new();
+    for c in spec.chars() {
+        if c.is_ascii_alphanumeric() || c == '.' {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    while out.ends_with('-') {
+        out.pop();
+    }
+    if out.is_empty() {
+        out.push_str("run");
+    }
+    out
 }
 
 fn write_comparison(

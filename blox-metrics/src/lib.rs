@@ -82,7 +82,8 @@ pub use fairness::{write_fairness_csv, Fairness, FairnessStats, JobFairness, FAI
 pub use files::{write_all_or_nothing, FileError};
 pub use log::{JobLog, JobRecord, Timeline};
 pub use plot::{
-    plot_jct_cdf, plot_jct_vs, plot_jct_vs_load, plot_timeline, plot_timeline_of, PlotError,
+    plot_jct_cdf, plot_jct_vs, plot_jct_vs_load, plot_jct_vs_spread, plot_timeline,
+    plot_timeline_of, PlotError, SpreadPoint,
 };
 pub use series::{busy_gpus, utilisation, TimelineStats};
 pub use stats::{

@@ -491,17 +491,61 @@ pub fn plot_jct_vs(
     x_desc: &str,
     series: &[(&str, &[(f64, f64)])],
 ) -> Result<(), PlotError> {
-    let data: Vec<(String, Vec<(f64, f64)>)> = series
+    let spread: Vec<(&str, Vec<SpreadPoint>)> = series
+        .iter()
+        .map(|(label, pts)| (*label, pts.iter().map(|&(x, y)| (x, y, y, y)).collect()))
+        .collect();
+    let refs: Vec<(&str, &[SpreadPoint])> =
+        spread.iter().map(|(l, v)| (*l, v.as_slice())).collect();
+    plot_lines(out, title, x_desc, &refs, false)
+}
+
+/// A point with its spread: `(x, mean, min, max)`.
+pub type SpreadPoint = (f64, f64, f64, f64);
+
+/// [`plot_jct_vs`] with the spread of each point: `series` pairs a label with
+/// `(x, mean, min, max)` points (JCTs in seconds), drawn as the mean's line with a vertical bar
+/// from min to max at each point (e.g. over a sweep's seeds; say so in `title`).
+///
+/// ```
+/// let mut svg = Vec::new();
+/// let fifo = [(2.0, 3600.0, 3000.0, 4000.0), (4.0, 9000.0, 8000.0, 9900.0)];
+/// blox_metrics::plot_jct_vs_spread(&mut svg, "mean of 3 seeds, bars min-max", "load", &[("fifo", &fifo)])?;
+/// # Ok::<(), blox_metrics::PlotError>(())
+/// ```
+pub fn plot_jct_vs_spread(
+    out: &mut impl Write,
+    title: &str,
+    x_desc: &str,
+    series: &[(&str, &[SpreadPoint])],
+) -> Result<(), PlotError> {
+    plot_lines(out, title, x_desc, series, true)
+}
+
+/// The lines of [`plot_jct_vs`] and [`plot_jct_vs_spread`]: with `bars`, a min-max bar at each
+/// point (and the y range covers the bars).
+fn plot_lines(
+    out: &mut impl Write,
+    title: &str,
+    x_desc: &str,
+    series: &[(&str, &[SpreadPoint])],
+    bars: bool,
+) -> Result<(), PlotError> {
+    let full: Vec<(String, Vec<SpreadPoint>)> = series
         .iter()
         .map(|(label, pts)| {
-            let mut v: Vec<(f64, f64)> = pts
+            let mut v: Vec<SpreadPoint> = pts
                 .iter()
-                .filter(|(x, y)| x.is_finite() && y.is_finite())
-                .map(|&(x, y)| (x, y / 3600.0))
+                .filter(|p| p.0.is_finite() && p.1.is_finite())
+                .map(|&(x, y, lo, hi)| (x, y / 3600.0, lo / 3600.0, hi / 3600.0))
                 .collect();
             v.sort_by(|a, b| a.0.total_cmp(&b.0));
             (clean(label), v)
         })
+        .collect();
+    let data: Vec<(String, Vec<(f64, f64)>)> = full
+        .iter()
+        .map(|(l, v)| (l.clone(), v.iter().map(|p| (p.0, p.1)).collect()))
         .collect();
     let all = || data.iter().flat_map(|(_, v)| v.iter().copied());
     let empty = all().next().is_none();
@@ -516,7 +560,11 @@ pub fn plot_jct_vs(
         (x0 - 0.5, x1 + 0.5)
     };
     let y0 = all().map(|p| p.1).fold(0.0, f64::min);
-    let y1 = all().map(|p| p.1).fold(0.0, f64::max);
+    let mut y1 = all().map(|p| p.1).fold(0.0, f64::max);
+    if bars {
+        let his = full.iter().flat_map(|(_, v)| v.iter().map(|p| p.3));
+        y1 = his.filter(|h| h.is_finite()).fold(y1, f64::max);
+    }
     let y1 = if y1 > y0 {
         y1 + (y1 - y0) * 0.08
     } else {
@@ -548,6 +596,14 @@ pub fn plot_jct_vs(
                 chart
                     .draw_series(v.iter().map(|&p| Circle::new(p, 4, c.filled())))
                     .map_err(draw_err)?;
+                if bars {
+                    let spread = full[i].1.iter().filter(|p| p.3 > p.2);
+                    chart
+                        .draw_series(spread.map(|&(x, _, lo, hi)| {
+                            PathElement::new(vec![(x, lo), (x, hi)], c.stroke_width(1))
+                        }))
+                        .map_err(draw_err)?;
+                }
                 chart
                     .draw_series(LineSeries::new(v.iter().copied(), c.stroke_width(2)))
                     .map_err(draw_err)?

@@ -57,6 +57,7 @@ pub fn finished(report: RunReport) -> Result<crate::Finished, SimError> {
     );
     let mut f = report.finished(label, "pollux".into())?;
     f.model = crate::Model::Pollux;
+    f.files.push("pollux.json");
     Ok(f)
 }
 

@@ -242,16 +242,22 @@ impl<W: Workload> Workload for TimeLimit<W> {
 
 /// The warning printed at start when the jobs offer more work than the cluster can do:
 /// `fraction` is the offered load (GPU-seconds of the jobs per second of their arrival span)
-/// over the cluster's GPUs.
+/// over the cluster's GPUs. It says what follows and nothing more: the queue grows while jobs
+/// arrive (how long the run takes depends on what ends it, not on the load alone).
 pub fn overload_warning(fraction: f64, total_gpus: u32) -> Option<String> {
     (fraction > 1.0).then(|| {
         format!(
             "warning: the jobs offer {fraction:.1}x the work {total_gpus} GPUs can do (GPU-seconds \
-             per second of their arrival span); queues grow for as long as jobs arrive and the run \
-             may take very long. --max-sim-time SECONDS bounds it"
+             per second of their arrival span): the queue and waiting times grow for as long as \
+             jobs arrive, so JCTs depend on when the measured jobs arrive; --max-sim-time \
+             SECONDS bounds a run"
         )
     })
 }
+
+/// The fewest jobs whose arrival span says anything about the offered load: a trace with
+/// fewer is not warned about (two jobs a second apart are no load of 360x).
+pub const MIN_JOBS_FOR_LOAD: u64 = 20;
 
 /// The offered load of `jobs` on `total_gpus` GPUs (see [`overload_warning`]), if their arrivals
 /// span some time.

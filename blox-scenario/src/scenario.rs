@@ -263,6 +263,22 @@ pub struct WorkloadReport {
     pub offered_load_fraction: Option<f64>,
 }
 
+impl WorkloadReport {
+    /// The overload warning for these jobs on `total_gpus` GPUs ([`crate::progress::overload_warning`]),
+    /// if they offer more work than the GPUs can do; none for a trace of fewer than
+    /// [`crate::progress::MIN_JOBS_FOR_LOAD`] jobs, whose arrival span says nothing of a load.
+    pub fn overload_warning(&self, total_gpus: u32) -> Option<String> {
+        if self
+            .jobs_read
+            .is_some_and(|n| n < crate::progress::MIN_JOBS_FOR_LOAD)
+        {
+            return None;
+        }
+        self.offered_load_fraction
+            .and_then(|f| crate::progress::overload_warning(f, total_gpus))
+    }
+}
+
 fn default_load() -> f64 {
     DEFAULT_LOAD
 }
@@ -1341,7 +1357,7 @@ impl Scenario {
         progress: crate::progress::ProgressMode,
         warn: bool,
     ) -> Result<RunReport, SimError> {
-        use crate::progress::{overload_warning, Progress, ProgressState, TimeLimit};
+        use crate::progress::{Progress, ProgressState, TimeLimit};
         let env = self.policy_env()?;
         let topology = self.topology_model()?;
         let policy = if self.semantics == Semantics::Synergy {
@@ -1365,10 +1381,7 @@ impl Scenario {
         let total_gpus = cluster.total_gpus();
         let (workload, workload_report) = self.load_workload()?;
         if warn {
-            if let Some(w) = workload_report
-                .offered_load_fraction
-                .and_then(|f| overload_warning(f, total_gpus))
-            {
+            if let Some(w) = workload_report.overload_warning(total_gpus) {
                 eprintln!("{w}");
             }
         }
@@ -1689,7 +1702,14 @@ impl RunReport {
             context,
             note: None,
             out: s.out.clone(),
-            files: vec!["jobs.csv", "summary.json", "timeline.csv"],
+            files: vec![
+                "jobs.csv",
+                "summary.json",
+                "timeline.csv",
+                "fairness.csv",
+                "jct_cdf.csv",
+                "timeline.svg",
+            ],
             report: Some(self),
         })
     }

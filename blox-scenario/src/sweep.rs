@@ -537,94 +537,200 @@ fn write_results(out: &Path, rows: &[SweepRow]) -> Result<(), SimError> {
     json.push(b'\n');
     write_atomically(out, "results.csv", csv.as_bytes())?;
     write_atomically(out, "results.json", &json)?;
-    // Average JCT against load, one series per setting other than load and seed (seeds averaged).
-    let mut series: BTreeMap<String, BTreeMap<u64, (f64, u32)>> = BTreeMap::new();
+    // Average JCT against load, one series per setting other than load and seed (the mean
+    // over seeds, with the min-max bars and the seed count when a point has several).
+    let mut series: BTreeMap<String, BTreeMap<u64, Spread>> = BTreeMap::new();
     for r in rows {
         if let Some(load) = r.load {
             let label = format!(
                 "{} {}/{}/{} {}",
                 r.semantics, r.admission, r.policy, r.placement, r.cluster
             );
-            let e = series
+            series
                 .entry(label)
                 .or_default()
                 .entry(load.to_bits())
-                .or_insert((0.0, 0));
-            e.0 += r.avg_jct_s;
-            e.1 += 1;
+                .or_default()
+                .add(r.avg_jct_s);
         }
     }
     if series.values().any(|s| s.len() > 1) {
-        let data: Vec<(String, Vec<(f64, f64)>)> = series
-            .into_iter()
-            .map(|(label, pts)| {
-                let mut v: Vec<(f64, f64)> = pts
-                    .into_iter()
-                    .map(|(l, (sum, n))| (f64::from_bits(l), sum / f64::from(n)))
-                    .collect();
-                v.sort_by(|a, b| a.0.total_cmp(&b.0));
-                (label, v)
-            })
-            .collect();
-        let refs: Vec<(&str, &[(f64, f64)])> = data
-            .iter()
-            .map(|(l, v)| (l.as_str(), v.as_slice()))
-            .collect();
-        let mut svg = Vec::new();
-        blox_metrics::plot_jct_vs_load(&mut svg, "Average JCT against load", &refs)
-            .map_err(|e| SimError::Config(format!("JCT-vs-load plot: {e}")))?;
-        write_atomically(out, "jct_vs_load.svg", &svg)?;
+        plot_series(
+            out,
+            "jct_vs_load.svg",
+            "Average JCT against load",
+            None,
+            &series,
+        )?;
     }
+    over_seeds(out, rows)?;
     if with_failures {
         plot_against_failure_rate(out, rows)?;
     }
     Ok(())
 }
 
+/// The mean, min, max and count of one point's values (its runs over seeds).
+#[derive(Clone, Copy, Debug)]
+struct Spread {
+    sum: f64,
+    n: u32,
+    min: f64,
+    max: f64,
+}
+
+impl Default for Spread {
+    fn default() -> Self {
+        Spread {
+            sum: 0.0,
+            n: 0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+        }
+    }
+}
+
+impl Spread {
+    fn add(&mut self, v: f64) {
+        self.sum += v;
+        self.n += 1;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+    }
+
+    fn mean(&self) -> f64 {
+        self.sum / f64::from(self.n)
+    }
+}
+
+/// Writes `name`: one line per series through its points' means; when a point has several
+/// runs (seeds), the title says how many and each point gets a min-max bar.
+fn plot_series(
+    out: &Path,
+    name: &str,
+    title: &str,
+    x_desc: Option<&str>,
+    series: &BTreeMap<String, BTreeMap<u64, Spread>>,
+) -> Result<(), SimError> {
+    let counts = series.values().flat_map(|pts| pts.values().map(|s| s.n));
+    let (lo, hi) = counts.fold((u32::MAX, 0), |(a, b), n| (a.min(n), b.max(n)));
+    let mut svg = Vec::new();
+    let err = |e: blox_metrics::PlotError| SimError::Config(format!("{name}: {e}"));
+    if hi > 1 {
+        let seeds = if lo == hi {
+            format!("{hi}")
+        } else {
+            format!("{lo}-{hi}")
+        };
+        let data: Vec<(String, Vec<blox_metrics::SpreadPoint>)> = series
+            .iter()
+            .map(|(label, pts)| {
+                let v = pts
+                    .iter()
+                    .map(|(x, s)| (f64::from_bits(*x), s.mean(), s.min, s.max))
+                    .collect();
+                (label.clone(), v)
+            })
+            .collect();
+        let refs: Vec<(&str, &[blox_metrics::SpreadPoint])> = data
+            .iter()
+            .map(|(l, v)| (l.as_str(), v.as_slice()))
+            .collect();
+        let title = format!("{title} (mean of {seeds} seeds; bars: min to max)");
+        let x = x_desc.unwrap_or("load (jobs per hour)");
+        blox_metrics::plot_jct_vs_spread(&mut svg, &title, x, &refs).map_err(err)?;
+    } else {
+        let data: Vec<(String, Vec<(f64, f64)>)> = series
+            .iter()
+            .map(|(label, pts)| {
+                let v = pts
+                    .iter()
+                    .map(|(x, s)| (f64::from_bits(*x), s.mean()))
+                    .collect();
+                (label.clone(), v)
+            })
+            .collect();
+        let refs: Vec<(&str, &[(f64, f64)])> = data
+            .iter()
+            .map(|(l, v)| (l.as_str(), v.as_slice()))
+            .collect();
+        match x_desc {
+            None => blox_metrics::plot_jct_vs_load(&mut svg, title, &refs),
+            Some(x) => blox_metrics::plot_jct_vs(&mut svg, title, x, &refs),
+        }
+        .map_err(err)?;
+    }
+    write_atomically(out, name, &svg)
+}
+
+/// `results_over_seeds.csv`, when some setting ran with several seeds: one row per setting
+/// (everything but the seed) with the number of seeds and the mean, min and max of the average
+/// JCT, so a table over seeds says how much they spread.
+fn over_seeds(out: &Path, rows: &[SweepRow]) -> Result<(), SimError> {
+    let mut groups: BTreeMap<String, (usize, Spread)> = BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        let key = format!(
+            "{},{},{},{},{},{},{}",
+            r.semantics,
+            r.cluster,
+            csv_cell(&r.admission),
+            csv_cell(&r.policy),
+            csv_cell(&r.placement),
+            r.load.map_or_else(String::new, |l| l.to_string()),
+            r.failure_rate
+                .map_or_else(String::new, |x| format!("{x:?}"))
+        );
+        let e = groups.entry(key).or_insert((i, Spread::default()));
+        e.1.add(r.avg_jct_s);
+    }
+    if !groups.values().any(|(_, s)| s.n > 1) {
+        return Ok(());
+    }
+    let mut ordered: Vec<(&String, &(usize, Spread))> = groups.iter().collect();
+    ordered.sort_by_key(|(_, (first, _))| *first);
+    let mut csv = String::from(
+        "semantics,cluster,admission,policy,placement,load,failure_rate,n_seeds,mean_avg_jct_s,min_avg_jct_s,max_avg_jct_s\n",
+    );
+    for (key, (_, s)) in ordered {
+        csv.push_str(&format!(
+            "{key},{},{:?},{:?},{:?}\n",
+            s.n,
+            s.mean(),
+            s.min,
+            s.max
+        ));
+    }
+    write_atomically(out, "results_over_seeds.csv", csv.as_bytes())
+}
+
 /// `jct_vs_failure_rate.svg`: average JCT against failures per node-hour (0 for runs without
-/// failures), one series per setting other than failures and seed (seeds averaged).
+/// failures), one series per setting other than failures and seed (the mean over seeds, with
+/// min-max bars when a point has several).
 fn plot_against_failure_rate(out: &Path, rows: &[SweepRow]) -> Result<(), SimError> {
-    let mut series: BTreeMap<String, BTreeMap<u64, (f64, u32)>> = BTreeMap::new();
+    let mut series: BTreeMap<String, BTreeMap<u64, Spread>> = BTreeMap::new();
     for r in rows {
         let load = r.load.map_or_else(String::new, |l| format!(" load {l}"));
         let label = format!(
             "{} {}/{}/{} {}{load}",
             r.semantics, r.admission, r.policy, r.placement, r.cluster
         );
-        let e = series
+        series
             .entry(label)
             .or_default()
             .entry(r.failure_rate.unwrap_or(0.0).to_bits())
-            .or_insert((0.0, 0));
-        e.0 += r.avg_jct_s;
-        e.1 += 1;
+            .or_default()
+            .add(r.avg_jct_s);
     }
     if !series.values().any(|s| s.len() > 1) {
         return Ok(());
     }
-    let data: Vec<(String, Vec<(f64, f64)>)> = series
-        .into_iter()
-        .map(|(label, pts)| {
-            let v = pts
-                .into_iter()
-                .map(|(x, (sum, n))| (f64::from_bits(x), sum / f64::from(n)))
-                .collect();
-            (label, v)
-        })
-        .collect();
-    let refs: Vec<(&str, &[(f64, f64)])> = data
-        .iter()
-        .map(|(l, v)| (l.as_str(), v.as_slice()))
-        .collect();
-    let mut svg = Vec::new();
-    blox_metrics::plot_jct_vs(
-        &mut svg,
+    plot_series(
+        out,
+        "jct_vs_failure_rate.svg",
         "Average JCT against failure rate",
-        "failures per node-hour (1/MTBF)",
-        &refs,
+        Some("failures per node-hour (1/MTBF)"),
+        &series,
     )
-    .map_err(|e| SimError::Config(format!("JCT-vs-failure-rate plot: {e}")))?;
-    write_atomically(out, "jct_vs_failure_rate.svg", &svg)
 }
 
 #[cfg(test)]

@@ -132,7 +132,15 @@ def run(
 
 
 def _dir_name(spec: str) -> str:
-    return "".join(c if (c.isascii() and c.isalnum()) or c == "." else "-" for c in spec)
+    """The CLI's folder name for a run: letters, digits and ``.`` kept, every other run of
+    characters one ``-``, none at either end."""
+    out = ""
+    for c in spec:
+        if (c.isascii() and c.isalnum()) or c == ".":
+            out += c
+        elif out and not out.endswith("-"):
+            out += "-"
+    return out.rstrip("-") or "run"
 
 
 def compare(

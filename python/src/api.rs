@@ -16,7 +16,6 @@
 
 pub(crate) use blox_scenario::pollux::{run as run_pollux, PolluxOptions};
 pub(crate) use blox_scenario::preset;
-pub(crate) use blox_scenario::progress::overload_warning;
 pub(crate) use blox_scenario::sweep::{merge, run_one_with, Sweep, SweepRow, SweepRun};
 pub(crate) use blox_scenario::{
     ModelChoice, Registry, RunReport, Scenario, Semantics, WorkloadConfig,

@@ -6,11 +6,11 @@
 //! released.
 
 use crate::api::{
-    merge, overload_warning, plot_jct_cdf, preset, read_traces, run_one_with, run_pollux,
-    write_all_or_nothing, write_comparison_csv, write_comparison_json, Applications, Cluster,
-    ComparisonRow, Event, JobLog, MetricSink, ModelChoice, Pipeline, PolluxOptions,
-    PolluxPolicyConfig, ReadOptions, RunReport, Scenario, Semantics, SimError, Simulator, Sweep,
-    SweepRow, SweepRun, Timeline, TraceFormat, UnknownFormat, WorkloadConfig,
+    merge, plot_jct_cdf, preset, read_traces, run_one_with, run_pollux, write_all_or_nothing,
+    write_comparison_csv, write_comparison_json, Applications, Cluster, ComparisonRow, Event,
+    JobLog, MetricSink, ModelChoice, Pipeline, PolluxOptions, PolluxPolicyConfig, ReadOptions,
+    RunReport, Scenario, Semantics, SimError, Simulator, Sweep, SweepRow, SweepRun, Timeline,
+    TraceFormat, UnknownFormat, WorkloadConfig,
 };
 use crate::components::{guarded, ErrorSlot, Failure, PyRegs};
 use crate::errors::{config_error, new_error, sim_error};
@@ -227,10 +227,7 @@ impl Report {
     /// the cluster can do.
     fn overload_warning(&self) -> Option<String> {
         let total = self.report.scenario.cluster_spec().ok()?.total_gpus();
-        self.report
-            .workload
-            .offered_load_fraction
-            .and_then(|f| overload_warning(f, total))
+        self.report.workload.overload_warning(total)
     }
     /// Write the run's files into `dir` exactly as `blox-sim run --out DIR` does (`jobs.csv`,
     /// `timeline.csv`, `summary.json`, `fairness.csv`, `jct_cdf.csv`, `timeline.svg`, and

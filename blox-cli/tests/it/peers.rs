@@ -242,3 +242,59 @@ fn compare_under_gavel_writes_what_every_compare_writes() {
     assert!(stdout.contains("gavel semantics |"), "{stdout}");
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// A sweep over several seeds says how much they spread: `results_over_seeds.csv` has the
+/// seed count, mean, min and max of each setting, and the plot's title says what it averages.
+#[test]
+fn a_sweep_over_seeds_reports_their_spread() {
+    let out = tmp("seeds");
+    let (code, stdout, stderr) = blox_sim(&[
+        "sweep",
+        "--semantics",
+        "exact",
+        "--cluster",
+        "8x4",
+        "--track",
+        "30..50",
+        "--policy",
+        "fifo,las",
+        "--load",
+        "1,2",
+        "--seed",
+        "1..3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let rows = results(&out);
+    assert_eq!(rows.len(), 12);
+    let text = std::fs::read_to_string(out.join("results_over_seeds.csv")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1 + 4, "{text}");
+    for line in &lines[1..] {
+        let c: Vec<&str> = line.split(',').collect();
+        let (policy, load) = (c[3], c[5]);
+        assert_eq!(c[7], "3", "{line}");
+        let jcts: Vec<f64> = rows
+            .iter()
+            .filter(|r| r["policy"] == policy && r["load"] == load)
+            .map(|r| r["avg_jct_s"].parse().unwrap())
+            .collect();
+        assert_eq!(jcts.len(), 3);
+        let mean: f64 = c[8].parse().unwrap();
+        assert!((mean - jcts.iter().sum::<f64>() / 3.0).abs() < 1e-9 * mean.abs().max(1.0));
+        let min = jcts.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = jcts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!(
+            (c[9].parse::<f64>().unwrap(), c[10].parse::<f64>().unwrap()),
+            (min, max)
+        );
+        assert!(min < max, "seeds differ: {line}");
+    }
+    let svg = std::fs::read_to_string(out.join("jct_vs_load.svg")).unwrap();
+    assert!(
+        svg.contains("mean of 3 seeds; bars: min to max"),
+        "plot title"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
