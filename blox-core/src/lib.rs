@@ -73,6 +73,7 @@ mod ids;
 mod job;
 mod map;
 pub mod order;
+pub mod prelude;
 mod rng;
 mod spec;
 mod time;
