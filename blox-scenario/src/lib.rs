@@ -19,9 +19,11 @@
 //! Each peer simulator lives in a crate of its own (`blox-gavel`, `blox-tiresias`,
 //! `blox-synergy`, `blox-pollux`); this crate maps a semantics name onto it.
 
+#[cfg(feature = "gavel")]
 pub mod gavel;
 mod model;
 mod peer;
+#[cfg(feature = "pollux")]
 pub mod pollux;
 pub mod preset;
 pub mod progress;
@@ -30,6 +32,7 @@ mod scenario;
 mod semantics;
 mod settings;
 pub mod sweep;
+#[cfg(feature = "tiresias")]
 pub mod tiresias;
 
 pub use model::{did_you_mean, Model, Setting};

@@ -3,12 +3,15 @@
 //! report type, [`Finished`]. `blox-sim run`, `compare` and `sweep`, and the Python package, all
 //! go through here, so a new peer is one more arm (and its crate), not a new command path.
 
+#[cfg(feature = "gavel")]
 use crate::gavel::GavelRun;
 use crate::model::Model;
+#[cfg(feature = "pollux")]
 use crate::pollux::PolluxOptions;
 use crate::progress::ProgressMode;
 use crate::registry::Registry;
 use crate::settings::RunSettings;
+#[cfg(feature = "tiresias")]
 use crate::tiresias::TiresiasArgs;
 use crate::{RunReport, Scenario, Semantics};
 use blox_metrics::{ComparisonRow, RunMetrics};
@@ -104,10 +107,13 @@ pub enum Prepared {
     /// `exact`, `blox` or `synergy`: the engine's `Driver` with the scenario's components.
     Engine(Scenario),
     /// `pollux`: the engine's `Driver` with the Pollux artifact's job model and policies.
+    #[cfg(feature = "pollux")]
     Pollux(Scenario, PolluxOptions),
     /// `tiresias`: the Tiresias authors' simulator's model (`blox-tiresias`).
+    #[cfg(feature = "tiresias")]
     Tiresias(TiresiasArgs),
     /// `gavel`: Gavel's trace simulator, with its own clock (`blox-gavel`).
+    #[cfg(feature = "gavel")]
     Gavel(GavelRun),
 }
 
@@ -115,8 +121,11 @@ impl PeerRun for Prepared {
     fn model(&self) -> Model {
         match self {
             Prepared::Engine(s) => Model::from(s.semantics),
+            #[cfg(feature = "pollux")]
             Prepared::Pollux(..) => Model::Pollux,
+            #[cfg(feature = "tiresias")]
             Prepared::Tiresias(_) => Model::Tiresias,
+            #[cfg(feature = "gavel")]
             Prepared::Gavel(_) => Model::Gavel,
         }
     }
@@ -124,11 +133,14 @@ impl PeerRun for Prepared {
     fn run(&self, registry: &Registry, observe: Observe) -> Result<Finished, SimError> {
         match self {
             Prepared::Engine(s) => s.run_finished(registry, observe),
+            #[cfg(feature = "pollux")]
             Prepared::Pollux(s, opts) => {
                 let report = crate::pollux::run_observed(s, opts, registry, observe.progress)?;
                 crate::pollux::finished(report)
             }
+            #[cfg(feature = "tiresias")]
             Prepared::Tiresias(t) => t.run().map(|r| t.finish(r)),
+            #[cfg(feature = "gavel")]
             Prepared::Gavel(g) => g.run().and_then(|r| r.finish(g)),
         }
     }
@@ -138,8 +150,12 @@ impl Prepared {
     /// The output folder, if the run has one.
     pub fn out(&self) -> Option<&Path> {
         match self {
-            Prepared::Engine(s) | Prepared::Pollux(s, _) => s.out.as_deref(),
+            Prepared::Engine(s) => s.out.as_deref(),
+            #[cfg(feature = "pollux")]
+            Prepared::Pollux(s, _) => s.out.as_deref(),
+            #[cfg(feature = "tiresias")]
             Prepared::Tiresias(t) => t.out.as_deref(),
+            #[cfg(feature = "gavel")]
             Prepared::Gavel(g) => g.out.as_deref(),
         }
     }
@@ -147,8 +163,12 @@ impl Prepared {
     /// Set (or clear) the output folder.
     pub fn set_out(&mut self, out: Option<PathBuf>) {
         match self {
-            Prepared::Engine(s) | Prepared::Pollux(s, _) => s.out = out,
+            Prepared::Engine(s) => s.out = out,
+            #[cfg(feature = "pollux")]
+            Prepared::Pollux(s, _) => s.out = out,
+            #[cfg(feature = "tiresias")]
             Prepared::Tiresias(t) => t.out = out,
+            #[cfg(feature = "gavel")]
             Prepared::Gavel(g) => g.out = out,
         }
     }
@@ -156,7 +176,10 @@ impl Prepared {
     /// The engine scenario, for the models the engine runs.
     pub fn scenario(&self) -> Option<&Scenario> {
         match self {
-            Prepared::Engine(s) | Prepared::Pollux(s, _) => Some(s),
+            Prepared::Engine(s) => Some(s),
+            #[cfg(feature = "pollux")]
+            Prepared::Pollux(s, _) => Some(s),
+            #[allow(unreachable_patterns)]
             _ => None,
         }
     }
@@ -187,11 +210,15 @@ impl RunSettings {
                     check_out(out)?;
                 }
                 if model == Model::Pollux {
+                    #[cfg(feature = "pollux")]
                     return Ok(Prepared::Pollux(s, self.pollux_options()));
+                    #[cfg(not(feature = "pollux"))]
+                    return Err(without_feature(model));
                 }
                 check_names(&s, registry)?;
                 Ok(Prepared::Engine(s))
             }
+            #[cfg(feature = "tiresias")]
             Model::Tiresias => Ok(Prepared::Tiresias(TiresiasArgs {
                 trace: self.trace.clone(),
                 trace_format: self.trace_format.clone(),
@@ -203,11 +230,15 @@ impl RunSettings {
                 out: self.out.clone(),
                 registry: registry.clone(),
             })),
+            #[cfg(feature = "gavel")]
             Model::Gavel => self.gavel_run(registry).map(Prepared::Gavel),
+            #[allow(unreachable_patterns)]
+            other => Err(without_feature(other)),
         }
     }
 
     /// The Pollux preset's knobs.
+    #[cfg(feature = "pollux")]
     pub fn pollux_options(&self) -> PolluxOptions {
         PolluxOptions {
             traces: self.pollux_traces.clone(),
@@ -217,6 +248,7 @@ impl RunSettings {
         }
     }
 
+    #[cfg(feature = "gavel")]
     fn gavel_run(&self, registry: &Registry) -> Result<GavelRun, SimError> {
         // Which settings Gavel's simulator takes is `Model::Gavel`'s data, checked already.
         let trace = match self.trace.as_slice() {
@@ -253,6 +285,16 @@ impl RunSettings {
             registry: registry.clone(),
         })
     }
+}
+
+/// The error for a peer whose feature this build of `blox-scenario` left out.
+#[allow(dead_code)]
+fn without_feature(model: Model) -> SimError {
+    SimError::Config(format!(
+        "--semantics {model}: this program was built without blox-scenario's `{model}` \
+         feature (build it with the feature, e.g. `blox-scenario = {{ features = [\"{model}\"] \
+         }}`)"
+    ))
 }
 
 /// Fails before any work when `dir` cannot be an output folder: it (or a parent) exists and is

@@ -243,15 +243,25 @@ fn lookup<'r, B: ?Sized>(
 /// `--semantics` takes it.
 fn peer_hint(role: &str, name: &str) -> Option<String> {
     let lower = name.to_ascii_lowercase().replace('-', "_");
+    #[cfg(not(any(feature = "gavel", feature = "tiresias")))]
+    let _ = &lower;
+    #[cfg(feature = "gavel")]
     let gavel = blox_gavel::GavelPolicyKind::ALL
         .iter()
         .any(|k| k.as_str().replace('-', "_") == lower);
-    let tiresias_schedule = blox_tiresias::PeerSchedule::ALL
-        .iter()
-        .any(|k| k.name().replace('-', "_") == lower);
-    let tiresias_scheme = blox_tiresias::PeerScheme::ALL
-        .iter()
-        .any(|k| k.name() == lower);
+    #[cfg(not(feature = "gavel"))]
+    let gavel = false;
+    #[cfg(feature = "tiresias")]
+    let (tiresias_schedule, tiresias_scheme) = (
+        blox_tiresias::PeerSchedule::ALL
+            .iter()
+            .any(|k| k.name().replace('-', "_") == lower),
+        blox_tiresias::PeerScheme::ALL
+            .iter()
+            .any(|k| k.name() == lower),
+    );
+    #[cfg(not(feature = "tiresias"))]
+    let (tiresias_schedule, tiresias_scheme) = (false, false);
     let semantics = match role {
         "policy" if gavel => "gavel",
         "policy" if tiresias_schedule => "tiresias",
