@@ -70,7 +70,12 @@ pub(crate) struct SlurmArgs {
     #[arg(long, requires = "slurm")]
     pub no_probe: bool,
     /// Seconds to wait for the probe job to run [default: 300].
-    #[arg(long, value_name = "SECONDS", requires = "slurm", conflicts_with = "no_probe")]
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        requires = "slurm",
+        conflicts_with = "no_probe"
+    )]
     pub probe_timeout: Option<u64>,
 }
 
@@ -465,7 +470,10 @@ fn classify_one(
             if started.is_some() {
                 (State::Running, Some(where_))
             } else {
-                (State::Queued, Some(format!("{where_} (running; not begun)")))
+                (
+                    State::Queued,
+                    Some(format!("{where_} (running; not begun)")),
+                )
             }
         }
         Some((st, Some(false))) => (State::Queued, Some(format!("{where_} ({st})"))),
@@ -488,9 +496,7 @@ fn classify_one(
             } else {
                 (
                     State::Missing,
-                    Some(format!(
-                        "{where_} {how} before the run began (cancelled?)"
-                    )),
+                    Some(format!("{where_} {how} before the run began (cancelled?)")),
                 )
             }
         }
@@ -571,7 +577,11 @@ fn status(dir: &Path, json: bool) -> Result<(), SimError> {
             );
         }
         if these.len() > 20 {
-            println!("… and {} more {} runs (--json lists all)", these.len() - 20, want.name());
+            println!(
+                "… and {} more {} runs (--json lists all)",
+                these.len() - 20,
+                want.name()
+            );
         }
     }
     if let Some((m, st)) = &merge {
@@ -585,7 +595,10 @@ fn status(dir: &Path, json: bool) -> Result<(), SimError> {
             dir.display()
         );
     } else if c[&State::Done] == runs.len() {
-        println!("all runs done; results in {}", dir.join("results.csv").display());
+        println!(
+            "all runs done; results in {}",
+            dir.join("results.csv").display()
+        );
     }
     Ok(())
 }
@@ -883,7 +896,10 @@ fn run_probe(
                     }
                     std::thread::sleep(Duration::from_millis(200));
                 }
-                return Ok((id, "a node (its confirmation is not visible here yet)".into()));
+                return Ok((
+                    id,
+                    "a node (its confirmation is not visible here yet)".into(),
+                ));
             }
             Some(s) if live(s).is_none() => {
                 return Err(unreachable(&format!("ended {}", s.to_lowercase())))
@@ -1097,10 +1113,7 @@ mod tests {
 
     #[test]
     fn assign_round_robin_and_never_empty_tasks() {
-        assert_eq!(
-            assign(&[1, 3, 5, 7, 9], 2),
-            vec![vec![1, 5, 9], vec![3, 7]]
-        );
+        assert_eq!(assign(&[1, 3, 5, 7, 9], 2), vec![vec![1, 5, 9], vec![3, 7]]);
         assert_eq!(assign(&[4, 6], 10), vec![vec![4], vec![6]]);
         let all: Vec<usize> = (0..24).collect();
         let t = assign(&all, 8);
@@ -1152,7 +1165,8 @@ mod tests {
         marker(&dir, &l(4), "failed", 1, Some("stalled")); // task 2 ended, run 4 failed
         marker(&dir, &l(5), "started", 1, None); // task 3 cancelled while run 5 ran
         marker(&dir, &l(2), "started", 0, None); // an older submission's marker: ignored
-        let q = parse_squeue("7|0|RUNNING\n7|1|PENDING\n7|2|FAILED\n7|3|CANCELLED\n8|N/A|PENDING\n");
+        let q =
+            parse_squeue("7|0|RUNNING\n7|1|PENDING\n7|2|FAILED\n7|3|CANCELLED\n8|N/A|PENDING\n");
         let st = classify(&dir, &runs, std::slice::from_ref(&sub), Some(&q));
         let got: Vec<State> = st.iter().map(|s| s.state).collect();
         use State::*;

@@ -17,6 +17,7 @@ mod nodes;
 mod oracle;
 mod outputs;
 mod pollux;
+mod sweep_slurm;
 mod synergy;
 mod tiresias_cli;
 mod traces;
