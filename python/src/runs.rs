@@ -450,7 +450,7 @@ pub(crate) fn plan_sweep(
 }
 
 /// A sweep's row of a run done in memory (what `merge` computes from its `summary.json`).
-fn sweep_row(run: &SweepRun, report: &RunReport) -> SweepRow {
+pub(crate) fn sweep_row(run: &SweepRun, report: &RunReport) -> SweepRow {
     let s = &run.scenario;
     let summary = &report.summary;
     SweepRow {
