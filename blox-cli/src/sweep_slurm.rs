@@ -1040,10 +1040,14 @@ fn finish(dir: &Path, n: u32) -> Result<(), SimError> {
         0
     };
     let not_done: Vec<&SweepRun> = runs.iter().filter(|r| !is_done(dir, &r.label)).collect();
-    println!(
-        "submission {n}: {rows} runs merged into {}",
-        dir.join("results.csv").display()
-    );
+    if rows == 0 {
+        println!("submission {n}: no run has finished; nothing to merge");
+    } else {
+        println!(
+            "submission {n}: {rows} runs merged into {}",
+            dir.join("results.csv").display()
+        );
+    }
     if !not_done.is_empty() {
         let some: Vec<String> = not_done
             .iter()

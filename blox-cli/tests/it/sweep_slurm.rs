@@ -376,3 +376,79 @@ fn slurm_sweep_matches_the_local_sweep_and_resumes_only_missing_runs() {
     assert!(!out.join("slurm/submission-3.json").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs that fail in their task are `failed` in `status`, with their error and log; the task
+/// and the merge job end in failure; submitting again retries them.
+#[test]
+fn slurm_sweep_status_names_failed_runs_with_their_error() {
+    if !slurm_ready("slurm_sweep_failed") {
+        return;
+    }
+    let dir = temp("failed");
+    // Every run passes its simulated-time bound: an error only a run can find.
+    let scenario = dir.join("short.toml");
+    std::fs::write(&scenario, "max_sim_time_s = 3600\n").unwrap();
+    let out = dir.join("out");
+    let _jobs = Jobs(out.clone());
+    let args: Vec<String> = [
+        "sweep",
+        "--scenario",
+        &scenario.to_string_lossy(),
+        "--seed",
+        "1..2",
+        "--load",
+        "2",
+        "--track",
+        "0..200",
+        "--out",
+        &out.to_string_lossy(),
+        "--slurm",
+        "--no-probe",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let o = run(&args, None);
+    assert!(o.status.success(), "{}", text(&o));
+    let v = wait_idle(&out);
+    assert_eq!(count(&v, "failed"), 2, "{v:#}");
+    assert_eq!(v["merge_job"]["state"], "FAILED", "{v:#}");
+    for r in v["not_done"].as_array().unwrap() {
+        let d = r["detail"].as_str().unwrap();
+        assert!(
+            d.contains("max-sim-time") && d.contains("slurm/logs/1-"),
+            "{d}"
+        );
+    }
+    let array = field(&out, 1, "array_job");
+    let log = std::fs::read_to_string(out.join(format!("slurm/logs/1-{array}_0.out"))).unwrap();
+    assert!(
+        log.contains("1 failed") && log.contains("error: run 0"),
+        "{log}"
+    );
+    // Text output names them too.
+    let s = run(
+        &[
+            "sweep".into(),
+            "status".into(),
+            out.to_string_lossy().into_owned(),
+        ],
+        None,
+    );
+    let t = text(&s);
+    assert!(
+        t.contains("failed   2") && t.contains("failed: run 0 ("),
+        "{t}"
+    );
+    // Submitting again retries the failed runs (they fail again, as they must).
+    let o = run(&args, None);
+    let t = text(&o);
+    assert!(
+        o.status.success() && t.contains("2 submitted (submission 2)"),
+        "{t}"
+    );
+    let v = wait_idle(&out);
+    assert_eq!(count(&v, "failed"), 2, "{v:#}");
+    assert!(!out.join("results.csv").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
