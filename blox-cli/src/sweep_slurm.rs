@@ -108,6 +108,8 @@ pub(crate) enum SweepAction {
         dir: PathBuf,
         /// The token the submitter wrote.
         token: String,
+        /// The folder the jobs run in (the submitter's working directory).
+        cwd: PathBuf,
     },
 }
 
@@ -128,7 +130,7 @@ pub(crate) fn action(act: SweepAction, reg: &Registry) -> Result<(), SimError> {
         SweepAction::Status(a) => status(&a.dir, a.json),
         SweepAction::Task { dir, submission } => task(&dir, submission, reg),
         SweepAction::Finish { dir, submission } => finish(&dir, submission),
-        SweepAction::Probe { dir, token } => probe(&dir, &token),
+        SweepAction::Probe { dir, token, cwd } => probe(&dir, &token, &cwd),
     }
 }
 
@@ -675,6 +677,10 @@ pub(crate) fn submit(all: &[SweepRun], out: &Path, a: &SlurmArgs) -> Result<(), 
         .map_err(|e| SimError::Config(format!("cannot name this program's binary: {e}")))?;
     std::fs::create_dir_all(out).map_err(io(out))?;
     let dir = std::fs::canonicalize(out).map_err(io(out))?;
+    // The jobs run where this command runs, so relative paths in the scenario (traces, files)
+    // mean the same there.
+    let cwd = std::env::current_dir()
+        .map_err(|e| SimError::Config(format!("cannot read the working directory: {e}")))?;
     let sd = slurm_dir(&dir);
     for sub in ["logs", "state", "tasks"] {
         let p = sd.join(sub);
@@ -738,6 +744,7 @@ pub(crate) fn submit(all: &[SweepRun], out: &Path, a: &SlurmArgs) -> Result<(), 
             &sbatch_path,
             &exe,
             &dir,
+            &cwd,
             &common,
             a.probe_timeout.unwrap_or(DEFAULT_PROBE_TIMEOUT_S),
         )?)
@@ -782,7 +789,7 @@ pub(crate) fn submit(all: &[SweepRun], out: &Path, a: &SlurmArgs) -> Result<(), 
         array,
         format!("--cpus-per-task={cpus}"),
         format!("--output={}/logs/{n}-%A_%a.out", sd.display()),
-        format!("--chdir={d}"),
+        format!("--chdir={}", cwd.display()),
     ];
     args.extend(common.iter().cloned());
     args.push(task_script.to_string_lossy().into_owned());
@@ -801,7 +808,7 @@ pub(crate) fn submit(all: &[SweepRun], out: &Path, a: &SlurmArgs) -> Result<(), 
         format!("--dependency=afterany:{array_job}"),
         "--cpus-per-task=1".to_string(),
         format!("--output={}/logs/{n}-merge-%j.out", sd.display()),
-        format!("--chdir={d}"),
+        format!("--chdir={}", cwd.display()),
     ];
     margs.extend(common.iter().cloned());
     margs.push(merge_script.to_string_lossy().into_owned());
@@ -849,6 +856,7 @@ fn run_probe(
     sbatch_path: &Path,
     exe: &Path,
     dir: &Path,
+    cwd: &Path,
     common: &[String],
     timeout_s: u64,
 ) -> Result<(String, String), SimError> {
@@ -860,7 +868,13 @@ fn run_probe(
     write_atomically(&sd, "probe-token", token.as_bytes())?;
     let ok_path = sd.join(format!("probe-{token}.ok"));
     let d = dir.to_string_lossy().into_owned();
-    let script = write_script(&sd, "probe.sh", exe, &["sweep", "probe", &d, &token])?;
+    let cwd_s = cwd.to_string_lossy().into_owned();
+    let script = write_script(
+        &sd,
+        "probe.sh",
+        exe,
+        &["sweep", "probe", &d, &token, &cwd_s],
+    )?;
     let mut args = vec![
         "--job-name=blox-sweep-probe".to_string(),
         "--output=/dev/null".to_string(),
@@ -873,10 +887,11 @@ fn run_probe(
     let unreachable = |how: &str| {
         SimError::Config(format!(
             "the folder {d} is not reachable from the nodes: the probe job {id} {how} without \
-             confirming that it read and wrote the folder and ran {} there. Put the --out \
-             folder and the binary on a file system the nodes share (or skip this check with \
-             --no-probe)",
-            exe.display()
+             confirming that it read and wrote the folder and ran {} there in {}. Put the --out \
+             folder, the binary and the working directory on a file system the nodes share (or \
+             skip this check with --no-probe)",
+            exe.display(),
+            cwd.display()
         ))
     };
     loop {
@@ -929,7 +944,13 @@ fn node_name() -> String {
         .unwrap_or_else(|| "?".into())
 }
 
-fn probe(dir: &Path, token: &str) -> Result<(), SimError> {
+fn probe(dir: &Path, token: &str, cwd: &Path) -> Result<(), SimError> {
+    if !cwd.is_dir() {
+        return Err(SimError::Config(format!(
+            "the working directory {} is not reachable from this node",
+            cwd.display()
+        )));
+    }
     let sd = slurm_dir(dir);
     let p = sd.join("probe-token");
     let written = std::fs::read_to_string(&p).map_err(io(&p))?;
