@@ -817,13 +817,9 @@ pub(crate) fn submit(all: &[SweepRun], out: &Path, a: &SlurmArgs) -> Result<(), 
         sub.merge_job = Some(m.clone());
         write_json(&sd, &sub_name, &sub)?;
     }
-    // The runs submitted again start afresh: their earlier markers are history.
-    for &ix in &todo {
-        let label = &all[ix].label;
-        for ext in ["started", "failed"] {
-            let _ = std::fs::remove_file(sd.join("state").join(format!("{label}.{ext}")));
-        }
-    }
+    // Earlier markers of the runs submitted again stay: each names its submission, and status
+    // reads only those of a run's latest one (deleting them here could race with a task that
+    // has already begun).
     println!(
         "sweep {}: {} runs; {} done, {} queued or running, {} submitted (submission {n}) in {} \
          array tasks of {cpus} CPU{}",

@@ -452,3 +452,99 @@ fn slurm_sweep_status_names_failed_runs_with_their_error() {
     assert!(!out.join("results.csv").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `status` through the command line with a fake queue: a running task's begun run is
+/// `running`, its other runs and a pending task's are `queued`; `status` writes nothing.
+#[test]
+fn slurm_sweep_status_reads_running_and_queued_tasks_from_squeue() {
+    let dir = temp("fakequeue");
+    let ids = dir.join("next-id");
+    std::fs::write(&ids, "70").unwrap();
+    // sbatch hands out 70 (the array), then 71 (the merge job); squeue: task 0 runs, the others
+    // wait, the merge job waits.
+    let path = fake_bin(
+        &dir,
+        &[
+            (
+                "sbatch",
+                &format!(
+                    "n=$(cat '{0}'); echo $((n + 1)) > '{0}'; echo $n",
+                    ids.display()
+                ),
+            ),
+            (
+                "squeue",
+                "printf '70|0|RUNNING\\n70|1|PENDING\\n70|2|PENDING\\n71|N/A|PENDING\\n'",
+            ),
+        ],
+    );
+    let out = dir.join("out");
+    let o = run(
+        &sweep_args(&out, &["--slurm", "--no-probe", "--tasks", "3"]),
+        Some(&path),
+    );
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(
+        t.contains("job array: 70") && t.contains("merge job: 71"),
+        "{t}"
+    );
+    // Task 0 (runs 0, 3, 6, ...) has begun run 0.
+    let plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("slurm/plan.json")).unwrap())
+            .unwrap();
+    let label0 = plan["runs"][0]["label"].as_str().unwrap();
+    std::fs::write(
+        out.join(format!("slurm/state/{label0}.started")),
+        r#"{"submission":1,"task":0,"job":"70","node":"n1"}"#,
+    )
+    .unwrap();
+    let before: Vec<_> = walk(&out);
+    let s = run(
+        &[
+            "sweep".into(),
+            "status".into(),
+            out.to_string_lossy().into_owned(),
+        ],
+        Some(&path),
+    );
+    let st = text(&s);
+    assert!(s.status.success(), "{st}");
+    for line in [
+        "done     0",
+        "running  1",
+        "queued   23",
+        "failed   0",
+        "missing  0",
+        "merge job 71: pending",
+    ] {
+        assert!(st.contains(line), "{line}: {st}");
+    }
+    assert_eq!(walk(&out), before, "status changed the folder");
+    // Submitting again while all are queued or running submits nothing.
+    let o = run(&sweep_args(&out, &["--slurm", "--no-probe"]), Some(&path));
+    let t = text(&o);
+    assert!(
+        o.status.success() && t.contains("nothing to submit: 0 runs done, 24 queued or running"),
+        "{t}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every file under `dir` with its bytes.
+fn walk(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut v = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                v.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    v.sort();
+    v
+}
