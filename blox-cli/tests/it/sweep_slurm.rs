@@ -548,3 +548,76 @@ fn walk(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     v.sort();
     v
 }
+
+/// The whole flow without a cluster: a fake `sbatch` that runs each script at once (the probe,
+/// every array task with its SLURM_ARRAY_TASK_ID, then the merge job) gives the local sweep's
+/// files; `sweep task` outside Slurm is a clear error.
+#[test]
+fn slurm_sweep_through_a_fake_sbatch_that_runs_the_scripts_matches_the_local_sweep() {
+    let dir = temp("fakerun");
+    let ids = dir.join("next-id");
+    std::fs::write(&ids, "500").unwrap();
+    let sbatch = format!(
+        r#"n=$(cat '{ids}'); echo $((n + 1)) > '{ids}'
+arr=""; script=""
+for a in "$@"; do case "$a" in --array=*) arr="${{a#--array=0-}}";; esac; script="$a"; done
+if [ -n "$arr" ]; then
+  i=0; while [ $i -le "$arr" ]; do
+    SLURM_ARRAY_TASK_ID=$i SLURM_ARRAY_JOB_ID=$n SLURMD_NODENAME=fake sh "$script" >> '{log}' 2>&1
+    i=$((i + 1)); done
+else
+  SLURMD_NODENAME=fake sh "$script" >> '{log}' 2>&1
+fi
+echo $n"#,
+        ids = ids.display(),
+        log = dir.join("jobs.log").display()
+    );
+    let path = fake_bin(&dir, &[("sbatch", &sbatch), ("squeue", "exit 0")]);
+    let local = dir.join("local");
+    let o = run(&sweep_args(&local, &["--threads", "2"]), None);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = dir.join("out");
+    let o = run(&sweep_args(&out, &["--slurm", "--tasks", "5"]), Some(&path));
+    let t = text(&o);
+    let log = std::fs::read_to_string(dir.join("jobs.log")).unwrap_or_default();
+    assert!(o.status.success(), "{t}\njobs:\n{log}");
+    assert!(
+        t.contains("probe job 500 on fake: the nodes read and write this folder"),
+        "{t}"
+    );
+    assert!(
+        t.contains("job array: 501") && t.contains("merge job: 502"),
+        "{t}"
+    );
+    assert!(log.contains("task 4 of submission 1 on fake"), "{log}");
+    assert!(log.contains("submission 1: 24 runs merged"), "{log}");
+    for f in ["results.csv", "results.json", "jct_vs_load.svg"] {
+        assert_eq!(
+            std::fs::read(out.join(f)).unwrap(),
+            std::fs::read(local.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    let s = run(
+        &[
+            "sweep".into(),
+            "status".into(),
+            out.to_string_lossy().into_owned(),
+        ],
+        Some(&path),
+    );
+    assert!(text(&s).contains("done     24"), "{}", text(&s));
+    // The hidden task command, run by hand, says what it is for.
+    let o = run(
+        &[
+            "sweep".into(),
+            "task".into(),
+            out.to_string_lossy().into_owned(),
+            "1".into(),
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("SLURM_ARRAY_TASK_ID"), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
