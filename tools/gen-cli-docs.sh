@@ -17,7 +17,7 @@ echo
 echo 'Every command below is `blox-sim COMMAND`, or `cargo run --release --bin blox-sim -- COMMAND`'
 echo 'from the repository root. How the flags fit together: [guide.md](guide.md); what the files'
 echo 'hold: [inputs-outputs.md](inputs-outputs.md).'
-for cmd in "" run compare sweep merge "trace stats" bench; do
+for cmd in "" run compare sweep "sweep status" merge "trace stats" bench; do
     echo
     if [ -z "$cmd" ]; then echo '## `blox-sim`'; else echo "## \`blox-sim $cmd\`"; fi
     echo

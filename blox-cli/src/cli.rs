@@ -106,7 +106,11 @@ struct CompareArgs {
 }
 
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 struct SweepArgs {
+    /// `sweep status DIR`: the runs of a sweep submitted with --slurm.
+    #[command(subcommand)]
+    action: Option<crate::sweep_slurm::SweepAction>,
     /// Scenario file (TOML or JSON) every run starts from.
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
@@ -183,14 +187,16 @@ struct SweepArgs {
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     checkpoint_interval: Option<f64>,
     /// Output folder: runs/LABEL/ per run, results.csv and results.json.
-    #[arg(long, value_name = "DIR")]
-    out: PathBuf,
+    #[arg(long, value_name = "DIR", required = true)]
+    out: Option<PathBuf>,
     /// Run only the runs whose index is K mod N (K from 0), e.g. `--shard 0/4`.
     #[arg(long, value_name = "K/N")]
     shard: Option<blox_scenario::sweep::Shard>,
     /// Worker threads [default: all cores].
     #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = threads)]
     threads: Option<usize>,
+    #[command(flatten)]
+    slurm: crate::sweep_slurm::SlurmArgs,
 }
 
 #[derive(Subcommand)]
@@ -284,7 +290,10 @@ pub fn main_with(registry: Registry) -> ExitCode {
         ),
         Some(Command::Run(a)) => run(a, reg),
         Some(Command::Compare(a)) => compare(a, reg),
-        Some(Command::Sweep(a)) => sweep(a, reg),
+        Some(Command::Sweep(a)) => match a.action.clone() {
+            Some(act) => crate::sweep_slurm::action(act, reg),
+            None => sweep(a, reg),
+        },
         Some(Command::Merge(a)) => merge(&a.out),
         Some(Command::Trace(TraceCommand::Stats(a))) => trace_stats(a),
         Some(Command::Bench(a)) if a.gavel => {
@@ -639,6 +648,9 @@ fn parse_numbers(s: &Option<String>, what: &str) -> Result<Vec<f64>, SimError> {
 fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
     use blox_scenario::sweep::{run_one_with, Sweep};
     use rayon::prelude::*;
+    let Some(out) = a.out.clone() else {
+        return Err(SimError::Config("sweep: --out DIR is required".into()));
+    };
     let base_args = RunSettings {
         scenario: a.scenario.clone(),
         trace: a.trace.clone(),
@@ -715,12 +727,15 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         check_names(scenario, reg)
             .map_err(|e| SimError::Config(format!("run {} ({}): {e}", r.index, r.label)))?;
     }
-    check_out(&a.out)?;
+    check_out(&out)?;
+    if a.slurm.slurm {
+        return crate::sweep_slurm::submit(&all, &out, &a.slurm);
+    }
     let mine: Vec<_> = all
         .iter()
         .filter(|r| a.shard.map_or(true, |s| s.contains(r.index)))
         .collect();
-    std::fs::create_dir_all(&a.out).map_err(|e| SimError::io(&a.out, e))?;
+    std::fs::create_dir_all(&out).map_err(|e| SimError::io(&out, e))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(a.threads.unwrap_or(0))
         .build()
@@ -741,7 +756,7 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
     let results: Vec<Result<bool, SimError>> = pool.install(|| {
         mine.par_iter()
             .map(|r| {
-                let res = run_one_with(r, &a.out, reg)
+                let res = run_one_with(r, &out, reg)
                     .map_err(|e| SimError::Config(format!("run {} ({}): {e}", r.index, r.label)));
                 bar.inc(1);
                 res
@@ -759,12 +774,16 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
             Err(e) => failed.push(e),
         }
     }
-    let rows = blox_scenario::sweep::merge(&a.out)?;
+    // When every run failed there is nothing to merge: the runs' error says why.
+    let rows = match blox_scenario::sweep::merge(&out) {
+        Ok(rows) => rows,
+        Err(e) => return Err(failed.into_iter().next().unwrap_or(e)),
+    };
     print_rows(&rows);
-    if a.out.join("results_over_seeds.csv").is_file() {
+    if out.join("results_over_seeds.csv").is_file() {
         println!(
             "\nover seeds: each setting's seed count, mean, min and max average JCT in {}/results_over_seeds.csv",
-            a.out.display()
+            out.display()
         );
     }
     println!(
@@ -774,7 +793,7 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         failed.len(),
         started.elapsed().as_secs_f64(),
         pool.current_num_threads(),
-        a.out.display()
+        out.display()
     );
     if let Some(e) = failed.into_iter().next() {
         return Err(e);

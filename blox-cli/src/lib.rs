@@ -13,6 +13,7 @@
 
 mod bench;
 mod cli;
+mod sweep_slurm;
 
 pub use blox_scenario::{
     gavel, parse_durations, parse_gpus, pollux, preset, progress, registry, sweep,

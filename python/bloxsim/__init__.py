@@ -257,6 +257,7 @@ def sweep(
     threads: Optional[int] = None,
     progress: bool = True,
     dry_run: bool = False,
+    executor: Any = None,
     **flags: Any,
 ) -> Any:
     """Run the cross product of settings in parallel (Rust threads), as ``blox-sim sweep``
@@ -274,7 +275,18 @@ def sweep(
     ``progress`` shows a tqdm bar (a widget in notebooks). ``dry_run=True`` returns the runs'
     ``(index, label, scenario)`` without running them. The first failed run stops the sweep
     (no new run starts) and is raised as a :class:`SweepError`.
+
+    ``executor``: run each run through ``executor.submit(fn, *args)`` instead of local threads,
+    e.g. a ``concurrent.futures.ProcessPoolExecutor``, Dask's ``client.get_executor()``, or a
+    submitit ``AutoExecutor``/``SlurmExecutor`` (one Slurm job per run) -- anything whose
+    ``submit`` returns futures with ``.result()``. Each run travels as a small picklable task
+    (its scenario as JSON, the ``out`` folder, the registered Python components); the table is
+    the same as a local sweep's. With ``out``, the workers write ``OUT/runs/LABEL/`` (the folder
+    must be shared with them) and this process merges ``results.csv`` at the end. See
+    docs/cluster-sweeps.md.
     """
+    if executor is not None and threads is not None:
+        raise ConfigError("threads is the local sweep's; with executor=..., the executor decides")
     for name, v in (("semantics", semantics),):
         for sem in _flags.as_list(v):
             if sem in ("tiresias", "gavel", "pollux"):
@@ -309,6 +321,16 @@ def sweep(
         plan = [p for p in plan if p[0] % n == k]
     if dry_run:
         return [(i, label, json.loads(run)["scenario"]) for i, label, run in plan]
+    if executor is not None:
+        from . import _executor
+
+        bar = _progress_bar(len(plan), progress)
+        try:
+            rows = _executor.run_on(executor, plan, None if out is None else os.fspath(out), _registry(), bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        return frame(rows, SWEEP_DTYPES)
     handle = _native.start_sweep([p[2] for p in plan], None if out is None else os.fspath(out), threads, _registry())
     bar = _progress_bar(handle.total, progress)
     try:

@@ -249,6 +249,10 @@ def start_sweep(
     runs: Sequence[str], out: Optional[str] = None, threads: Optional[int] = None, registry: Optional[Mapping[str, Any]] = None
 ) -> SweepHandle:
     """Start a sweep on a background thread."""
+def sweep_task(run: str, out: Optional[str] = None, registry: Optional[Mapping[str, Any]] = None) -> Optional[str]:
+    """Run one sweep run (``plan_sweep``'s JSON): into ``out``, or in memory returning its row's JSON."""
+def merge_sweep(out: str) -> str:
+    """Merge a sweep folder (``results.csv``, ``results.json``) and return its rows as JSON."""
 def record(scenario_json: str, registry: Optional[Mapping[str, Any]] = None) -> Tuple[Report, Dict[str, List[Any]]]:
     """Run recording every engine event."""
 def read_trace(

@@ -10,12 +10,14 @@
 //! | `context` | what a Python component sees (`Context`, `Job`, `Queue`) |
 //! | `components` | Python objects as `blox_core` components, registered in a `Registry` |
 //! | `runs` | run, run in parallel, sweep with progress, recorded runs, trace reading |
+//! | `remote` | one sweep run as a task for any executor, and the merge after |
 //! | `errors` | Rust errors as `bloxsim` exceptions |
 
 mod api;
 mod components;
 mod context;
 mod errors;
+mod remote;
 mod runs;
 
 use pyo3::prelude::*;
@@ -36,6 +38,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(runs::scenario_from_file, m)?)?;
     m.add_function(wrap_pyfunction!(runs::plan_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(runs::start_sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(remote::sweep_task, m)?)?;
+    m.add_function(wrap_pyfunction!(remote::merge_sweep, m)?)?;
     m.add_function(wrap_pyfunction!(runs::record, m)?)?;
     m.add_function(wrap_pyfunction!(runs::read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(runs::stock_schedule, m)?)?;

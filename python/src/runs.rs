@@ -454,7 +454,7 @@ pub(crate) fn plan_sweep(
 
 /// The scenario of a sweep run under the engine's semantics (the Python package plans only
 /// those).
-fn engine_scenario(run: &SweepRun) -> Result<&Scenario, SimError> {
+pub(crate) fn engine_scenario(run: &SweepRun) -> Result<&Scenario, SimError> {
     run.scenario.as_ref().ok_or_else(|| {
         SimError::Config(format!(
             "run {} ({}): a peer's semantics; the Python sweep runs the engine's (exact, blox, \
@@ -465,7 +465,7 @@ fn engine_scenario(run: &SweepRun) -> Result<&Scenario, SimError> {
 }
 
 /// A sweep's row of a run done in memory (what `merge` computes from its `summary.json`).
-fn sweep_row(run: &SweepRun, report: &RunReport) -> SweepRow {
+pub(crate) fn sweep_row(run: &SweepRun, report: &RunReport) -> SweepRow {
     let s = &report.scenario;
     let summary = &report.summary;
     SweepRow {

@@ -18,6 +18,7 @@ mod oracle;
 mod outputs;
 mod peers;
 mod pollux;
+mod sweep_slurm;
 mod synergy;
 mod tiresias_cli;
 mod traces;
