@@ -20,6 +20,7 @@
 
 pub mod gavel;
 mod model;
+pub mod peer_components;
 pub mod pollux;
 pub mod preset;
 pub mod progress;
