@@ -25,7 +25,10 @@
 //! ## The shared round loop
 //!
 //! Every placement here walks the schedule with one shared round loop (Blox's own `Place`,
-//! quirks included, is `blox_original::BloxScattered`, which does not):
+//! quirks included, is `blox_original::BloxScattered`, which does not). [`FirstFit`],
+//! [`Consolidated`], [`TopologyAware`] and [`ResourceAware`] are that loop over their own fit,
+//! one generic wrapper (its options and buffers) each; [`Scattered`] runs it with Blox's choice
+//! of a victim's GPUs:
 //!
 //! - **Running jobs** are never moved, except to honour a GPU type (below). A running *elastic* job whose scheduled count differs
 //!   from the GPUs it holds is resized, per the [`Allocation`](blox_core::Allocation) contract:
