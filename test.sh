@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The project's tests in one command: the Rust workspace's (`cargo test --workspace`), then the
+# The project's tests in one command: the Rust workspace's (`cargo test --workspace`, and the
+# example policy crate's programs, `--features cli`), then the
 # Python package's (python/tests, pytest) in a virtual environment under .venv/ (gitignored),
 # created here with the package (`pip install ./python`) and python/requirements-test.txt.
 #
@@ -29,6 +30,9 @@ done
 if [ "$rust" = 1 ]; then
     echo "== cargo test --workspace"
     cargo test --workspace
+    # The example policy crate's programs are behind its `cli` feature (off by default).
+    echo "== cargo test -p my-blox-policy --features cli"
+    cargo test -p my-blox-policy --features cli
 fi
 
 echo "== Python package (python/): build, install, pytest"

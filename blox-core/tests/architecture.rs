@@ -161,18 +161,6 @@ const GENERIC_CRATES: &[&str] = &[
     "blox-testkit",
 ];
 
-/// Synergy's scheduling keys and placement mechanisms still live in the role crates, where the
-/// stock names `ftf` and `synergy` reach them (they move to `blox-synergy` with the registry
-/// that lets a peer crate add stock names). This list may only shrink.
-const NOT_YET_MOVED: &[&str] = &[
-    "blox-policies/src/synergy/fifo.rs",
-    "blox-policies/src/synergy/ftf.rs",
-    "blox-policies/src/synergy/las.rs",
-    "blox-policies/src/synergy/mod.rs",
-    "blox-policies/src/synergy/srtf.rs",
-    "blox-placement/src/synergy.rs",
-];
-
 fn root() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -279,14 +267,12 @@ fn no_generic_crate_names_an_item_only_a_peer_defines() {
             v.extend(rust_files(&format!("{c}/tests")));
             v
         })
-        .filter(|f| !NOT_YET_MOVED.contains(&f.as_str()) && !f.ends_with("architecture.rs"))
+        .filter(|f| !f.ends_with("architecture.rs"))
         .collect();
     // A name both a peer and a generic crate define (e.g. both have a `Tiresias` policy) is
     // the generic crate's own; so is a name under four letters, and a peer's bare name (it also
     // names a trace format, a paper's algorithm, a stock component).
-    let mut with_pending = generic_files.clone();
-    with_pending.extend(NOT_YET_MOVED.iter().map(|f| f.to_string()));
-    let mut generic_items = public_items(&with_pending);
+    let mut generic_items = public_items(&generic_files);
     for bare in ["Blox", "Gavel", "Tiresias", "Synergy", "Pollux"] {
         generic_items.insert(bare.to_string());
     }
@@ -312,7 +298,14 @@ fn no_generic_crate_names_an_item_only_a_peer_defines() {
         found.join("\n")
     );
     // The check sees what it is meant to: a peer's item names.
-    assert!(peer_only.contains("TiresiasTime") && peer_only.contains("GavelMechanism"));
+    for item in [
+        "TiresiasTime",
+        "GavelMechanism",
+        "SynergyFtf",
+        "SynergyPlacement",
+    ] {
+        assert!(peer_only.contains(item), "{item}");
+    }
 }
 
 #[test]
@@ -341,16 +334,6 @@ fn the_engine_holds_only_its_own_time_model() {
         vec!["blox-sim/src/time/exact.rs", "blox-sim/src/time/mod.rs"],
         "a peer's time model lives in the peer's crate"
     );
-}
-
-#[test]
-fn the_not_yet_moved_list_names_files_that_exist() {
-    for f in NOT_YET_MOVED {
-        assert!(
-            root().join(f).exists(),
-            "{f} has moved: take it off the list"
-        );
-    }
 }
 
 /// The component author's kit stays small: the five component traits, the scheduler they make

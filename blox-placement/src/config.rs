@@ -1,6 +1,4 @@
-use crate::{
-    Consolidated, FirstFit, ResourceAware, Scattered, Synergy, SynergyMode, Topology, TopologyAware,
-};
+use crate::{Consolidated, FirstFit, ResourceAware, Scattered, Topology, TopologyAware};
 use blox_core::{BoxPlacement, ComponentSpec, ConfigError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -13,9 +11,8 @@ use std::sync::Arc;
 /// true}`, `{"kind": "topology", "backfill": true}`. Options default to `preempt: true`,
 /// `backfill: false`, `wait: false`; unknown fields are rejected. On the command line:
 /// `scattered` (alias `place`, Blox's name), `first-fit`, `consolidated`, `topology` (alias
-/// `topology-aware`), `resource-aware`, `synergy` (Synergy's mechanisms,
-/// `synergy:mode=fair|greedy|tune`, default `tune`), with options as
-/// `consolidated:wait=true,backfill=true`.
+/// `topology-aware`), `resource-aware`, with options as `consolidated:wait=true,backfill=true`.
+/// (Peer simulators' placements, such as Synergy's `synergy`, are named by their crates.)
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", from = "PlacementConfigDe")]
 pub enum PlacementConfig {
@@ -51,11 +48,6 @@ pub enum PlacementConfig {
         preempt: bool,
         /// Walk on past a job that cannot be placed.
         backfill: bool,
-    },
-    /// [`Synergy`].
-    Synergy {
-        /// The mechanism.
-        mode: SynergyMode,
     },
 }
 
@@ -95,10 +87,6 @@ enum PlacementConfigDe {
         #[serde(default)]
         backfill: bool,
     },
-    Synergy {
-        #[serde(default)]
-        mode: SynergyMode,
-    },
 }
 
 impl From<PlacementConfigDe> for PlacementConfig {
@@ -123,7 +111,6 @@ impl From<PlacementConfigDe> for PlacementConfig {
             PlacementConfigDe::ResourceAware { preempt, backfill } => {
                 PlacementConfig::ResourceAware { preempt, backfill }
             }
-            PlacementConfigDe::Synergy { mode } => PlacementConfig::Synergy { mode },
         }
     }
 }
@@ -136,7 +123,6 @@ impl PlacementConfig {
         "consolidated",
         "topology",
         "resource-aware",
-        "synergy",
     ];
 
     /// The name used on the command line.
@@ -147,7 +133,6 @@ impl PlacementConfig {
             PlacementConfig::Consolidated { .. } => "consolidated",
             PlacementConfig::Topology { .. } => "topology",
             PlacementConfig::ResourceAware { .. } => "resource-aware",
-            PlacementConfig::Synergy { .. } => "synergy",
         }
     }
 
@@ -193,7 +178,6 @@ impl PlacementConfig {
                     .with_preemption(preempt)
                     .with_backfill(backfill),
             ),
-            PlacementConfig::Synergy { mode } => Box::new(Synergy::new(mode)),
         })
     }
 }
@@ -217,25 +201,6 @@ impl FromStr for PlacementConfig {
             "scattered" | "place" => {
                 spec.no_args("placement")?;
                 return Ok(PlacementConfig::Scattered);
-            }
-            "synergy" => {
-                if let Some(v) = spec.value {
-                    return Err(ConfigError::new(format!(
-                        "placement `synergy`: `{v}` is not key=value (options: mode=fair|greedy|tune)"
-                    )));
-                }
-                let mut mode = SynergyMode::default();
-                for &(k, v) in &spec.params {
-                    if k != "mode" {
-                        return Err(ConfigError::new(format!(
-                            "placement `synergy`: unknown option `{k}` (options: mode)"
-                        )));
-                    }
-                    mode = v.parse().map_err(|e: String| {
-                        ConfigError::new(format!("placement `synergy`: {e}"))
-                    })?;
-                }
-                return Ok(PlacementConfig::Synergy { mode });
             }
             "consolidated" => &["wait", "preempt", "backfill"],
             "first-fit" | "topology" | "topology-aware" | "resource-aware" => {
@@ -288,12 +253,6 @@ impl fmt::Display for PlacementConfig {
         f.write_str(self.as_str())?;
         let (wait, preempt, backfill) = match *self {
             PlacementConfig::Scattered => return Ok(()),
-            PlacementConfig::Synergy { mode } => {
-                if mode != SynergyMode::default() {
-                    write!(f, ":mode={mode}")?;
-                }
-                return Ok(());
-            }
             PlacementConfig::Consolidated {
                 wait,
                 preempt,
@@ -368,22 +327,6 @@ mod tests {
         assert!("scattered:backfill=true"
             .parse::<PlacementConfig>()
             .is_err());
-        let s: PlacementConfig = "synergy:mode=fair".parse().unwrap();
-        assert_eq!(
-            s,
-            PlacementConfig::Synergy {
-                mode: SynergyMode::Fair
-            }
-        );
-        assert_eq!(s.to_string(), "synergy:mode=fair");
-        let json = serde_json::to_string(&s).unwrap();
-        assert_eq!(json, r#"{"kind":"synergy","mode":"fair"}"#);
-        assert!("synergy:mode=opt"
-            .parse::<PlacementConfig>()
-            .unwrap_err()
-            .0
-            .contains("matrix"));
-        assert!("synergy:speed=1".parse::<PlacementConfig>().is_err());
         assert!("best"
             .parse::<PlacementConfig>()
             .unwrap_err()

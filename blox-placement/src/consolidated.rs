@@ -1,4 +1,4 @@
-use crate::plan::{place_round, Fit, LoopOptions, Plan, Scratch};
+use crate::plan::{Fit, Plan, RoundLoop};
 use blox_core::{Ctx, Decisions, GpuSet, GpuTypeId, Job, NodeId, PlacementPolicy, Schedule};
 
 /// Consolidated placement: a job goes on as few nodes as possible, best fit.
@@ -19,21 +19,13 @@ use blox_core::{Ctx, Decisions, GpuSet, GpuTypeId, Job, NodeId, PlacementPolicy,
 /// that fits on one node is placed through the plan's index by free count, without the walk.
 #[derive(Clone, Debug)]
 pub struct Consolidated {
-    opts: LoopOptions,
-    scratch: Scratch,
-    fit: NodeFit,
+    round: RoundLoop<NodeFit>,
 }
 
 impl Default for Consolidated {
     fn default() -> Self {
         Consolidated {
-            opts: LoopOptions {
-                preempt: true,
-                backfill: false,
-                reuse_victim_gpus: true,
-            },
-            scratch: Scratch::default(),
-            fit: NodeFit::default(),
+            round: RoundLoop::new(NodeFit::default()),
         }
     }
 }
@@ -42,37 +34,30 @@ impl Consolidated {
     /// Wait (or preempt) rather than spread a job over more nodes than it needs on an idle
     /// cluster (default: no).
     pub fn with_wait(mut self, on: bool) -> Self {
-        self.fit.wait = on;
+        self.round.fit.wait = on;
         self
     }
 
     /// Preempt lower jobs when a job does not fit (default: yes).
     pub fn with_preemption(mut self, on: bool) -> Self {
-        self.opts.preempt = on;
+        self.round.set_preemption(on);
         self
     }
 
     /// Keep walking the schedule past a job that cannot be placed (default: no).
     pub fn with_backfill(mut self, on: bool) -> Self {
-        self.opts.backfill = on;
+        self.round.set_backfill(on);
         self
     }
 }
 
 impl PlacementPolicy for Consolidated {
     fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
-        place_round(
-            &mut self.fit,
-            self.opts,
-            &mut self.scratch,
-            ctx,
-            schedule,
-            out,
-        );
+        self.round.place(ctx, schedule, out);
     }
 
     fn name(&self) -> String {
-        if self.fit.wait {
+        if self.round.fit.wait {
             "consolidated(wait)".into()
         } else {
             "consolidated".into()

@@ -1,4 +1,4 @@
-use crate::plan::{place_round, Fit, LoopOptions, Plan, Scratch};
+use crate::plan::{Fit, Plan, RoundLoop};
 use crate::scattered::scattered_fit;
 use blox_core::{Ctx, Decisions, GpuSet, Job, PlacementPolicy, Schedule};
 
@@ -13,19 +13,13 @@ use blox_core::{Ctx, Decisions, GpuSet, Job, PlacementPolicy, Schedule};
 /// of s entries, j placed jobs, v victims and k nodes a fit takes GPUs from.
 #[derive(Clone, Debug)]
 pub struct FirstFit {
-    opts: LoopOptions,
-    scratch: Scratch,
+    round: RoundLoop<LowestFree>,
 }
 
 impl Default for FirstFit {
     fn default() -> Self {
         FirstFit {
-            opts: LoopOptions {
-                preempt: true,
-                backfill: false,
-                reuse_victim_gpus: true,
-            },
-            scratch: Scratch::default(),
+            round: RoundLoop::new(LowestFree),
         }
     }
 }
@@ -33,17 +27,18 @@ impl Default for FirstFit {
 impl FirstFit {
     /// Preempt lower jobs when a job does not fit (default: yes).
     pub fn with_preemption(mut self, on: bool) -> Self {
-        self.opts.preempt = on;
+        self.round.set_preemption(on);
         self
     }
 
     /// Keep walking the schedule past a job that cannot be placed (default: no).
     pub fn with_backfill(mut self, on: bool) -> Self {
-        self.opts.backfill = on;
+        self.round.set_backfill(on);
         self
     }
 }
 
+#[derive(Clone, Copy, Debug)]
 struct LowestFree;
 
 impl Fit for LowestFree {
@@ -54,14 +49,7 @@ impl Fit for LowestFree {
 
 impl PlacementPolicy for FirstFit {
     fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
-        place_round(
-            &mut LowestFree,
-            self.opts,
-            &mut self.scratch,
-            ctx,
-            schedule,
-            out,
-        );
+        self.round.place(ctx, schedule, out);
     }
 
     fn name(&self) -> String {

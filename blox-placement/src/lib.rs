@@ -9,7 +9,6 @@
 //! | [`FirstFit`] | the lowest-numbered free GPUs, exactly what is needed | O(s log n + (j + v)·N) | classic first fit |
 //! | [`Consolidated`] | fewest nodes, best fit (least leftover); optionally waits rather than spreads | O(s log n + (j + v)·N log N) | Tiresias (NSDI 2019) consolidation; Blox's dead `consolidated` branch |
 //! | [`ResourceAware`] | GPUs only where the job's CPU and memory share also fits, consolidated | O(s log n + r + (j + v)·N log N) | Synergy (OSDI 2022) |
-//! | [`Synergy`] | Synergy's mechanisms exactly: GPU-proportional, Greedy, Tune (fair-share fallback, peer adjustment); stops and re-places every job each round; CPUs, memory and speed-up per job in [`Decisions::host`](blox_core::Decisions::host) | O(s·G) | Synergy (OSDI 2022) `resources/cluster.py` |
 //! | [`TopologyAware`] | the free set whose ring all-reduce has the highest bottleneck bandwidth, on a [`Topology`] | O(s log n + G·h + (j + v)·D + Σ n·h) | Blox (EuroSys 2024) bandwidth-aware placement; NCCL ring order |
 //! | [`PlacementSpeed`] | a [`ThroughputModel`](blox_core::ThroughputModel): compute + all-reduce over the placement's bottleneck bandwidth | O(n·h) per start | Blox model zoo; ring all-reduce cost 2(n−1)/n |
 //!
@@ -26,7 +25,10 @@
 //! ## The shared round loop
 //!
 //! Every placement here walks the schedule with one shared round loop (Blox's own `Place`,
-//! quirks included, is `blox_original::BloxScattered`, which does not):
+//! quirks included, is `blox_original::BloxScattered`, which does not). [`FirstFit`],
+//! [`Consolidated`], [`TopologyAware`] and [`ResourceAware`] are that loop over their own fit,
+//! one generic wrapper (its options and buffers) each; [`Scattered`] runs it with Blox's choice
+//! of a victim's GPUs:
 //!
 //! - **Running jobs** are never moved, except to honour a GPU type (below). A running *elastic* job whose scheduled count differs
 //!   from the GPUs it holds is resized, per the [`Allocation`](blox_core::Allocation) contract:
@@ -108,7 +110,6 @@ mod first_fit;
 mod plan;
 mod resource_aware;
 mod scattered;
-mod synergy;
 mod throughput;
 mod topology;
 mod topology_aware;
@@ -118,7 +119,6 @@ pub use consolidated::Consolidated;
 pub use first_fit::FirstFit;
 pub use resource_aware::ResourceAware;
 pub use scattered::Scattered;
-pub use synergy::{Synergy, SynergyMode};
 pub use throughput::{
     model_profile, profile_by_name, ModelProfile, PlacementSpeed, DEFAULT_PROFILE, MODEL_ZOO,
 };

@@ -206,6 +206,55 @@ fn release<F: Fit + ?Sized>(plan: &mut Plan<'_>, fit: &mut F, job: &Job, gpus: &
     fit.released(gpus);
 }
 
+/// A placement that is the shared round loop over one [`Fit`], with the loop's options and
+/// buffers: what `FirstFit`, `Consolidated`, `TopologyAware` and `ResourceAware` are (each
+/// with its own fit). Preemption is on, back-filling off, and a victim of the round is
+/// relaunched on its old GPUs when they are still free.
+#[derive(Clone, Debug)]
+pub(crate) struct RoundLoop<F> {
+    /// The fit that chooses a job's GPUs.
+    pub(crate) fit: F,
+    opts: LoopOptions,
+    scratch: Scratch,
+}
+
+impl<F: Fit> RoundLoop<F> {
+    /// The round loop over `fit`, with the default options.
+    pub(crate) fn new(fit: F) -> Self {
+        RoundLoop {
+            fit,
+            opts: LoopOptions {
+                preempt: true,
+                backfill: false,
+                reuse_victim_gpus: true,
+            },
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// Preempt lower jobs when a job does not fit.
+    pub(crate) fn set_preemption(&mut self, on: bool) {
+        self.opts.preempt = on;
+    }
+
+    /// Keep walking the schedule past a job that cannot be placed.
+    pub(crate) fn set_backfill(&mut self, on: bool) {
+        self.opts.backfill = on;
+    }
+
+    /// One round: [`place_round`].
+    pub(crate) fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
+        place_round(
+            &mut self.fit,
+            self.opts,
+            &mut self.scratch,
+            ctx,
+            schedule,
+            out,
+        );
+    }
+}
+
 /// What the victim search is trying to make room for.
 #[derive(Clone, Copy)]
 enum Want<'g> {

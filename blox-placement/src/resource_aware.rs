@@ -1,5 +1,5 @@
 use crate::consolidated::NodeFit;
-use crate::plan::{place_round, LoopOptions, Scratch};
+use crate::plan::RoundLoop;
 use blox_core::{Ctx, Decisions, PlacementPolicy, Schedule};
 
 /// Resource-aware placement (Synergy, OSDI 2022): a job gets GPUs only on nodes that also have
@@ -18,21 +18,13 @@ use blox_core::{Ctx, Decisions, PlacementPolicy, Schedule};
 /// for a schedule of s entries, n running jobs, j placed jobs, v victims, N nodes.
 #[derive(Clone, Debug)]
 pub struct ResourceAware {
-    opts: LoopOptions,
-    scratch: Scratch,
-    fit: NodeFit,
+    round: RoundLoop<NodeFit>,
 }
 
 impl Default for ResourceAware {
     fn default() -> Self {
         ResourceAware {
-            opts: LoopOptions {
-                preempt: true,
-                backfill: false,
-                reuse_victim_gpus: true,
-            },
-            scratch: Scratch::default(),
-            fit: NodeFit::with_host(),
+            round: RoundLoop::new(NodeFit::with_host()),
         }
     }
 }
@@ -40,27 +32,20 @@ impl Default for ResourceAware {
 impl ResourceAware {
     /// Preempt lower jobs when a job does not fit (default: yes).
     pub fn with_preemption(mut self, on: bool) -> Self {
-        self.opts.preempt = on;
+        self.round.set_preemption(on);
         self
     }
 
     /// Keep walking the schedule past a job that cannot be placed (default: no).
     pub fn with_backfill(mut self, on: bool) -> Self {
-        self.opts.backfill = on;
+        self.round.set_backfill(on);
         self
     }
 }
 
 impl PlacementPolicy for ResourceAware {
     fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
-        place_round(
-            &mut self.fit,
-            self.opts,
-            &mut self.scratch,
-            ctx,
-            schedule,
-            out,
-        );
+        self.round.place(ctx, schedule, out);
     }
 
     fn name(&self) -> String {

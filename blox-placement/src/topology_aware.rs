@@ -1,4 +1,4 @@
-use crate::plan::{place_round, Fit, LoopOptions, Plan, Scratch};
+use crate::plan::{Fit, Plan, RoundLoop};
 use crate::topology::{DomainTree, Topology};
 use blox_core::{Ctx, Decisions, GpuId, GpuSet, Job, PlacementPolicy, Schedule};
 use std::sync::Arc;
@@ -29,9 +29,7 @@ use std::sync::Arc;
 /// Ties: schedule order, then as above, then lowest GPU ids.
 #[derive(Clone, Debug)]
 pub struct TopologyAware {
-    opts: LoopOptions,
-    scratch: Scratch,
-    fit: DomainFit,
+    round: RoundLoop<DomainFit>,
 }
 
 impl Default for TopologyAware {
@@ -44,13 +42,7 @@ impl TopologyAware {
     /// Placement over this topology, or over the cluster's default topology when `None`.
     pub fn new(topology: Option<Arc<Topology>>) -> Self {
         TopologyAware {
-            opts: LoopOptions {
-                preempt: true,
-                backfill: false,
-                reuse_victim_gpus: true,
-            },
-            scratch: Scratch::default(),
-            fit: DomainFit {
+            round: RoundLoop::new(DomainFit {
                 given: topology,
                 default: None,
                 free: Vec::new(),
@@ -58,33 +50,26 @@ impl TopologyAware {
                 gpu_type: Vec::new(),
                 units: Vec::new(),
                 stack: Vec::new(),
-            },
+            }),
         }
     }
 
     /// Preempt lower jobs when a job does not fit (default: yes).
     pub fn with_preemption(mut self, on: bool) -> Self {
-        self.opts.preempt = on;
+        self.round.set_preemption(on);
         self
     }
 
     /// Keep walking the schedule past a job that cannot be placed (default: no).
     pub fn with_backfill(mut self, on: bool) -> Self {
-        self.opts.backfill = on;
+        self.round.set_backfill(on);
         self
     }
 }
 
 impl PlacementPolicy for TopologyAware {
     fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
-        place_round(
-            &mut self.fit,
-            self.opts,
-            &mut self.scratch,
-            ctx,
-            schedule,
-            out,
-        );
+        self.round.place(ctx, schedule, out);
     }
 
     fn name(&self) -> String {

@@ -1,6 +1,6 @@
 use crate::gavel::MaxMinSolver;
 use crate::tiresias::TIRESIAS_THRESHOLD;
-use crate::{Amdahl, Fifo, Gavel, Las, Optimus, Sjf, Srtf, SynergyFtf, Themis, Tiresias};
+use crate::{Amdahl, Fifo, Gavel, Las, Optimus, Sjf, Srtf, Themis, Tiresias};
 use blox_core::{
     BoxScheduling, BoxThroughput, ComponentSpec, ConfigError, ConstantSpeed, ThroughputTable,
 };
@@ -25,7 +25,6 @@ use std::sync::Arc;
 /// | `optimus` | `parallel_fraction` (0.95) | [`Optimus`] with [`Amdahl`] | Blox's Optimus, `blox_original::BloxOptimus`; no parameters |
 /// | `gavel` | `solver` (`water-filling` or `lp`); `hetero` (`true`: use the run's throughput table on a cluster of several GPU types; `false`: Gavel's agnostic baseline) | [`Gavel`] | [`Gavel`] |
 /// | `themis` | | [`Themis`] | [`Themis`] |
-/// | `ftf` | | Synergy's finish-time fairness key, [`SynergyFtf`] (GPU-proportional form; under `synergy` semantics the CLI tells it the mechanism) | same |
 ///
 /// `Tiresias` and `Optimus` with default parameters are the unit variants
 /// [`PolicyConfig::Tiresias`] and [`PolicyConfig::Optimus`]; other parameters use
@@ -81,8 +80,6 @@ pub enum PolicyConfig {
     },
     /// Finish-time fairness, [`Themis`].
     Themis,
-    /// Synergy's finish-time fairness key, [`SynergyFtf`].
-    Ftf,
 }
 
 /// Parameters of [`Tiresias`].
@@ -156,7 +153,6 @@ enum PolicyConfigRepr {
         hetero: bool,
     },
     Themis {},
-    Ftf {},
 }
 
 fn yes() -> bool {
@@ -203,7 +199,6 @@ impl TryFrom<PolicyConfigRepr> for PolicyConfig {
             }
             PolicyConfigRepr::Gavel { solver, hetero } => PolicyConfig::Gavel { solver, hetero },
             PolicyConfigRepr::Themis {} => PolicyConfig::Themis,
-            PolicyConfigRepr::Ftf {} => PolicyConfig::Ftf,
         };
         cfg.validate()?;
         Ok(cfg)
@@ -229,7 +224,6 @@ impl From<PolicyConfig> for PolicyConfigRepr {
             },
             PolicyConfig::Gavel { solver, hetero } => PolicyConfigRepr::Gavel { solver, hetero },
             PolicyConfig::Themis => PolicyConfigRepr::Themis {},
-            PolicyConfig::Ftf => PolicyConfigRepr::Ftf {},
         }
     }
 }
@@ -273,7 +267,7 @@ impl PolicyEnv {
 impl PolicyConfig {
     /// The accepted names, for help texts and errors.
     pub const NAMES: &'static [&'static str] = &[
-        "fifo", "las", "srtf", "sjf", "tiresias", "optimus", "gavel", "themis", "ftf",
+        "fifo", "las", "srtf", "sjf", "tiresias", "optimus", "gavel", "themis",
     ];
 
     /// Tiresias with these parameters, normalised ([`PolicyConfig::Tiresias`] for the defaults).
@@ -305,7 +299,6 @@ impl PolicyConfig {
             PolicyConfig::Optimus | PolicyConfig::OptimusWith(_) => "optimus",
             PolicyConfig::Gavel { .. } => "gavel",
             PolicyConfig::Themis => "themis",
-            PolicyConfig::Ftf => "ftf",
         }
     }
 
@@ -354,7 +347,6 @@ impl PolicyConfig {
                 })
             }
             PolicyConfig::Themis => Box::new(Themis::default()),
-            PolicyConfig::Ftf => Box::new(SynergyFtf::new(true)),
         })
     }
 
@@ -399,7 +391,7 @@ impl FromStr for PolicyConfig {
             n => n,
         };
         let keys: &[&str] = match name {
-            "fifo" | "las" | "srtf" | "themis" | "ftf" => &[],
+            "fifo" | "las" | "srtf" | "themis" => &[],
             "sjf" => &["preemptive"],
             "tiresias" => &["thresholds", "queues", "threshold", "starvation", "gittins"],
             "optimus" => &["parallel_fraction"],
@@ -440,7 +432,6 @@ impl FromStr for PolicyConfig {
             "las" => PolicyConfig::Las,
             "srtf" => PolicyConfig::Srtf,
             "themis" => PolicyConfig::Themis,
-            "ftf" => PolicyConfig::Ftf,
             "sjf" => PolicyConfig::Sjf {
                 preemptive: get("preemptive")
                     .map(|v| parse_bool(&what("preemptive"), v))

@@ -14,7 +14,6 @@
 //! | [`Optimus`] | marginal gain: GPUs one at a time to the largest fall in remaining time ([`Amdahl`] model); returns GPU counts | O(n log n + G log n) | Peng et al., EuroSys '18 |
 //! | [`Gavel`] (`gavel`, alias `gavel-style`; an engine-native adaptation, not Gavel's simulator) | max-min fair time fractions ([`water_fill`], or the LP [`max_min_lp`]), order by allocation ÷ share received (desc.); on several GPU types, the heterogeneity-aware LP over a [`blox_core::ThroughputTable`] and a GPU type per job | O(n log n); LP: one solve per change of the active set (≈ 0.12 ms at 1,000 jobs on one GPU type, after the symmetry reduction) | Narayanan et al., OSDI '20 |
 //! | [`Themis`] (`themis`, alias `ftf-greedy`; a greedy order, not Themis's auction nor Gavel's LP) | finish-time fairness ρ = shared ÷ isolated finish time, worst first | O(n log n) | Mahajan et al., NSDI '20 |
-//! | [`SynergyFifo`], [`SynergySrtf`], [`SynergyLas`], [`SynergyFtf`] | Synergy's keys: arrival; remaining iterations × iteration time (÷ last speed-up unless GPU-proportional); attained service × GPUs over the pre-admitted set (re-sorted by GPUs under Tune); Themis-style finish-time fairness; one persistent, stably sorted list (ties keep last round's order) | O(n log n) | Synergy (OSDI '22) `schedulers/*_synergy_new.py` |
 //!
 //! Each type's docs state its key, its tie rule and its simplifications of the paper.
 //!
@@ -23,7 +22,8 @@
 //! [`Job::attained_wall_s`], `executed`). Blox's own versions are types of their own in
 //! `blox-original` (`BloxLas`, `BloxSrtf`, `BloxOptimus`), which the `blox` preset picks for
 //! `las`, `srtf`, `tiresias` (Blox's Tiresias is exactly its LAS) and `optimus`; the peer
-//! simulators' own policies live in their crates (`blox-gavel`, `blox-tiresias`, `blox-pollux`).
+//! simulators' own policies live in their crates (`blox-gavel`, `blox-tiresias`, `blox-synergy`,
+//! `blox-pollux`).
 //!
 //! [`Job::attained_gpu_s`]: blox_core::Job::attained_gpu_s
 //! [`Job::attained_wall_s`]: blox_core::Job::attained_wall_s
@@ -55,7 +55,6 @@ mod optimus;
 mod sjf;
 mod speedup;
 mod srtf;
-mod synergy;
 #[cfg(test)]
 mod testing;
 mod themis;
@@ -71,8 +70,5 @@ pub use optimus::Optimus;
 pub use sjf::Sjf;
 pub use speedup::{Amdahl, Speedup};
 pub use srtf::Srtf;
-pub use synergy::{
-    SynergyFifo, SynergyFtf, SynergyLas, SynergyOrder, SynergySrtf, SYNERGY_STARVATION_S,
-};
 pub use themis::{finish_time_fairness, Themis};
 pub use tiresias::{Tiresias, TIRESIAS_THRESHOLD};

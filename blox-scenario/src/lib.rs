@@ -23,6 +23,7 @@
 pub mod gavel;
 mod model;
 mod peer;
+pub mod peer_components;
 #[cfg(feature = "pollux")]
 pub mod pollux;
 pub mod preset;

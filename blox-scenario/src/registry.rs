@@ -28,10 +28,13 @@
 //! ```
 //!
 //! A registered name must not shadow a stock one (stock names always mean the stock component):
-//! [`Registry::check`] refuses it, and the programs check before anything else.
+//! [`Registry::check`] refuses it, and the programs check before anything else. The names the
+//! peer crates add (Synergy's `ftf` and `synergy`; [`crate::peer_components`]) are stock names
+//! too, held as [`Named::Peer`].
 //! Builders get the parsed `name:key=value` spec ([`ComponentSpec`]), so a component can take
 //! parameters, and must reject the ones it does not know.
 
+use crate::peer_components::{self, PeerSyntax};
 use blox_admission::AdmissionConfig;
 use blox_core::{BoxAdmission, BoxPlacement, BoxScheduling, ComponentSpec, ConfigError};
 use blox_placement::{PlacementConfig, Topology};
@@ -120,7 +123,7 @@ impl Registry {
 
     fn note_shadowing<C: StockConfig>(&mut self, role: &str, name: &str) {
         let bare = name.split(':').next().unwrap_or(name).trim();
-        if is_stock::<C>(bare) || C::from_str(bare).is_ok() {
+        if is_stock::<C>(bare) || C::from_str(bare).is_ok() || peer::<C>(bare).is_some() {
             self.shadowing.push(format!(
                 "{role} `{name}` is a stock name (it always means the stock component): register \
                  yours under another name"
@@ -173,9 +176,22 @@ impl Registry {
     ) -> Result<BoxScheduling, ConfigError> {
         match c {
             Named::Stock(c) => c.build(env),
+            Named::Peer(s) => {
+                let spec = ComponentSpec::parse(s, "policy")?;
+                let p = peer_components::find(&peer_components::all().policies, spec.name);
+                match p {
+                    Some(p) => (p.build)(s, env),
+                    None => Err(unknown_peer::<PolicyConfig>("policy", spec.name)),
+                }
+            }
             Named::Registered(s) => {
                 let spec = ComponentSpec::parse(s, "policy")?;
-                let b = lookup(&self.policies, spec.name, "policy", PolicyConfig::NAMES)?;
+                let b = lookup(
+                    &self.policies,
+                    spec.name,
+                    "policy",
+                    &stock_names::<PolicyConfig>(),
+                )?;
                 b(&spec, env)
             }
         }
@@ -189,13 +205,21 @@ impl Registry {
     ) -> Result<BoxPlacement, ConfigError> {
         match c {
             Named::Stock(c) => c.build_with(topology),
+            Named::Peer(s) => {
+                let spec = ComponentSpec::parse(s, "placement")?;
+                let p = peer_components::find(&peer_components::all().placements, spec.name);
+                match p {
+                    Some(p) => (p.build)(s, topology),
+                    None => Err(unknown_peer::<PlacementConfig>("placement", spec.name)),
+                }
+            }
             Named::Registered(s) => {
                 let spec = ComponentSpec::parse(s, "placement")?;
                 let b = lookup(
                     &self.placements,
                     spec.name,
                     "placement",
-                    PlacementConfig::NAMES,
+                    &stock_names::<PlacementConfig>(),
                 )?;
                 b(&spec, topology)
             }
@@ -206,7 +230,8 @@ impl Registry {
     pub fn build_admission(&self, c: &Named<AdmissionConfig>) -> Result<BoxAdmission, ConfigError> {
         match c {
             Named::Stock(c) => c.build(),
-            Named::Registered(s) => {
+            // No peer adds an admission policy.
+            Named::Peer(s) | Named::Registered(s) => {
                 let spec = ComponentSpec::parse(s, "admission")?;
                 let b = lookup(
                     &self.admissions,
@@ -237,6 +262,14 @@ fn lookup<'r, B: ?Sized>(
             known.join(", ")
         ))
     })
+}
+
+/// A [`Named::Peer`] made by hand with a name no peer has.
+fn unknown_peer<C: StockConfig>(role: &str, name: &str) -> ConfigError {
+    ConfigError::new(format!(
+        "unknown {role} `{name}` (expected one of: {})",
+        stock_names::<C>().join(", ")
+    ))
 }
 
 /// A peer simulator's own component name used where only the engine's are taken: which
@@ -280,16 +313,41 @@ pub trait StockConfig:
 {
     /// Every stock name of the role.
     fn names() -> &'static [&'static str];
+
+    /// The names the peer crates add to the role ([`crate::peer_components`]).
+    fn peers() -> Vec<PeerSyntax> {
+        Vec::new()
+    }
+}
+
+/// The stock names of the role and then the peers', for help and error texts.
+fn stock_names<C: StockConfig>() -> Vec<&'static str> {
+    let mut names = C::names().to_vec();
+    names.extend(C::peers().iter().map(|p| p.name));
+    names
+}
+
+/// The peer component of the role named `name`.
+fn peer<C: StockConfig>(name: &str) -> Option<PeerSyntax> {
+    C::peers().into_iter().find(|p| p.name == name)
 }
 
 impl StockConfig for PolicyConfig {
     fn names() -> &'static [&'static str] {
         PolicyConfig::NAMES
     }
+    fn peers() -> Vec<PeerSyntax> {
+        let all = &peer_components::all().policies;
+        all.iter().map(|p| p.syntax).collect()
+    }
 }
 impl StockConfig for PlacementConfig {
     fn names() -> &'static [&'static str] {
         PlacementConfig::NAMES
+    }
+    fn peers() -> Vec<PeerSyntax> {
+        let all = &peer_components::all().placements;
+        all.iter().map(|p| p.syntax).collect()
     }
 }
 impl StockConfig for AdmissionConfig {
@@ -310,6 +368,9 @@ impl StockConfig for AdmissionConfig {
 pub enum Named<C> {
     /// A stock component.
     Stock(C),
+    /// A stock name a peer crate adds ([`crate::peer_components`]), as its canonical
+    /// `name:key=value` spec.
+    Peer(String),
     /// Any other component, as its `name:key=value` spec.
     Registered(String),
 }
@@ -319,8 +380,13 @@ impl<C> Named<C> {
     pub fn stock(&self) -> Option<&C> {
         match self {
             Named::Stock(c) => Some(c),
-            Named::Registered(_) => None,
+            Named::Peer(_) | Named::Registered(_) => None,
         }
+    }
+
+    /// Whether a [`Registry`] builds it (a name that is neither stock nor a peer's).
+    pub fn is_registered(&self) -> bool {
+        matches!(self, Named::Registered(_))
     }
 }
 
@@ -360,6 +426,10 @@ impl<C: StockConfig> FromStr for Named<C> {
         if let Ok(c) = C::from_str(s) {
             return Ok(Named::Stock(c));
         }
+        // The peers' names, case-insensitive too.
+        if let Some(p) = peer::<C>(spec.name).or_else(|| peer::<C>(&lower)) {
+            return p.canonical(&format!("{}{tail}", p.name)).map(Named::Peer);
+        }
         Ok(Named::Registered(s.trim().to_string()))
     }
 }
@@ -368,7 +438,7 @@ impl<C: fmt::Display> fmt::Display for Named<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Named::Stock(c) => c.fmt(f),
-            Named::Registered(s) => f.write_str(s),
+            Named::Peer(s) | Named::Registered(s) => f.write_str(s),
         }
     }
 }
@@ -377,6 +447,16 @@ impl<C: StockConfig> Serialize for Named<C> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Named::Stock(c) => c.serialize(s),
+            Named::Peer(spec) => {
+                let name = ComponentSpec::parse(spec, "component")
+                    .map_err(serde::ser::Error::custom)?
+                    .name;
+                let p = peer::<C>(name)
+                    .ok_or_else(|| serde::ser::Error::custom(format!("unknown `{name}`")))?;
+                p.to_table(spec)
+                    .map_err(serde::ser::Error::custom)?
+                    .serialize(s)
+            }
             Named::Registered(spec) => {
                 // The same table form as stock components: `{ kind = NAME, key = "value" }`.
                 let parsed =
@@ -412,6 +492,9 @@ impl<'de, C: StockConfig> Deserialize<'de> for Named<C> {
             return C::deserialize(v)
                 .map(Named::Stock)
                 .map_err(D::Error::custom);
+        }
+        if let Some(p) = peer::<C>(kind) {
+            return p.from_table(v).map(Named::Peer).map_err(D::Error::custom);
         }
         // A registered component: its parameters in the command-line form.
         let mut spec = kind.to_string();

@@ -17,13 +17,13 @@ use blox_nodes::{
     RandomFailures,
 };
 use blox_original::{Blox, BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic};
-use blox_placement::{PlacementConfig, PlacementSpeed, SynergyMode, Topology};
+use blox_placement::{PlacementConfig, PlacementSpeed, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
 use blox_sim::time::{Exact, TimeModel};
 use blox_sim::workload::{JobList, Workload};
 use blox_sim::SimError;
 use blox_sim::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
-use blox_synergy::{Synergy as SynergyTime, SynergyWorkload};
+use blox_synergy::{Synergy as SynergyTime, SynergyMode, SynergyPlacementConfig, SynergyWorkload};
 use blox_workload::{GavelThroughputs, ReadOptions, TraceFormat};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -1285,6 +1285,8 @@ impl Scenario {
             ThroughputChoice::Constant => Box::new(ConstantSpeed(factor)),
             ThroughputChoice::Policy => match self.policy.stock() {
                 Some(p) => preset::policy_throughput(self.semantics, p, &env)?,
+                // A peer's policy implies no scaling model: constant speed.
+                None if !self.policy.is_registered() => Box::new(ConstantSpeed(1.0)),
                 None => {
                     return Err(SimError::Config(format!(
                         "policy `{}` is a registered component and implies no throughput model; \
@@ -1314,12 +1316,10 @@ impl Scenario {
         if self.semantics != Semantics::Synergy {
             return self.policy.to_string();
         }
-        let mech = match &self.placement {
-            Named::Stock(PlacementConfig::Synergy { mode }) => match mode {
-                SynergyMode::Greedy => String::new(),
-                m => format!("+{m}"),
-            },
-            ref other => format!("/{other}"),
+        let mech = match self.synergy_mode() {
+            Some(SynergyMode::Greedy) => String::new(),
+            Some(m) => format!("+{m}"),
+            None => format!("/{}", self.placement),
         };
         let split = match &self.workload {
             WorkloadConfig::SynergyDefault { class_split, .. } => format!(" ({class_split})"),
@@ -1489,27 +1489,31 @@ impl Scenario {
         }
     }
 
+    /// The mechanism of the run's `synergy` placement, if it has one.
+    fn synergy_mode(&self) -> Option<SynergyMode> {
+        match &self.placement {
+            Named::Peer(spec) => spec
+                .parse::<SynergyPlacementConfig>()
+                .ok()
+                .map(|c| c.mode()),
+            _ => None,
+        }
+    }
+
     /// The scheduling policy under `synergy` semantics: `fifo`, `srtf`, `las` and `ftf` are
-    /// Synergy's own ([`blox_policies::SynergyFifo`] …), told the mechanism (SRTF and FTF
-    /// divide by the speed-up unless it is GPU-proportional; LAS re-sorts by GPU count under
-    /// Tune); any other policy is built as usual.
+    /// Synergy's own ([`blox_synergy::semantics_policy`]), told the mechanism; any other policy
+    /// is built as usual.
     fn synergy_policy(
         &self,
         env: &PolicyEnv,
         registry: &Registry,
     ) -> Result<blox_core::BoxScheduling, SimError> {
-        let mode = match self.placement.stock() {
-            Some(PlacementConfig::Synergy { mode }) => Some(*mode),
-            _ => None,
-        };
-        let fair = mode.map_or(true, |m| m == SynergyMode::Fair);
-        let tune = mode == Some(SynergyMode::Tune);
-        Ok(match self.policy.stock() {
-            Some(PolicyConfig::Fifo) => Box::new(blox_policies::SynergyFifo::default()),
-            Some(PolicyConfig::Srtf) => Box::new(blox_policies::SynergySrtf::new(fair)),
-            Some(PolicyConfig::Las) => Box::new(blox_policies::SynergyLas::new(tune)),
-            Some(PolicyConfig::Ftf) => Box::new(blox_policies::SynergyFtf::new(fair)),
-            _ => registry.build_policy(&self.policy, env)?,
+        let own = (!self.policy.is_registered())
+            .then(|| blox_synergy::semantics_policy(&self.policy.to_string(), self.synergy_mode()))
+            .flatten();
+        Ok(match own {
+            Some(p) => p,
+            None => registry.build_policy(&self.policy, env)?,
         })
     }
 

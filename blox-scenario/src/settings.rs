@@ -475,10 +475,7 @@ impl RunSettings {
         if s.semantics == Semantics::Synergy && self.scenario.is_none() {
             s.cluster = crate::SYNERGY_CLUSTER.into();
             s.seed = crate::SYNERGY_SEED;
-            s.placement = PlacementConfig::Synergy {
-                mode: blox_placement::SynergyMode::Tune,
-            }
-            .into();
+            s.placement = Named::Peer(blox_synergy::SynergyPlacementConfig::default().to_string());
         }
         if let Some(v) = &self.cluster {
             s.cluster = v.clone();

@@ -14,7 +14,7 @@ pub const SYNERGY_ROUND: Time = Time::from_secs(300);
 ///
 /// - **Decisions** every `R` (300 s) from `t = 0`; an idle stretch (nothing running or waiting)
 ///   jumps to the round boundary at or after the next arrival.
-/// - **Leases.** Synergy's placement (`blox_placement::Synergy`-style, one that stops every
+/// - **Leases.** Synergy's placement ([`crate::SynergyPlacement`]-style, one that stops every
 ///   running job and places the schedule afresh) re-decides every job each round. A job restarted
 ///   on the same GPUs is no change for the engine (elided), one moved to other GPUs is stopped and
 ///   started; neither is a preemption (Synergy has no checkpoint or restart cost), so

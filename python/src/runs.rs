@@ -73,20 +73,20 @@ pub(crate) fn component(py: Python<'_>, role: &str, spec: &str) -> PyResult<(Str
     let (value, stock) = match role {
         "policy" => {
             s.policy = spec.parse().map_err(bad)?;
-            (serde_json::to_string(&s.policy), s.policy.stock().is_some())
+            (serde_json::to_string(&s.policy), !s.policy.is_registered())
         }
         "placement" => {
             s.placement = spec.parse().map_err(bad)?;
             (
                 serde_json::to_string(&s.placement),
-                s.placement.stock().is_some(),
+                !s.placement.is_registered(),
             )
         }
         "admission" => {
             s.admission = spec.parse().map_err(bad)?;
             (
                 serde_json::to_string(&s.admission),
-                s.admission.stock().is_some(),
+                !s.admission.is_registered(),
             )
         }
         other => return Err(config_error(py, &format!("unknown role `{other}`"))),

@@ -130,8 +130,15 @@ fn static_and_boxed_agree<Tm: TimeModel + Clone>(
 fn every_policy_and_placement_is_deterministic() {
     use blox_placement::PlacementConfig;
     let mut checked = 0;
-    for policy in PolicyConfig::NAMES {
-        for placement in PlacementConfig::NAMES {
+    // The stock names and the ones the peers add (Synergy's `ftf` and `synergy`).
+    let policies = PolicyConfig::NAMES
+        .iter()
+        .chain(blox_synergy::SynergyPolicyConfig::NAMES);
+    for policy in policies {
+        let placements = PlacementConfig::NAMES
+            .iter()
+            .chain(blox_synergy::SynergyPlacementConfig::NAMES);
+        for placement in placements {
             let s = Scenario {
                 policy: policy.parse().unwrap(),
                 placement: placement.parse().unwrap(),

@@ -3,10 +3,11 @@
 use blox_admission::AcceptAll;
 use blox_core::{ClusterSpec, ConstantSpeed, NodeSpec, Pipeline, SchedulingPolicy};
 use blox_metrics::JobLog;
-use blox_placement::{Synergy, SynergyMode};
-use blox_policies::{SynergyFifo, SynergyFtf, SynergyLas, SynergySrtf};
 use blox_sim::{SimConfig, Simulator, TrackWindow};
-use blox_synergy::{ClassSplit, ServerSize, Synergy as SynergyTime, SynergyJct, SynergyWorkload};
+use blox_synergy::{
+    ClassSplit, ServerSize, Synergy as SynergyTime, SynergyFifo, SynergyFtf, SynergyJct,
+    SynergyLas, SynergyMode, SynergyPlacement, SynergySrtf, SynergyWorkload,
+};
 
 /// Synergy's default cluster: 16 servers x 8 GPUs, 24 CPUs, 500 GB.
 pub(crate) fn synergy_cluster() -> ClusterSpec {
@@ -23,7 +24,7 @@ pub(crate) fn run_synergy(
     split: ClassSplit,
     track: (u32, u32),
 ) -> (SynergyJct, JobLog) {
-    let scheduler = Pipeline::new(AcceptAll, policy, Synergy::new(mode));
+    let scheduler = Pipeline::new(AcceptAll, policy, SynergyPlacement::new(mode));
     let cfg = SimConfig::new(SynergyTime::new())
         .with_track(Some(TrackWindow::new(track.0, track.1).unwrap()))
         .with_starvation(None);
@@ -139,7 +140,11 @@ fn two_jobs_by_hand() {
     node.cpus = 3;
     node.mem_gb = 62.5;
     let run = |mode| {
-        let scheduler = Pipeline::new(AcceptAll, SynergyFifo::default(), Synergy::new(mode));
+        let scheduler = Pipeline::new(
+            AcceptAll,
+            SynergyFifo::default(),
+            SynergyPlacement::new(mode),
+        );
         let cfg = SimConfig::new(SynergyTime::new())
             .with_track(Some(TrackWindow::new(0, 1).unwrap()))
             .with_starvation(None);

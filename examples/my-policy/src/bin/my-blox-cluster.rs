@@ -2,7 +2,7 @@
 //! `serve --policy srsf` schedules real jobs with it.
 //!
 //! ```text
-//! cargo run -p my-blox-policy --bin my-blox-cluster -- serve --nodes 1x2 --policy srsf
+//! cargo run -p my-blox-policy --features cli --bin my-blox-cluster -- serve --nodes 1x2 --policy srsf
 //! ```
 
 use blox_scenario::Registry;

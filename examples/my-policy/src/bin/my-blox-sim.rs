@@ -2,7 +2,7 @@
 //! `compare`, `sweep` and scenario files by its name.
 //!
 //! ```text
-//! cargo run -p my-blox-policy --bin my-blox-sim -- compare --policy srsf,las
+//! cargo run -p my-blox-policy --features cli --bin my-blox-sim -- compare --policy srsf,las
 //! ```
 
 use blox_cli::Registry;

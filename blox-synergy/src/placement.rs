@@ -92,17 +92,17 @@ impl FromStr for SynergyMode {
 /// until the CPUs and memory they hold beyond their fair share cover the shortfall; each is
 /// moved to its fair share on the same GPUs (speed-up 1); then the job is tried again. If that
 /// fails, Synergy exits; here the job is left out of the round and counted in
-/// [`Synergy::failures`].
+/// [`SynergyPlacement::failures`].
 ///
 /// Each started job gets a [`HostShare`] in [`Decisions::host`]: its CPUs, memory and speed-up
 /// (the ideal speed-up at its ideal demand, 1 at the fair share or in `Fair` mode).
-/// Synergy's time model (`blox_sim::time::Synergy`) credits progress by that speed-up; the
+/// Synergy's time model ([`crate::Synergy`]) credits progress by that speed-up; the
 /// `blox` and `exact` models ignore it (there only the GPUs chosen matter).
 ///
 /// Cost per round: O(s·G) for s schedule entries on G GPUs (first fit scans the free list),
 /// plus O(k log k) per peer adjustment over the k jobs of a node.
 #[derive(Clone, Debug, Default)]
-pub struct Synergy {
+pub struct SynergyPlacement {
     mode: SynergyMode,
     failures: u64,
     state: RoundState,
@@ -153,10 +153,10 @@ struct RoundState {
 /// A per-GPU demand: (CPUs, memory).
 type PerGpu = (f64, f64);
 
-impl Synergy {
+impl SynergyPlacement {
     /// Synergy's placement with this mechanism.
     pub fn new(mode: SynergyMode) -> Self {
-        Synergy {
+        SynergyPlacement {
             mode,
             failures: 0,
             state: RoundState::default(),
@@ -421,7 +421,7 @@ impl RoundState {
     }
 }
 
-impl PlacementPolicy for Synergy {
+impl PlacementPolicy for SynergyPlacement {
     fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
         let st = &mut self.state;
         st.reset(ctx);
@@ -523,7 +523,7 @@ mod tests {
             schedule.push(j.id, 1);
         }
         let mut out = Decisions::default();
-        let mut p = Synergy::new(mode);
+        let mut p = SynergyPlacement::new(mode);
         p.place(&ctx, &schedule, &mut out);
         assert_eq!(p.failures(), 0);
         out

@@ -1,0 +1,236 @@
+//! Components a peer crate adds to the stock names (a peer is a crate: its components live in
+//! it, not in the generic role crates).
+//!
+//! A peer component is named like a stock one: its name is known to every program (no
+//! registration), is case-insensitive on the command line, is checked and normalised when it
+//! is parsed (so a bad one is an error naming the flag or the file's line, and every output
+//! labels it by its canonical form), may not be registered by a user ([`crate::Registry::check`]),
+//! follows the stock names in error texts, and is built under every semantics. It is a
+//! [`Named::Peer`](crate::Named::Peer) holding its canonical spec.
+//!
+//! A peer gives, per component, a configuration type in the stock components' three forms
+//! (`FromStr`/`Display` for `name:key=value`, serde for the `{ kind = ... }` table) and its
+//! builder; [`all`] is the one place peers are wired in.
+
+use blox_core::{BoxPlacement, BoxScheduling, ConfigError};
+use blox_placement::Topology;
+use blox_policies::PolicyEnv;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fmt::Display;
+use std::str::FromStr;
+use std::sync::{Arc, OnceLock};
+
+/// Builds a peer's scheduling policy from its canonical spec.
+pub type PeerPolicyBuild =
+    dyn Fn(&str, &PolicyEnv) -> Result<BoxScheduling, ConfigError> + Send + Sync;
+/// Builds a peer's placement from its canonical spec.
+pub type PeerPlacementBuild =
+    dyn Fn(&str, Option<Arc<Topology>>) -> Result<BoxPlacement, ConfigError> + Send + Sync;
+
+/// How a peer component is written: its name, its `name:key=value` form and its table.
+#[derive(Clone, Copy)]
+pub struct PeerSyntax {
+    /// Its name (lower case).
+    pub name: &'static str,
+    canonical: fn(&str) -> Result<String, ConfigError>,
+    from_table: fn(serde_json::Value) -> Result<String, serde_json::Error>,
+    to_table: fn(&str) -> Result<serde_json::Value, ConfigError>,
+}
+
+impl PeerSyntax {
+    fn of<T>(name: &'static str) -> Self
+    where
+        T: FromStr<Err = ConfigError> + Display + Serialize + DeserializeOwned,
+    {
+        PeerSyntax {
+            name,
+            canonical: canonical::<T>,
+            from_table: from_table::<T>,
+            to_table: to_table::<T>,
+        }
+    }
+
+    /// Check `spec` (its name in lower case) and write it in its canonical form.
+    pub fn canonical(&self, spec: &str) -> Result<String, ConfigError> {
+        (self.canonical)(spec)
+    }
+
+    /// A scenario file's table as the canonical spec.
+    pub fn from_table(&self, table: serde_json::Value) -> Result<String, serde_json::Error> {
+        (self.from_table)(table)
+    }
+
+    /// The scenario file's table of a canonical spec.
+    pub fn to_table(&self, spec: &str) -> Result<serde_json::Value, ConfigError> {
+        (self.to_table)(spec)
+    }
+}
+
+/// One component a peer adds to a role's names: how it is written, and its builder.
+pub struct PeerComponent<B: ?Sized> {
+    /// How it is written.
+    pub syntax: PeerSyntax,
+    /// Its builder.
+    pub build: Box<B>,
+}
+
+fn canonical<T: FromStr<Err = ConfigError> + Display>(s: &str) -> Result<String, ConfigError> {
+    s.parse::<T>().map(|t| t.to_string())
+}
+
+fn from_table<T: DeserializeOwned + Display>(
+    v: serde_json::Value,
+) -> Result<String, serde_json::Error> {
+    serde_json::from_value::<T>(v).map(|t| t.to_string())
+}
+
+fn to_table<T: FromStr<Err = ConfigError> + Serialize>(
+    s: &str,
+) -> Result<serde_json::Value, ConfigError> {
+    serde_json::to_value(s.parse::<T>()?).map_err(|e| ConfigError::new(e.to_string()))
+}
+
+/// Every peer's components, by role.
+#[derive(Default)]
+pub struct PeerComponents {
+    /// Scheduling policies.
+    pub policies: Vec<PeerComponent<PeerPolicyBuild>>,
+    /// Placements.
+    pub placements: Vec<PeerComponent<PeerPlacementBuild>>,
+}
+
+impl PeerComponents {
+    /// Add the scheduling policies named `names`, configured by `T` and built by `build`.
+    pub fn policies<T>(
+        mut self,
+        names: &[&'static str],
+        build: fn(&T, &PolicyEnv) -> Result<BoxScheduling, ConfigError>,
+    ) -> Self
+    where
+        T: FromStr<Err = ConfigError> + Display + Serialize + DeserializeOwned + 'static,
+    {
+        for &name in names {
+            self.policies.push(PeerComponent {
+                syntax: PeerSyntax::of::<T>(name),
+                build: Box::new(move |s: &str, env: &PolicyEnv| build(&s.parse::<T>()?, env)),
+            });
+        }
+        self
+    }
+
+    /// Add the placements named `names`, configured by `T` and built by `build`.
+    pub fn placements<T>(
+        mut self,
+        names: &[&'static str],
+        build: fn(&T, Option<Arc<Topology>>) -> Result<BoxPlacement, ConfigError>,
+    ) -> Self
+    where
+        T: FromStr<Err = ConfigError> + Display + Serialize + DeserializeOwned + 'static,
+    {
+        for &name in names {
+            self.placements.push(PeerComponent {
+                syntax: PeerSyntax::of::<T>(name),
+                build: Box::new(move |s: &str, topology: Option<Arc<Topology>>| {
+                    build(&s.parse::<T>()?, topology)
+                }),
+            });
+        }
+        self
+    }
+}
+
+/// Every peer's components: the one place a peer crate adds names.
+pub fn all() -> &'static PeerComponents {
+    static ALL: OnceLock<PeerComponents> = OnceLock::new();
+    ALL.get_or_init(|| {
+        use blox_synergy::{SynergyPlacementConfig as SynergyPl, SynergyPolicyConfig as SynergyPo};
+        PeerComponents::default()
+            .policies(SynergyPo::NAMES, SynergyPo::build)
+            .placements(SynergyPl::NAMES, SynergyPl::build)
+    })
+}
+
+/// The component of `list` named `name`.
+pub(crate) fn find<'a, B: ?Sized>(
+    list: &'a [PeerComponent<B>],
+    name: &str,
+) -> Option<&'a PeerComponent<B>> {
+    list.iter().find(|p| p.syntax.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Named, Registry};
+    use blox_placement::PlacementConfig;
+    use blox_policies::{PolicyConfig, PolicyEnv};
+
+    #[test]
+    fn a_peer_name_is_a_stock_name_in_every_form() {
+        let p: Named<PlacementConfig> = "SYNERGY:mode=proportional".parse().unwrap();
+        assert_eq!(p, Named::Peer("synergy:mode=fair".into()));
+        assert!(!p.is_registered() && p.stock().is_none());
+        assert_eq!(p.to_string(), "synergy:mode=fair");
+        let d: Named<PlacementConfig> = "synergy:mode=tune".parse().unwrap();
+        assert_eq!(
+            d.to_string(),
+            "synergy",
+            "defaults are left out of the label"
+        );
+        let json = serde_json::to_string(&d).unwrap();
+        assert_eq!(json, r#"{"kind":"synergy","mode":"tune"}"#);
+        assert_eq!(
+            serde_json::from_str::<Named<PlacementConfig>>(&json).unwrap(),
+            d
+        );
+        let e = serde_json::from_str::<Named<PlacementConfig>>(r#"{"kind":"synergy","x":1}"#);
+        assert!(e.unwrap_err().to_string().contains("unknown field `x`"));
+        let f: Named<PolicyConfig> = "Ftf".parse().unwrap();
+        assert_eq!(f, Named::Peer("ftf".into()));
+        assert_eq!(serde_json::to_string(&f).unwrap(), r#"{"kind":"ftf"}"#);
+        let e = "ftf:x=1".parse::<Named<PolicyConfig>>().unwrap_err();
+        assert!(e.to_string().contains("takes no parameters"), "{e}");
+        let e = "synergy:mode=opt"
+            .parse::<Named<PlacementConfig>>()
+            .unwrap_err();
+        assert!(e.to_string().contains("matrix"), "{e}");
+    }
+
+    #[test]
+    fn a_peer_name_is_built_listed_and_not_registrable() {
+        let reg = Registry::default();
+        let env = PolicyEnv::new(None);
+        let f: Named<PolicyConfig> = "ftf".parse().unwrap();
+        assert_eq!(
+            reg.build_policy(&f, &env).unwrap().name(),
+            "synergy-ftf:fair=true"
+        );
+        let p: Named<PlacementConfig> = "synergy:mode=greedy".parse().unwrap();
+        assert_eq!(
+            reg.build_placement(&p, None).unwrap().name(),
+            "synergy:mode=greedy"
+        );
+        let typo: Named<PolicyConfig> = "ftff".parse().unwrap();
+        let Err(e) = reg.build_policy(&typo, &env) else {
+            panic!("a typo builds")
+        };
+        assert!(
+            e.to_string().contains("themis, ftf); did you mean `ftf`?"),
+            "{e}"
+        );
+        let typo: Named<PlacementConfig> = "synergyy".parse().unwrap();
+        let Err(e) = reg.build_placement(&typo, None) else {
+            panic!("a typo builds")
+        };
+        assert!(e.to_string().contains("resource-aware, synergy)"), "{e}");
+        for r in [
+            Registry::default().policy("ftf", |_, _| Ok(Box::new(blox_policies::Fifo::default()))),
+            Registry::default().placement("synergy", |_, _| {
+                Ok(Box::new(blox_placement::Scattered::new()))
+            }),
+        ] {
+            let e = r.check().unwrap_err().to_string();
+            assert!(e.contains("is a stock name"), "{e}");
+        }
+    }
+}

@@ -1,0 +1,240 @@
+//! Synergy's components by name: `ftf` (a scheduling policy) and `synergy` (the placement
+//! mechanisms), in the same three forms as the stock components (`name:key=value` on the
+//! command line, a `{ kind = ... }` table in scenario files, and back). `blox-scenario` adds
+//! them to the stock names, so they work under every semantics, in any case on the command line.
+//!
+//! [`semantics_policy`] is the other half: which of Synergy's own scheduling keys a stock
+//! policy name builds under `--semantics synergy`.
+
+use crate::placement::{SynergyMode, SynergyPlacement};
+use crate::policies::{SynergyFifo, SynergyFtf, SynergyLas, SynergySrtf};
+use blox_core::{BoxPlacement, BoxScheduling, ComponentSpec, ConfigError};
+use blox_placement::Topology;
+use blox_policies::PolicyEnv;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// Synergy's scheduling policy names: `ftf`, Synergy's finish-time fairness key
+/// ([`SynergyFtf`] in its GPU-proportional form; under `synergy` semantics
+/// [`semantics_policy`] tells it the mechanism). In files: `{"kind": "ftf"}`.
+///
+/// ```
+/// use blox_synergy::SynergyPolicyConfig;
+/// let p: SynergyPolicyConfig = "ftf".parse().unwrap();
+/// assert_eq!(p.to_string(), "ftf");
+/// assert!("ftf:x=1".parse::<SynergyPolicyConfig>().unwrap_err().to_string()
+///     .contains("takes no parameters"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum SynergyPolicyConfig {
+    /// [`SynergyFtf`], GPU-proportional.
+    Ftf {},
+}
+
+impl SynergyPolicyConfig {
+    /// The names, after the stock ones in help texts and errors.
+    pub const NAMES: &'static [&'static str] = &["ftf"];
+
+    /// Build the policy.
+    pub fn build(&self, _env: &PolicyEnv) -> Result<BoxScheduling, ConfigError> {
+        match self {
+            SynergyPolicyConfig::Ftf {} => Ok(Box::new(SynergyFtf::new(true))),
+        }
+    }
+}
+
+impl FromStr for SynergyPolicyConfig {
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Self, ConfigError> {
+        let spec = ComponentSpec::parse(s, "policy")?;
+        match spec.name {
+            "ftf" => {
+                spec.no_args("policy")?;
+                Ok(SynergyPolicyConfig::Ftf {})
+            }
+            other => Err(ConfigError::new(format!(
+                "unknown policy `{other}` (expected one of: {})",
+                Self::NAMES.join(", ")
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for SynergyPolicyConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SynergyPolicyConfig::Ftf {} => f.write_str("ftf"),
+        }
+    }
+}
+
+/// Synergy's placement names: `synergy` (`synergy:mode=fair|greedy|tune`, default `tune`),
+/// Synergy's mechanisms ([`SynergyPlacement`]). In files: `{"kind": "synergy", "mode":
+/// "fair"}`; unknown fields are rejected.
+///
+/// ```
+/// use blox_synergy::{SynergyMode, SynergyPlacementConfig};
+/// let c: SynergyPlacementConfig = "synergy:mode=proportional".parse().unwrap();
+/// assert_eq!(c.mode(), SynergyMode::Fair);
+/// assert_eq!(c.to_string(), "synergy:mode=fair");
+/// assert_eq!("synergy:mode=tune".parse::<SynergyPlacementConfig>().unwrap().to_string(), "synergy");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum SynergyPlacementConfig {
+    /// [`SynergyPlacement`].
+    Synergy {
+        /// The mechanism.
+        #[serde(default)]
+        mode: SynergyMode,
+    },
+}
+
+impl Default for SynergyPlacementConfig {
+    fn default() -> Self {
+        SynergyPlacementConfig::Synergy {
+            mode: SynergyMode::default(),
+        }
+    }
+}
+
+impl SynergyPlacementConfig {
+    /// The names, after the stock ones in help texts and errors.
+    pub const NAMES: &'static [&'static str] = &["synergy"];
+
+    /// The mechanism.
+    pub fn mode(&self) -> SynergyMode {
+        match *self {
+            SynergyPlacementConfig::Synergy { mode } => mode,
+        }
+    }
+
+    /// Build the placement (it reads no topology).
+    pub fn build(&self, _topology: Option<Arc<Topology>>) -> Result<BoxPlacement, ConfigError> {
+        Ok(Box::new(SynergyPlacement::new(self.mode())))
+    }
+}
+
+impl FromStr for SynergyPlacementConfig {
+    type Err = ConfigError;
+    fn from_str(s: &str) -> Result<Self, ConfigError> {
+        let spec = ComponentSpec::parse(s, "placement")?;
+        if spec.name != "synergy" {
+            return Err(ConfigError::new(format!(
+                "unknown placement `{}` (expected one of: {})",
+                spec.name,
+                Self::NAMES.join(", ")
+            )));
+        }
+        if let Some(v) = spec.value {
+            return Err(ConfigError::new(format!(
+                "placement `synergy`: `{v}` is not key=value (options: mode=fair|greedy|tune)"
+            )));
+        }
+        let mut mode = SynergyMode::default();
+        for &(k, v) in &spec.params {
+            if k != "mode" {
+                return Err(ConfigError::new(format!(
+                    "placement `synergy`: unknown option `{k}` (options: mode)"
+                )));
+            }
+            mode = v
+                .parse()
+                .map_err(|e: String| ConfigError::new(format!("placement `synergy`: {e}")))?;
+        }
+        Ok(SynergyPlacementConfig::Synergy { mode })
+    }
+}
+
+impl fmt::Display for SynergyPlacementConfig {
+    /// The command-line form, with the mode when it is not the default.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("synergy")?;
+        let mode = self.mode();
+        if mode != SynergyMode::default() {
+            write!(f, ":mode={mode}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The policy a stock policy name builds under `--semantics synergy`: `fifo`, `srtf`, `las`
+/// and `ftf` are Synergy's own keys, told the mechanism `mode` of the run's `synergy`
+/// placement (`None` for another placement): SRTF and FTF divide by the speed-up unless it
+/// is GPU-proportional (or there is no Synergy mechanism), LAS re-sorts by GPU count under Tune.
+/// `None` for any other name (it is built as usual). `name` is the policy's canonical form, so
+/// a policy with parameters is never one of these.
+pub fn semantics_policy(name: &str, mode: Option<SynergyMode>) -> Option<BoxScheduling> {
+    let fair = mode.map_or(true, |m| m == SynergyMode::Fair);
+    let tune = mode == Some(SynergyMode::Tune);
+    Some(match name {
+        "fifo" => Box::new(SynergyFifo::default()),
+        "srtf" => Box::new(SynergySrtf::new(fair)),
+        "las" => Box::new(SynergyLas::new(tune)),
+        "ftf" => Box::new(SynergyFtf::new(fair)),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_placement_names_options_and_files() {
+        let s: SynergyPlacementConfig = "synergy:mode=fair".parse().unwrap();
+        assert_eq!(s.mode(), SynergyMode::Fair);
+        assert_eq!(s.to_string(), "synergy:mode=fair");
+        let json = serde_json::to_string(&s).unwrap();
+        assert_eq!(json, r#"{"kind":"synergy","mode":"fair"}"#);
+        assert_eq!(
+            serde_json::to_string(&SynergyPlacementConfig::default()).unwrap(),
+            r#"{"kind":"synergy","mode":"tune"}"#
+        );
+        let d: SynergyPlacementConfig = serde_json::from_str(r#"{"kind":"synergy"}"#).unwrap();
+        assert_eq!(d, SynergyPlacementConfig::default());
+        assert_eq!(d.to_string(), "synergy");
+        let e = serde_json::from_str::<SynergyPlacementConfig>(r#"{"kind":"synergy","x":1}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown field `x`"), "{e}");
+        let err = |s: &str| s.parse::<SynergyPlacementConfig>().unwrap_err().0;
+        assert!(err("synergy:mode=opt").contains("matrix"));
+        assert!(err("synergy:mode=best").contains("fair, greedy or tune"));
+        assert!(err("synergy:speed=1").contains("unknown option `speed`"));
+        assert!(err("synergy:3").contains("not key=value"));
+        assert!(s.build(None).is_ok());
+    }
+
+    #[test]
+    fn the_policy_name_and_the_semantics_keys() {
+        let p: SynergyPolicyConfig = "ftf".parse().unwrap();
+        assert_eq!(serde_json::to_string(&p).unwrap(), r#"{"kind":"ftf"}"#);
+        let e = serde_json::from_str::<SynergyPolicyConfig>(r#"{"kind":"ftf","y":2}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown field `y`"), "{e}");
+        let env = PolicyEnv::new(None);
+        assert_eq!(p.build(&env).unwrap().name(), "synergy-ftf:fair=true");
+        let name = |n: &str, m| semantics_policy(n, m).map(|p| p.name());
+        assert_eq!(name("ftf", None).as_deref(), Some("synergy-ftf:fair=true"));
+        assert_eq!(
+            name("ftf", Some(SynergyMode::Tune)).as_deref(),
+            Some("synergy-ftf")
+        );
+        assert_eq!(
+            name("las", Some(SynergyMode::Tune)).as_deref(),
+            Some("synergy-las:tune=true")
+        );
+        assert_eq!(
+            name("srtf", Some(SynergyMode::Fair)).as_deref(),
+            Some("synergy-srtf:fair=true")
+        );
+        assert_eq!(name("fifo", None).as_deref(), Some("synergy-fifo"));
+        assert_eq!(name("themis", None), None);
+        assert_eq!(name("tiresias:queues=3", None), None);
+    }
+}
