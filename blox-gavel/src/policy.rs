@@ -113,8 +113,8 @@ pub struct SolveJob<'a> {
     pub weight: f64,
     /// Throughput (steps/s of the whole job) on each registered type, alphabetical order.
     pub throughput: &'a [f64],
-    /// Steps still to run.
-    pub remaining_steps: u64,
+    /// Steps still to run (a float for generated jobs).
+    pub remaining_steps: f64,
     /// Seconds since arrival (`clock − arrival`).
     pub since_arrival: f64,
 }
@@ -123,7 +123,7 @@ pub struct SolveJob<'a> {
 #[derive(Clone, Debug, Default)]
 struct FtfState {
     cum_iso: BTreeMap<u32, f64>,
-    prev_rem: BTreeMap<u32, u64>,
+    prev_rem: BTreeMap<u32, f64>,
     prev_iso: BTreeMap<u32, f64>,
 }
 
@@ -275,12 +275,12 @@ impl GavelPolicy {
         for j in jobs {
             let cum = self.ftf.cum_iso.entry(j.id).or_insert(0.0);
             if let Some(&prev) = self.ftf.prev_rem.get(&j.id) {
-                let steps = prev as f64 - j.remaining_steps as f64;
+                let steps = prev - j.remaining_steps;
                 *cum += steps / self.ftf.prev_iso[&j.id];
             }
         }
         for (j, &iso_i) in jobs.iter().zip(&iso) {
-            let rem = j.remaining_steps as f64;
+            let rem = j.remaining_steps;
             rows.push(JobRow::FinishTime {
                 since: j.since_arrival,
                 remaining: rem,

@@ -9,7 +9,7 @@ fn job<'a>(id: u32, sf: u32, tput: &'a [f64]) -> SolveJob<'a> {
         scale_factor: sf,
         weight: 1.0,
         throughput: tput,
-        remaining_steps: 1000,
+        remaining_steps: 1000.0,
         since_arrival: 0.0,
     }
 }
