@@ -14,6 +14,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+mod gavel_gen;
+use gavel_gen::GavelGenArgs;
+
 #[derive(Parser)]
 #[command(
     name = "blox-sim",
@@ -71,7 +74,8 @@ struct ScenarioArgs {
     /// authors' simulator job by job, with its schedules and placements by their own names, or
     /// any engine policy and placement on its clock; `run` and `compare`, on a trace), `gavel`
     /// (Gavel's trace simulator job by job: `run` or `compare` with a gavel --trace, --cluster
-    /// of v100/p100/k80, --round, --seed and Gavel's --policy names or any engine policy) or
+    /// of v100/p100/k80, --round, --seed and Gavel's --policy names or any engine policy; or
+    /// Gavel's generated jobs with --workload gavel-generated) or
     /// `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
     /// policies pollux, optimus and tiresias, or any engine policy on its goodput-aware jobs; `run`
     /// and `compare`, on a pollux --trace) [default: exact].
@@ -81,9 +85,10 @@ struct ScenarioArgs {
     /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
     /// trace-free multi-GPU generator), poisson (configurable durations and GPU counts),
     /// dual-load (Blox's bursty workload, intended form) or synergy-default (Synergy's
-    /// generator, bit-exact from --seed) [default: blox-default; synergy-default under
-    /// --semantics synergy].
-    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "blox-multigpu-trace", "blox-synthetic", "poisson", "dual-load", "synergy-default"])]
+    /// generator, bit-exact from --seed), or, with --semantics gavel, gavel-generated (Gavel's
+    /// generated jobs: --lambda or --rate, --track, --multi-gpu, ...) [default: blox-default;
+    /// synergy-default under --semantics synergy].
+    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "blox-multigpu-trace", "blox-synthetic", "poisson", "dual-load", "synergy-default", "gavel-generated"])]
     workload: Option<String>,
     /// The Philly `cluster_job_log` (JSON, gzip allowed) of --workload blox-multigpu-trace.
     #[arg(long, value_name = "FILE")]
@@ -262,6 +267,8 @@ struct RunArgs {
     scenario: ScenarioArgs,
     #[command(flatten)]
     pollux: PolluxArgs,
+    #[command(flatten)]
+    gavel_gen: GavelGenArgs,
     /// Scheduling policy: fifo, las, srtf, sjf, tiresias, optimus, gavel (Gavel-style max-min,
     /// alias gavel-style), themis (greedy finish-time fairness, alias ftf-greedy); parameters as
     /// `name:key=value,...`, e.g. `tiresias:queues=2,threshold=3600`. In blox semantics
@@ -289,6 +296,8 @@ struct CompareArgs {
     scenario: ScenarioArgs,
     #[command(flatten)]
     pollux: PolluxArgs,
+    #[command(flatten)]
+    gavel_gen: GavelGenArgs,
     /// Policies to compare, comma-separated (parameters stay with their policy:
     /// `tiresias:queues=2,threshold=3600,las`).
     #[arg(long, value_name = "P1,P2,...", default_value = "fifo,las,srtf")]
@@ -562,6 +571,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
             CompareArgs {
                 scenario: ScenarioArgs::default(),
                 pollux: PolluxArgs::default(),
+                gavel_gen: GavelGenArgs::default(),
                 policy: "fifo,las,srtf".into(),
                 placements: None,
                 class_splits: None,
@@ -662,6 +672,13 @@ impl ScenarioArgs {
                 ))
             }
             None => {}
+        }
+        if self.workload.as_deref() == Some(blox_scenario::gavel_generated::WORKLOAD_NAME) {
+            return Err(SimError::Config(
+                "--workload gavel-generated is Gavel's generated-jobs mode: it goes with \
+                 --semantics gavel"
+                    .into(),
+            ));
         }
         if self.cluster_spec.is_some() {
             return Err(SimError::Config(
@@ -1001,9 +1018,11 @@ impl ScenarioArgs {
     }
 
     /// The model these flags run under, and the flags it does not take refused.
-    fn model(&self, pollux: &PolluxArgs) -> Result<Model, SimError> {
+    fn model(&self, pollux: &PolluxArgs, gen: &GavelGenArgs) -> Result<Model, SimError> {
         let model = self.semantics.unwrap_or_default();
-        model.check(&self.given(pollux)).map_err(SimError::Config)?;
+        let mut given = self.given(pollux);
+        given.extend(gen.given());
+        model.check(&given).map_err(SimError::Config)?;
         Ok(model)
     }
 
@@ -1055,6 +1074,10 @@ fn gavel_run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
         .policy
         .map(|p| p.to_string())
         .unwrap_or_else(|| "fifo".into());
+    if gavel_gen::is_generated(&a.scenario, &a.gavel_gen)? {
+        let run = gavel_gen::generated_run(&a.scenario, &a.gavel_gen, policy, a.out)?;
+        return blox_scenario::gavel_generated::run_cli(&run);
+    }
     let run = gavel_settings(&a.scenario, policy, a.out, reg)?;
     blox_scenario::gavel::run_cli(&run)
 }
@@ -1067,6 +1090,16 @@ fn gavel_compare(a: &CompareArgs, reg: &Registry) -> Result<(), SimError> {
              fill is its placement)"
                 .into(),
         ));
+    }
+    if gavel_gen::is_generated(&a.scenario, &a.gavel_gen)? {
+        let runs = split_specs(&a.policy)
+            .into_iter()
+            .map(|p| {
+                let dir = a.out.as_ref().map(|d| d.join(dir_name(&p)));
+                gavel_gen::generated_run(&a.scenario, &a.gavel_gen, p.clone(), dir).map(|r| (p, r))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        return blox_scenario::gavel_generated::compare_cli(&runs, a.out.as_deref());
     }
     let runs = split_specs(&a.policy)
         .into_iter()
@@ -1171,7 +1204,7 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     }
     let model = a.scenario.semantics.unwrap_or_default();
     let pollux_opts = a.pollux.options(model == Model::Pollux)?;
-    let model = a.scenario.model(&a.pollux)?;
+    let model = a.scenario.model(&a.pollux, &a.gavel_gen)?;
     // The one place a model is chosen: the peers with runs of their own, or the engine's
     // `Driver` (exact, blox, synergy and Pollux's preset).
     let pollux = match model {
@@ -1411,7 +1444,7 @@ fn compare_tiresias(a: &CompareArgs, reg: &Registry) -> Result<(), SimError> {
 fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     let model = a.scenario.semantics.unwrap_or_default();
     let pollux_opts = a.pollux.options(model == Model::Pollux)?;
-    let model = a.scenario.model(&a.pollux)?;
+    let model = a.scenario.model(&a.pollux, &a.gavel_gen)?;
     let pollux = match model {
         Model::Tiresias => return compare_tiresias(&a, reg),
         Model::Gavel => return gavel_compare(&a, reg),
