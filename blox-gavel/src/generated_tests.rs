@@ -554,3 +554,52 @@ fn bad_settings_and_unrunnable_window_jobs_are_errors() {
     let e = run_generated(t, &c, k, &cfg).unwrap_err();
     assert!(e.to_string().contains("loop forever"), "{e}");
 }
+
+#[test]
+fn tv2_max_sum_throughput_perf_is_bit_exact() {
+    let o = tv2(GavelPolicyKind::MaxSumThroughputPerf);
+    assert_exact(
+        &o,
+        &Tv {
+            jcts: [
+                68344.38616576814,
+                544624.8309153813,
+                3319.4288060621657,
+                234906.63647017308,
+                2967.3143577539304,
+                165425.83198885957,
+                4443.916018116477,
+                310474.8383180323,
+            ],
+            avg: 166813.39788001837,
+            util: 0.5875016425145229,
+            clock: 550789.6823452121,
+            rounds: 1531,
+            solves: 52,
+            jobs: 27,
+        },
+        "TV2 max_sum_throughput_perf s0",
+    );
+}
+
+#[test]
+fn tv1_min_total_duration_perf_behaves_as_gavels() {
+    // A constant objective: any feasible point is Gavel's answer, so this is a behavioural
+    // check (§G9.3): same completion order, average within 0.3 %.
+    let o = tv1(GavelPolicyKind::MinTotalDurationPerf, 0);
+    assert_close(
+        &o,
+        [
+            6920.775485156693,
+            446337.4835286232,
+            8543.442670634591,
+            5511.154500282428,
+            11390.984766112393,
+            41884.10783236717,
+            43828.77219045951,
+            56460.28541837909,
+        ],
+        77609.62579900188,
+        "TV1 min_total_duration_perf s0",
+    );
+}

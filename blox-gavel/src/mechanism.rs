@@ -174,8 +174,15 @@ impl GavelMechanism {
             .filter_map(|t| reg.iter().position(|r| r == t))
             .collect();
         let nj = jobs.len();
+        let v100 = reg.iter().position(|t| t == "v100");
+        if kind == GavelPolicyKind::MinTotalDuration && v100.is_none() {
+            return Err(ConfigError::new(
+                "min_total_duration gives every job its V100 throughput on every type: the \
+                 cluster needs V100s (Gavel's policy fails without them)",
+            ));
+        }
         Ok(Self {
-            policy: GavelPolicy::new(kind, seed),
+            policy: GavelPolicy::new(kind, seed).with_reference_type(v100),
             half_round: round_s / 2.0,
             types: reg,
             counts,
