@@ -175,11 +175,11 @@ impl GavelMechanism {
             .collect();
         let nj = jobs.len();
         let v100 = reg.iter().position(|t| t == "v100");
-        if kind == GavelPolicyKind::MinTotalDuration && v100.is_none() {
-            return Err(ConfigError::new(
-                "min_total_duration gives every job its V100 throughput on every type: the \
-                 cluster needs V100s (Gavel's policy fails without them)",
-            ));
+        if kind.needs_v100() && v100.is_none() {
+            return Err(ConfigError::new(format!(
+                "{kind} gives every job its V100 throughput on every type: the cluster needs \
+                 V100s (Gavel's policy fails without them)"
+            )));
         }
         Ok(Self {
             policy: GavelPolicy::new(kind, seed).with_reference_type(v100),

@@ -20,6 +20,8 @@ use std::str::FromStr;
 /// | `max_sum_throughput_perf` | `ThroughputSumWithPerf` | maximise the raw total throughput `Σ T·x` | no |
 /// | `min_total_duration_perf` | `MinTotalDuration_Perf` | the shortest horizon all remaining steps fit in (bisection on a feasibility program) | no |
 /// | `min_total_duration` | `MinTotalDuration` | the same with every throughput replaced by the job's V100 one | yes |
+/// | `finish_time_fairness` | `FinishTimeFairness` | `finish_time_fairness_perf` with every throughput replaced by the job's V100 one | yes |
+/// | `isolated` | `Isolated` | the equal split (`isolated_shares`) | yes |
 ///
 /// Names parse with `_` or `-` (`max-min-fairness-perf`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,6 +42,10 @@ pub enum GavelPolicyKind {
     MinTotalDurationPerf,
     /// `min_total_duration` (GAVEL-GENERATED §G8.2), heterogeneity-agnostic (needs V100s).
     MinTotalDuration,
+    /// `finish_time_fairness` (GAVEL-GENERATED §G8.4), heterogeneity-agnostic (needs V100s).
+    FinishTimeFairness,
+    /// `isolated` (GAVEL-GENERATED §G8.4): the equal split.
+    Isolated,
 }
 
 impl GavelPolicyKind {
@@ -53,11 +59,22 @@ impl GavelPolicyKind {
     ];
 
     /// The policies GAVEL-GENERATED §G8 adds.
-    pub const MORE: [GavelPolicyKind; 3] = [
+    pub const MORE: [GavelPolicyKind; 5] = [
         GavelPolicyKind::MaxSumThroughputPerf,
         GavelPolicyKind::MinTotalDurationPerf,
         GavelPolicyKind::MinTotalDuration,
+        GavelPolicyKind::FinishTimeFairness,
+        GavelPolicyKind::Isolated,
     ];
+
+    /// Whether the policy reads every job's V100 throughput (Gavel's agnostic policies that
+    /// use it fail without V100s).
+    pub fn needs_v100(self) -> bool {
+        matches!(
+            self,
+            GavelPolicyKind::MinTotalDuration | GavelPolicyKind::FinishTimeFairness
+        )
+    }
 
     /// Every policy: [`GavelPolicyKind::ALL`], then [`GavelPolicyKind::MORE`].
     pub fn every() -> impl Iterator<Item = GavelPolicyKind> {
@@ -75,6 +92,8 @@ impl GavelPolicyKind {
             GavelPolicyKind::MaxSumThroughputPerf => "max_sum_throughput_perf",
             GavelPolicyKind::MinTotalDurationPerf => "min_total_duration_perf",
             GavelPolicyKind::MinTotalDuration => "min_total_duration",
+            GavelPolicyKind::FinishTimeFairness => "finish_time_fairness",
+            GavelPolicyKind::Isolated => "isolated",
         }
     }
 
@@ -90,6 +109,8 @@ impl GavelPolicyKind {
             GavelPolicyKind::MaxSumThroughputPerf => "ThroughputSumWithPerf",
             GavelPolicyKind::MinTotalDurationPerf => "MinTotalDuration_Perf",
             GavelPolicyKind::MinTotalDuration => "MinTotalDuration",
+            GavelPolicyKind::FinishTimeFairness => "FinishTimeFairness",
+            GavelPolicyKind::Isolated => "Isolated",
         }
     }
 
@@ -123,7 +144,8 @@ impl FromStr for GavelPolicyKind {
                 ConfigError::new(format!(
                     "unknown Gavel policy `{s}` (expected one of fifo, fifo_perf, \
                      max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf, \
-                     max_sum_throughput_perf, min_total_duration_perf, min_total_duration; \
+                     max_sum_throughput_perf, min_total_duration_perf, min_total_duration, \
+                     finish_time_fairness, isolated; \
                      Gavel's *_packed variants are not implemented)"
                 ))
             })
@@ -208,6 +230,28 @@ impl GavelPolicy {
             GavelPolicyKind::MinTotalDuration => {
                 min_total_duration(jobs, counts, self.reference_type)
             }
+            GavelPolicyKind::FinishTimeFairness => {
+                // Gavel's wrapper returns before its inner policy sees an empty job set, so
+                // the inner bookkeeping is not cleared then.
+                if jobs.is_empty() {
+                    return Vec::new();
+                }
+                let r = self.reference_type.unwrap_or(0);
+                let tputs: Vec<Vec<f64>> = jobs
+                    .iter()
+                    .map(|j| vec![j.throughput[r]; j.throughput.len()])
+                    .collect();
+                let view: Vec<SolveJob<'_>> = jobs
+                    .iter()
+                    .zip(&tputs)
+                    .map(|(j, t)| SolveJob {
+                        throughput: t,
+                        ..j.clone()
+                    })
+                    .collect();
+                self.finish_time_fairness(&view, counts)
+            }
+            GavelPolicyKind::Isolated => isolated_shares(jobs, counts),
         };
         // Gavel clips the solver's output to [0, 1]; only noise is removed.
         // They are not rounded: near-ties are ordered by the central path's own offsets, which

@@ -429,3 +429,20 @@ fn min_total_duration_policies_behave_as_gavels_on_the_toy_vectors() {
         }
     }
 }
+
+#[test]
+fn agnostic_finish_time_fairness_on_a_v100_only_cluster_is_the_perf_policy() {
+    // On V100s only, replacing every throughput by the V100 one changes nothing and one type
+    // consumes no shuffle draws: every g1/g2/g6 vector of finish_time_fairness_perf holds.
+    for v in super::gavel_vectors::VECTORS.iter().filter(|v| {
+        v.1 == "finish_time_fairness_perf"
+            && v.2 == 0
+            && v.3 == 360.0
+            && ["g1", "g2", "g6"].contains(&v.0)
+    }) {
+        let o = run_g92(v.0, "finish_time_fairness");
+        let got: Vec<Option<f64>> = o.jobs.iter().map(|j| j.jct).collect();
+        assert_eq!(got, v.4, "{} finish_time_fairness", v.0);
+        assert_eq!(o.makespan, v.5, "{}", v.0);
+    }
+}
