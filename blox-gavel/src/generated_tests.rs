@@ -603,3 +603,45 @@ fn tv1_min_total_duration_perf_behaves_as_gavels() {
         "TV1 min_total_duration_perf s0",
     );
 }
+
+/// A held-out run of the original (c4fa400's generated-jobs driver, unmodified, run by us
+/// with cvxpy 1.6.7 / numpy 1.26: `-c 8:8:8 -l 3600 -s 20 -e 40 -m --simulate-steady-state
+/// --seed 1 -p fifo_perf`): window JCTs as Gavel's `_job_completion_times` holds them, the
+/// final clock, 1,451 rounds, and "average JCT=93613.985719, utilization=0.917034". It caught
+/// `fifo_perf` assigning a job whose best free type runs it at 0 steps/s (ResNet-50, batch 128,
+/// on 4 K80s), which idled those GPUs.
+#[test]
+fn held_out_steady_state_fifo_perf_run_is_bit_exact() {
+    let cfg = GeneratedConfig::continuous(3600.0, 20, 39, 1)
+        .multi_gpu(true)
+        .steady_state(true);
+    let o = run_generated(table(), &cluster(8, 8, 8), GavelPolicyKind::FifoPerf, &cfg).unwrap();
+    let want = [
+        48685.20900531124,
+        43752.68601213565,
+        153768.75996486627,
+        78061.65004840048,
+        52695.99203217056,
+        506884.8516236471,
+        97920.03536115236,
+        79868.08463529153,
+        47154.06632580509,
+        49216.222969130315,
+        52826.6336490051,
+        63017.90612967986,
+        52368.28962605157,
+        67317.13680570929,
+        75148.71921588338,
+        62918.99160233619,
+        59519.32140310809,
+        43763.5869710259,
+        79466.74287940003,
+        157924.82811317273,
+    ];
+    assert_eq!(window_jcts(&o), want);
+    assert_eq!(o.final_clock, 521994.0113814068);
+    assert_eq!(o.rounds, 1451);
+    let avg = o.avg_jct.unwrap();
+    assert!((avg - 93613.985719).abs() < 5e-7, "{avg}");
+    assert!((o.utilization - 0.917034).abs() < 5e-7, "{}", o.utilization);
+}

@@ -316,10 +316,14 @@ impl GavelPolicy {
                     }
                 }
                 let (orig, w) = cand[pick];
-                self.assign.insert(j, w);
-                avail[w] -= sf;
-                if avail[w] == 0 {
-                    types.remove(orig);
+                // As in `fifo`: a job whose best candidate type runs it at 0 steps/s is not
+                // assigned this time (and the queue goes on with the next job).
+                if job.throughput[w] > 0.0 {
+                    self.assign.insert(j, w);
+                    avail[w] -= sf;
+                    if avail[w] == 0 {
+                        types.remove(orig);
+                    }
                 }
             } else {
                 // `cand` is non-empty and far shorter than u32::MAX.

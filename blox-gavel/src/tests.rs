@@ -194,3 +194,14 @@ fn the_agnostic_policies_use_the_v100_throughput_everywhere() {
         assert!(e.to_string().contains("needs V100s"), "{e}");
     }
 }
+
+#[test]
+fn fifo_perf_skips_a_job_its_best_free_type_cannot_run() {
+    // Types k80, p100, v100 with 4, 0+1, 1 GPUs: job 0 (4 GPUs) fits only on the K80s, where it
+    // runs at 0 steps/s: it is not assigned, and job 1 behind it still gets the K80s.
+    let t0 = [0.0, 5.0, 9.0];
+    let t1 = [1.0, 2.0, 3.0];
+    let jobs = [job(0, 4, &t0), job(1, 4, &t1)];
+    let x = GavelPolicy::new(GavelPolicyKind::FifoPerf, 0).allocate(&jobs, &[4, 1, 1]);
+    assert_eq!(x, vec![vec![0.0, 0.0, 0.0], vec![1.0, 0.0, 0.0]]);
+}
