@@ -66,8 +66,10 @@ struct RunArgs {
     /// alias gavel-style), themis (greedy finish-time fairness, alias ftf-greedy); parameters as
     /// `name:key=value,...`, e.g. `tiresias:queues=2,threshold=3600`. In blox semantics
     /// tiresias and optimus are Blox's versions. With --semantics gavel: Gavel's own fifo,
-    /// fifo_perf, max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf (`-` or
-    /// `_`), or any engine policy on Gavel's clock (`engine:fifo` is the engine's FIFO)
+    /// fifo_perf, max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf,
+    /// max_sum_throughput_perf, min_total_duration, min_total_duration_perf,
+    /// finish_time_fairness, isolated (`-` or `_`), or any engine policy on Gavel's clock
+    /// (`engine:fifo` is the engine's FIFO)
     /// [default: fifo]. With --semantics tiresias: Tiresias' fifo, sjf, shortest,
     /// shortest-gpu, dlas, dlas-gpu, dlas-gpu-gittins, or any engine policy (Tiresias' name
     /// wins; `engine:fifo`, `engine:sjf` name the engine's).

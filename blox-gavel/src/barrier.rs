@@ -54,6 +54,17 @@ pub(crate) enum JobRow {
         /// `cum_iso + remaining / iso` (> 0).
         denominator: f64,
     },
+    /// No constraint row: `Σ_w coef[w]·x[w]` is added to the maximised objective (max-sum;
+    /// solved with [`solve_fixed`], no `z`).
+    Objective {
+        /// Coefficient per type.
+        coef: Vec<f64>,
+    },
+    /// `Σ_w coef[w]·x[w] ≥ 1` (a feasibility row, no `z`; solved with [`solve_fixed`]).
+    Floor {
+        /// Coefficient per type.
+        coef: Vec<f64>,
+    },
 }
 
 /// Final duality-gap bound (`#barrier terms × μ`). Every test vector is reproduced for bounds
@@ -88,6 +99,8 @@ struct Problem<'a> {
     rows: &'a [JobRow],
     /// −1: maximise z (max-min); +1: minimise z (finish-time fairness).
     sense: f64,
+    /// No `z` (max-sum and feasibility programs): `dz = 0`.
+    fixed_z: bool,
 }
 
 /// Every slack at a point, all strictly positive.
@@ -112,6 +125,7 @@ impl Problem<'_> {
         s.cap.clear();
         s.cap.extend_from_slice(&self.counts);
         let mut logs = 0.0;
+        let mut objective = 0.0;
         for i in 0..m {
             let vi = &v[i * l..(i + 1) * l];
             let xi = &vi[..n];
@@ -159,6 +173,18 @@ impl Problem<'_> {
                     s.job.push(j);
                     s.y.push(y);
                 }
+                JobRow::Objective { coef } => {
+                    objective += dot(coef, xi);
+                    s.job.push(1.0);
+                }
+                JobRow::Floor { coef } => {
+                    let j = dot(coef, xi) - 1.0;
+                    if !positive(j) {
+                        return false;
+                    }
+                    logs += j.ln();
+                    s.job.push(j);
+                }
             }
         }
         for &c in &s.cap {
@@ -167,12 +193,17 @@ impl Problem<'_> {
             }
             logs += c.ln();
         }
-        s.value = self.sense * z / mu - logs;
+        s.value = self.sense * z / mu - objective / mu - logs;
         true
     }
 
     fn n_terms(&self) -> usize {
-        self.m * self.n + 2 * self.m + self.n
+        let job_rows = self
+            .rows
+            .iter()
+            .filter(|r| !matches!(r, JobRow::Objective { .. }))
+            .count();
+        self.m * self.n + self.m + job_rows + self.n
     }
 }
 
@@ -238,8 +269,12 @@ impl Problem<'_> {
         w.q.resize(m * l, 0.0);
         w.g.resize(m * l, 0.0);
         w.vmat.resize(m * l * n, 0.0);
-        let mut gz = self.sense / mu;
-        let mut r = 0.0;
+        // With no `z`, a unit z–z entry keeps the Schur complement regular and `dz = 0`.
+        let (mut gz, mut r) = if self.fixed_z {
+            (0.0, 1.0)
+        } else {
+            (self.sense / mu, 0.0)
+        };
         let mut small = [0.0; MAX_TYPES * MAX_TYPES];
         for t in 0..n {
             small[t * n + t] = 1.0;
@@ -288,6 +323,14 @@ impl Problem<'_> {
                             b[t * d + u] += c * tp[t] * tp[u];
                         }
                     }
+                }
+                JobRow::Objective { coef } => {
+                    for t in 0..n {
+                        g[t] -= coef[t] / mu;
+                    }
+                }
+                JobRow::Floor { coef } => {
+                    a[..n].copy_from_slice(coef);
                 }
             }
             for p in 0..d {
@@ -401,6 +444,7 @@ pub(crate) fn solve(
         counts: counts.iter().map(|&c| f64::from(c)).collect(),
         rows,
         sense: if ftf { 1.0 } else { -1.0 },
+        fixed_z: false,
     };
     // Strictly feasible start: half of the tighter of 1/n and c_w / Σ s_i on every share.
     let total_scale: f64 = jobs.iter().map(|j| f64::from(j.scale_factor)).sum();
@@ -430,9 +474,16 @@ pub(crate) fn solve(
                 }
                 z = z.max((since + remaining / y) / denominator);
             }
+            JobRow::Objective { .. } | JobRow::Floor { .. } => return None,
         }
     }
     z += if ftf { 1.0 } else { -1.0 };
+    follow_path(&p, v, z)
+}
+
+/// Follows the central path from the strictly feasible `(v, z)` to the final gap.
+fn follow_path(p: &Problem<'_>, mut v: Vec<f64>, mut z: f64) -> Option<Vec<Vec<f64>>> {
+    let (m, n, l) = (p.m, p.n, p.l);
     let mut mu = 1.0;
     let mut cur = Slacks::default();
     if !p.slacks(&v, z, mu, &mut cur) {
@@ -482,4 +533,56 @@ pub(crate) fn solve(
         }
     }
     Some((0..m).map(|i| v[i * l..i * l + n].to_vec()).collect())
+}
+
+/// Solves a program without `z` whose rows are all [`JobRow::Objective`] (maximise
+/// `Σ_i Σ_w coef·x` over the common constraints: the central path's limit, the analytic centre
+/// of the optimal face) or all [`JobRow::Floor`] (the analytic centre of the feasible set, the
+/// point an interior-point method returns for a constant objective), from `start` (strictly
+/// feasible; `None`: half the tighter of `1/n` and `c_w / Σ s_i` on every share, which suits
+/// objective rows). `None` if the start is not strictly feasible or the method fails.
+pub(crate) fn solve_fixed(
+    jobs: &[SolveJob<'_>],
+    counts: &[u32],
+    rows: &[JobRow],
+    start: Option<&[Vec<f64>]>,
+) -> Option<Vec<Vec<f64>>> {
+    let m = jobs.len();
+    let n = counts.len();
+    if m == 0 || n == 0 {
+        return Some(vec![vec![0.0; n]; m]);
+    }
+    if n > MAX_TYPES
+        || !rows
+            .iter()
+            .all(|r| matches!(r, JobRow::Objective { .. } | JobRow::Floor { .. }))
+    {
+        return None;
+    }
+    let p = Problem {
+        m,
+        n,
+        l: n,
+        jobs,
+        counts: counts.iter().map(|&c| f64::from(c)).collect(),
+        rows,
+        sense: -1.0,
+        fixed_z: true,
+    };
+    let v: Vec<f64> = match start {
+        Some(x) => x.iter().flat_map(|r| r.iter().copied()).collect(),
+        None => {
+            let total_scale: f64 = jobs.iter().map(|j| f64::from(j.scale_factor)).sum();
+            let per_type: Vec<f64> = p
+                .counts
+                .iter()
+                .map(|&c| 0.5 * (1.0 / n as f64).min(c / total_scale))
+                .collect();
+            (0..m).flat_map(|_| per_type.iter().copied()).collect()
+        }
+    };
+    if v.len() != m * n {
+        return None;
+    }
+    follow_path(&p, v, 0.0)
 }

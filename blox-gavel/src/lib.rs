@@ -12,6 +12,7 @@
 //! | [`GavelPolicy`] | a policy with its state across solves (FIFO's sticky assignment and `Random(seed)`, finish-time fairness's isolated-time bookkeeping) | §6.3-§6.5 |
 //! | [`GavelMechanism`] | re-solve cadence (1,920 s, initial-value and forced-reset rules), per-job/per-type time accumulators with R/2 pseudo-counts, priorities and deficits, the seeded type shuffle (`Random(seed + 5)`), the greedy fill, the stale-job drop, micro-task failures | §2.3-§5 |
 //!
+//! | [`generated`] | generated-jobs mode: Gavel's job generator and Poisson arrivals, a window of job ids, steady state, the sweeps' exact λ values | GAVEL-GENERATED |
 //! | [`clock`] | the clock: rounds that end at their latest micro-task, crediting order, admission at round ends, idle jumps, failures, JCTs, generic over [`GavelRounds`] | §2 |
 //! | [`EngineRounds`] | any engine [`SchedulingPolicy`](blox_core::SchedulingPolicy) on Gavel's clock: an engine job table credited from the micro-tasks, each round filled from the policy's schedule | — |
 //!
@@ -34,6 +35,9 @@
 pub mod any_policy;
 mod barrier;
 pub mod clock;
+pub mod generated;
+#[cfg(test)]
+mod generated_tests;
 mod mechanism;
 mod policy;
 mod run;

@@ -25,8 +25,8 @@ pub struct MechJob {
     pub scale_factor: u32,
     /// Priority weight (trace field 7).
     pub weight: f64,
-    /// Total steps.
-    pub total_steps: u64,
+    /// Total steps (an integer in trace mode; a float in generated mode, GAVEL-GENERATED §G3).
+    pub total_steps: f64,
     /// Arrival time (s).
     pub arrival: f64,
     /// Throughput (steps/s, whole job) per registered type, alphabetical type order.
@@ -34,11 +34,29 @@ pub struct MechJob {
 }
 
 impl MechJob {
-    /// A job with these facts.
+    /// A job with these facts (a trace job: integer steps).
     pub fn new(
         scale_factor: u32,
         weight: f64,
         total_steps: u64,
+        arrival: f64,
+        throughput: Vec<f64>,
+    ) -> Self {
+        // Trace step counts are far below 2^53, where every integer is an exact f64.
+        Self::with_float_steps(
+            scale_factor,
+            weight,
+            total_steps as f64,
+            arrival,
+            throughput,
+        )
+    }
+
+    /// A job whose total steps are a float (Gavel's generated jobs, GAVEL-GENERATED §G3).
+    pub fn with_float_steps(
+        scale_factor: u32,
+        weight: f64,
+        total_steps: f64,
         arrival: f64,
         throughput: Vec<f64>,
     ) -> Self {
@@ -80,7 +98,9 @@ pub struct GavelMechanism {
     /// Active job indices, ascending (= admission order).
     active: Vec<usize>,
     is_active: Vec<bool>,
-    done: Vec<u64>,
+    /// Steps done: integers (exact in f64) in trace mode, the exact float remainder last in
+    /// generated mode (GAVEL-GENERATED §G6.4).
+    done: Vec<f64>,
     fail: Vec<u32>,
     /// `job_time[j·n + w]`: time received on w since the last solve, plus R/2.
     job_time: Vec<f64>,
@@ -154,8 +174,15 @@ impl GavelMechanism {
             .filter_map(|t| reg.iter().position(|r| r == t))
             .collect();
         let nj = jobs.len();
+        let v100 = reg.iter().position(|t| t == "v100");
+        if kind.needs_v100() && v100.is_none() {
+            return Err(ConfigError::new(format!(
+                "{kind} gives every job its V100 throughput on every type: the cluster needs \
+                 V100s (Gavel's policy fails without them)"
+            )));
+        }
         Ok(Self {
-            policy: GavelPolicy::new(kind, seed),
+            policy: GavelPolicy::new(kind, seed).with_reference_type(v100),
             half_round: round_s / 2.0,
             types: reg,
             counts,
@@ -163,7 +190,7 @@ impl GavelMechanism {
             shuffler: PyRandom::new(shuffle_seed),
             active: Vec::new(),
             is_active: vec![false; nj],
-            done: vec![0; nj],
+            done: vec![0.0; nj],
             fail: vec![0; nj],
             job_time: vec![0.0; nj * n],
             deficit: vec![0.0; nj * n],
@@ -200,9 +227,47 @@ impl GavelMechanism {
         self.active.len()
     }
 
-    /// Steps job `j` has completed.
+    /// Steps job `j` has completed (a trace job's count is an integer).
     pub fn done_steps(&self, j: usize) -> u64 {
-        self.done[j]
+        // Integral in trace mode; truncation only matters for generated jobs, which use
+        // `remaining_steps`.
+        self.done[j] as u64
+    }
+
+    /// Steps job `j` still has to run (`total − done`, a float in generated mode).
+    pub fn remaining_steps(&self, j: usize) -> f64 {
+        self.jobs[j].total_steps - self.done[j]
+    }
+
+    /// Number of jobs known (admitted or not).
+    pub fn n_jobs(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// Adds a job after construction (generated mode makes jobs as the run reaches them);
+    /// returns its index. Admit it with [`GavelMechanism::admit`].
+    ///
+    /// # Errors
+    ///
+    /// A throughput vector of the wrong length.
+    pub fn push_job(&mut self, job: MechJob) -> Result<usize, ConfigError> {
+        let n = self.types.len();
+        if job.throughput.len() != n {
+            return Err(ConfigError::new(format!(
+                "job {}: {} throughputs for {n} GPU types",
+                self.jobs.len(),
+                job.throughput.len()
+            )));
+        }
+        self.jobs.push(job);
+        self.is_active.push(false);
+        self.done.push(0.0);
+        self.fail.push(0);
+        self.job_time.extend(std::iter::repeat(0.0).take(n));
+        self.deficit.extend(std::iter::repeat(0.0).take(n));
+        self.alloc.extend(std::iter::repeat(0.0).take(n));
+        self.has_alloc.push(false);
+        Ok(self.jobs.len() - 1)
     }
 
     /// The static facts of job `j`.
@@ -221,7 +286,7 @@ impl GavelMechanism {
         debug_assert!(self.active.last().map_or(true, |&l| l < j));
         self.active.push(j);
         self.is_active[j] = true;
-        self.done[j] = 0;
+        self.done[j] = 0.0;
         self.fail[j] = 0;
         for w in 0..n {
             self.job_time[j * n + w] = self.half_round;
@@ -243,9 +308,23 @@ impl GavelMechanism {
     /// `exec` seconds (`_done_callback`, §2 step 3). Call in Gavel's order: latest finish
     /// first, ties by lower job id.
     pub fn credit(&mut self, j: usize, w: usize, ns: u64, exec: f64) -> Credit {
+        // Trace step counts are far below 2^53.
+        self.credit_steps(j, w, ns as f64, exec)
+    }
+
+    /// [`GavelMechanism::credit`] with a float step count (generated mode's last micro-task
+    /// runs the fractional remainder). The steps are split over the job's GPUs as Gavel does
+    /// (`⌊ns / sf⌋` each, the last GPU the rest); the micro-task fails iff a GPU got no steps
+    /// (`ns < sf` for sf ≥ 2, `ns ≤ 0` for one GPU) or it had no execution time.
+    pub fn credit_steps(&mut self, j: usize, w: usize, ns: f64, exec: f64) -> Credit {
         let n = self.types.len();
-        let sf = u64::from(self.jobs[j].scale_factor);
-        if ns < sf || exec.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        let sf = f64::from(self.jobs[j].scale_factor);
+        let no_steps = if sf >= 2.0 {
+            ns < sf
+        } else {
+            ns.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+        };
+        if no_steps || exec.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             self.fail[j] += 1;
             self.need_update = true;
             if self.fail[j] >= MAX_FAILED_ATTEMPTS {
@@ -310,7 +389,7 @@ impl GavelMechanism {
                     scale_factor: job.scale_factor,
                     weight: job.weight,
                     throughput: &job.throughput,
-                    remaining_steps: job.total_steps.saturating_sub(self.done[j]),
+                    remaining_steps: job.total_steps - self.done[j],
                     since_arrival: clock - job.arrival,
                 }
             })

@@ -17,6 +17,11 @@ use std::str::FromStr;
 /// | `max_min_fairness` | `MaxMinFairnessPolicy` (`MaxMinFairness`) | max-min of `s_i/w_i · Σ_w x_iw` | yes |
 /// | `max_min_fairness_perf` | `MaxMinFairnessPolicyWithPerf` (`MaxMinFairness_Perf`) | max-min of throughput normalised by the equal split | no |
 /// | `finish_time_fairness_perf` | `FinishTimeFairnessPolicyWithPerf` (`FinishTimeFairness_Perf`) | min-max of the finish-time ratio ρ | no |
+/// | `max_sum_throughput_perf` | `ThroughputSumWithPerf` | maximise the raw total throughput `Σ T·x` | no |
+/// | `min_total_duration_perf` | `MinTotalDuration_Perf` | the shortest horizon all remaining steps fit in (bisection on a feasibility program) | no |
+/// | `min_total_duration` | `MinTotalDuration` | the same with every throughput replaced by the job's V100 one | yes |
+/// | `finish_time_fairness` | `FinishTimeFairness` | `finish_time_fairness_perf` with every throughput replaced by the job's V100 one | yes |
+/// | `isolated` | `Isolated` | the equal split (`isolated_shares`) | yes |
 ///
 /// Names parse with `_` or `-` (`max-min-fairness-perf`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -31,10 +36,20 @@ pub enum GavelPolicyKind {
     MaxMinFairnessPerf,
     /// `finish_time_fairness_perf` (§6.3).
     FinishTimeFairnessPerf,
+    /// `max_sum_throughput_perf` (GAVEL-GENERATED §G8.1).
+    MaxSumThroughputPerf,
+    /// `min_total_duration_perf` (GAVEL-GENERATED §G8.2).
+    MinTotalDurationPerf,
+    /// `min_total_duration` (GAVEL-GENERATED §G8.2), heterogeneity-agnostic (needs V100s).
+    MinTotalDuration,
+    /// `finish_time_fairness` (GAVEL-GENERATED §G8.4), heterogeneity-agnostic (needs V100s).
+    FinishTimeFairness,
+    /// `isolated` (GAVEL-GENERATED §G8.4): the equal split.
+    Isolated,
 }
 
 impl GavelPolicyKind {
-    /// Every policy, in the table's order.
+    /// The five policies of GAVEL-SEMANTICS (trace mode's reference set, and `bench --gavel`'s).
     pub const ALL: [GavelPolicyKind; 5] = [
         GavelPolicyKind::Fifo,
         GavelPolicyKind::FifoPerf,
@@ -42,6 +57,29 @@ impl GavelPolicyKind {
         GavelPolicyKind::MaxMinFairnessPerf,
         GavelPolicyKind::FinishTimeFairnessPerf,
     ];
+
+    /// The policies GAVEL-GENERATED §G8 adds.
+    pub const MORE: [GavelPolicyKind; 5] = [
+        GavelPolicyKind::MaxSumThroughputPerf,
+        GavelPolicyKind::MinTotalDurationPerf,
+        GavelPolicyKind::MinTotalDuration,
+        GavelPolicyKind::FinishTimeFairness,
+        GavelPolicyKind::Isolated,
+    ];
+
+    /// Whether the policy reads every job's V100 throughput (Gavel's agnostic policies that
+    /// use it fail without V100s).
+    pub fn needs_v100(self) -> bool {
+        matches!(
+            self,
+            GavelPolicyKind::MinTotalDuration | GavelPolicyKind::FinishTimeFairness
+        )
+    }
+
+    /// Every policy: [`GavelPolicyKind::ALL`], then [`GavelPolicyKind::MORE`].
+    pub fn every() -> impl Iterator<Item = GavelPolicyKind> {
+        Self::ALL.into_iter().chain(Self::MORE)
+    }
 
     /// Gavel's command-line name (`max_min_fairness_perf`).
     pub fn as_str(self) -> &'static str {
@@ -51,6 +89,11 @@ impl GavelPolicyKind {
             GavelPolicyKind::MaxMinFairness => "max_min_fairness",
             GavelPolicyKind::MaxMinFairnessPerf => "max_min_fairness_perf",
             GavelPolicyKind::FinishTimeFairnessPerf => "finish_time_fairness_perf",
+            GavelPolicyKind::MaxSumThroughputPerf => "max_sum_throughput_perf",
+            GavelPolicyKind::MinTotalDurationPerf => "min_total_duration_perf",
+            GavelPolicyKind::MinTotalDuration => "min_total_duration",
+            GavelPolicyKind::FinishTimeFairness => "finish_time_fairness",
+            GavelPolicyKind::Isolated => "isolated",
         }
     }
 
@@ -63,6 +106,11 @@ impl GavelPolicyKind {
             GavelPolicyKind::MaxMinFairness => "MaxMinFairness",
             GavelPolicyKind::MaxMinFairnessPerf => "MaxMinFairness_Perf",
             GavelPolicyKind::FinishTimeFairnessPerf => "FinishTimeFairness_Perf",
+            GavelPolicyKind::MaxSumThroughputPerf => "ThroughputSumWithPerf",
+            GavelPolicyKind::MinTotalDurationPerf => "MinTotalDuration_Perf",
+            GavelPolicyKind::MinTotalDuration => "MinTotalDuration",
+            GavelPolicyKind::FinishTimeFairness => "FinishTimeFairness",
+            GavelPolicyKind::Isolated => "Isolated",
         }
     }
 
@@ -90,13 +138,15 @@ impl FromStr for GavelPolicyKind {
     type Err = ConfigError;
     fn from_str(s: &str) -> Result<Self, ConfigError> {
         let norm = s.trim().to_ascii_lowercase().replace('-', "_");
-        GavelPolicyKind::ALL
-            .into_iter()
+        GavelPolicyKind::every()
             .find(|k| k.as_str() == norm)
             .ok_or_else(|| {
                 ConfigError::new(format!(
                     "unknown Gavel policy `{s}` (expected one of fifo, fifo_perf, \
-                     max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf)"
+                     max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf, \
+                     max_sum_throughput_perf, min_total_duration_perf, min_total_duration, \
+                     finish_time_fairness, isolated; \
+                     Gavel's *_packed variants are not implemented)"
                 ))
             })
     }
@@ -113,8 +163,8 @@ pub struct SolveJob<'a> {
     pub weight: f64,
     /// Throughput (steps/s of the whole job) on each registered type, alphabetical order.
     pub throughput: &'a [f64],
-    /// Steps still to run.
-    pub remaining_steps: u64,
+    /// Steps still to run (a float for generated jobs).
+    pub remaining_steps: f64,
     /// Seconds since arrival (`clock − arrival`).
     pub since_arrival: f64,
 }
@@ -123,7 +173,7 @@ pub struct SolveJob<'a> {
 #[derive(Clone, Debug, Default)]
 struct FtfState {
     cum_iso: BTreeMap<u32, f64>,
-    prev_rem: BTreeMap<u32, u64>,
+    prev_rem: BTreeMap<u32, f64>,
     prev_iso: BTreeMap<u32, f64>,
 }
 
@@ -137,6 +187,9 @@ pub struct GavelPolicy {
     /// FIFO's `random.Random(seed)`, drawn once per placement attempt.
     rng: PyRandom,
     ftf: FtfState,
+    /// The V100's index among the registered types (`min_total_duration` uses every job's
+    /// V100 throughput on every type).
+    reference_type: Option<usize>,
 }
 
 impl GavelPolicy {
@@ -147,7 +200,15 @@ impl GavelPolicy {
             assign: BTreeMap::new(),
             rng: PyRandom::new(seed),
             ftf: FtfState::default(),
+            reference_type: None,
         }
+    }
+
+    /// Names the registered type whose throughput `min_total_duration` gives every type
+    /// (Gavel's V100).
+    pub fn with_reference_type(mut self, index: Option<usize>) -> Self {
+        self.reference_type = index;
+        self
     }
 
     /// Which policy this is.
@@ -164,6 +225,33 @@ impl GavelPolicy {
             GavelPolicyKind::MaxMinFairness => max_min(jobs, counts, false),
             GavelPolicyKind::MaxMinFairnessPerf => max_min(jobs, counts, true),
             GavelPolicyKind::FinishTimeFairnessPerf => self.finish_time_fairness(jobs, counts),
+            GavelPolicyKind::MaxSumThroughputPerf => max_sum_throughput(jobs, counts),
+            GavelPolicyKind::MinTotalDurationPerf => min_total_duration(jobs, counts, None),
+            GavelPolicyKind::MinTotalDuration => {
+                min_total_duration(jobs, counts, self.reference_type)
+            }
+            GavelPolicyKind::FinishTimeFairness => {
+                // Gavel's wrapper returns before its inner policy sees an empty job set, so
+                // the inner bookkeeping is not cleared then.
+                if jobs.is_empty() {
+                    return Vec::new();
+                }
+                let r = self.reference_type.unwrap_or(0);
+                let tputs: Vec<Vec<f64>> = jobs
+                    .iter()
+                    .map(|j| vec![j.throughput[r]; j.throughput.len()])
+                    .collect();
+                let view: Vec<SolveJob<'_>> = jobs
+                    .iter()
+                    .zip(&tputs)
+                    .map(|(j, t)| SolveJob {
+                        throughput: t,
+                        ..j.clone()
+                    })
+                    .collect();
+                self.finish_time_fairness(&view, counts)
+            }
+            GavelPolicyKind::Isolated => isolated_shares(jobs, counts),
         };
         // Gavel clips the solver's output to [0, 1]; only noise is removed.
         // They are not rounded: near-ties are ordered by the central path's own offsets, which
@@ -228,10 +316,14 @@ impl GavelPolicy {
                     }
                 }
                 let (orig, w) = cand[pick];
-                self.assign.insert(j, w);
-                avail[w] -= sf;
-                if avail[w] == 0 {
-                    types.remove(orig);
+                // As in `fifo`: a job whose best candidate type runs it at 0 steps/s is not
+                // assigned this time (and the queue goes on with the next job).
+                if job.throughput[w] > 0.0 {
+                    self.assign.insert(j, w);
+                    avail[w] -= sf;
+                    if avail[w] == 0 {
+                        types.remove(orig);
+                    }
                 }
             } else {
                 // `cand` is non-empty and far shorter than u32::MAX.
@@ -275,12 +367,12 @@ impl GavelPolicy {
         for j in jobs {
             let cum = self.ftf.cum_iso.entry(j.id).or_insert(0.0);
             if let Some(&prev) = self.ftf.prev_rem.get(&j.id) {
-                let steps = prev as f64 - j.remaining_steps as f64;
+                let steps = prev - j.remaining_steps;
                 *cum += steps / self.ftf.prev_iso[&j.id];
             }
         }
         for (j, &iso_i) in jobs.iter().zip(&iso) {
-            let rem = j.remaining_steps as f64;
+            let rem = j.remaining_steps;
             rows.push(JobRow::FinishTime {
                 since: j.since_arrival,
                 remaining: rem,
@@ -347,4 +439,107 @@ fn max_min(jobs: &[SolveJob<'_>], counts: &[u32], perf: bool) -> Vec<Vec<f64>> {
         })
         .collect();
     barrier::solve(jobs, counts, &rows).unwrap_or_else(|| isolated_shares(jobs, counts))
+}
+
+/// GAVEL-GENERATED §G8.1: maximise `Σ_i Σ_w T[i][w]·x[i][w]` (raw throughputs: no
+/// normalisation, scale factor or weight) over the common constraints; the analytic centre of
+/// the optimal face where it is not unique. No value: the isolated shares.
+fn max_sum_throughput(jobs: &[SolveJob<'_>], counts: &[u32]) -> Vec<Vec<f64>> {
+    if jobs.is_empty() {
+        return Vec::new();
+    }
+    let rows: Vec<JobRow> = jobs
+        .iter()
+        .map(|j| JobRow::Objective {
+            coef: j.throughput.to_vec(),
+        })
+        .collect();
+    barrier::solve_fixed(jobs, counts, &rows, None).unwrap_or_else(|| isolated_shares(jobs, counts))
+}
+
+/// GAVEL-GENERATED §G8.2: bisection on the horizon `T_h` of the feasibility program
+/// `Σ_w T[i][w]·x[i][w] ≥ rem_i / T_h` (plus the common constraints): lo 100, hi 1e6, halve
+/// while `1.05·lo < hi`, keeping the last feasible point; if none, the next decade. A horizon
+/// is feasible when the max-min of `Σ T·x · T_h / rem` exceeds 1; the point kept is the
+/// analytic centre of that horizon's feasible set (what an interior-point method returns for
+/// Gavel's constant objective). `reference`: replace every throughput by the one on this type
+/// (the agnostic `min_total_duration`; `None` with that policy means no V100 is registered and
+/// the job's own throughputs are used).
+fn min_total_duration(
+    jobs: &[SolveJob<'_>],
+    counts: &[u32],
+    reference: Option<usize>,
+) -> Vec<Vec<f64>> {
+    if jobs.is_empty() {
+        return Vec::new();
+    }
+    let tputs: Vec<Vec<f64>> = jobs
+        .iter()
+        .map(|j| match reference {
+            Some(r) => vec![j.throughput[r]; j.throughput.len()],
+            None => j.throughput.to_vec(),
+        })
+        .collect();
+    let view: Vec<SolveJob<'_>> = jobs
+        .iter()
+        .zip(&tputs)
+        .map(|(j, t)| SolveJob {
+            throughput: t,
+            ..j.clone()
+        })
+        .collect();
+    let feasible = |th: f64| -> Option<Vec<Vec<f64>>> {
+        let rows: Vec<JobRow> = view
+            .iter()
+            .map(|j| JobRow::Linear {
+                coef: j
+                    .throughput
+                    .iter()
+                    .map(|t| t * th / j.remaining_steps)
+                    .collect(),
+            })
+            .collect();
+        let x = barrier::solve(&view, counts, &rows)?;
+        let worst = rows
+            .iter()
+            .zip(&x)
+            .map(|(r, xi)| match r {
+                JobRow::Linear { coef } => dot(coef, xi),
+                _ => f64::INFINITY,
+            })
+            .fold(f64::INFINITY, f64::min);
+        if worst <= 1.0 {
+            return None;
+        }
+        let floors: Vec<JobRow> = rows
+            .into_iter()
+            .map(|r| match r {
+                JobRow::Linear { coef } => JobRow::Floor { coef },
+                other => other,
+            })
+            .collect();
+        barrier::solve_fixed(&view, counts, &floors, Some(&x))
+    };
+    let (mut lo, mut hi, mut keep_hi) = (100.0f64, 1.0e6f64, 1.0e6f64);
+    let mut best = None;
+    // Gavel widens by a decade until a horizon fits; 1e18 s is far beyond any schedule.
+    while keep_hi <= 1.0e18 {
+        while 1.05 * lo < hi {
+            let th = (lo + hi) / 2.0;
+            match feasible(th) {
+                Some(x) => {
+                    best = Some(x);
+                    hi = th;
+                }
+                None => lo = th,
+            }
+        }
+        hi = keep_hi * 10.0;
+        lo = keep_hi;
+        keep_hi *= 10.0;
+        if best.is_some() {
+            break;
+        }
+    }
+    best.unwrap_or_else(|| isolated_shares(jobs, counts))
 }

@@ -9,7 +9,7 @@ fn job<'a>(id: u32, sf: u32, tput: &'a [f64]) -> SolveJob<'a> {
         scale_factor: sf,
         weight: 1.0,
         throughput: tput,
-        remaining_steps: 1000,
+        remaining_steps: 1000.0,
         since_arrival: 0.0,
     }
 }
@@ -160,4 +160,48 @@ fn unknown_or_unsorted_types_are_rejected() {
             "{types:?}"
         );
     }
+}
+
+#[test]
+fn the_agnostic_policies_use_the_v100_throughput_everywhere() {
+    // Types k80, p100, v100; the agnostic finish-time fairness is the perf policy on
+    // throughputs replaced by each job's V100 one.
+    let t0 = [1.0, 2.0, 4.0];
+    let t1 = [0.5, 3.0, 2.0];
+    let jobs = [job(0, 1, &t0), job(1, 1, &t1)];
+    let counts = [1, 1, 1];
+    let mut agnostic =
+        GavelPolicy::new(GavelPolicyKind::FinishTimeFairness, 0).with_reference_type(Some(2));
+    let got = agnostic.allocate(&jobs, &counts);
+    let v0 = [4.0; 3];
+    let v1 = [2.0; 3];
+    let replaced = [job(0, 1, &v0), job(1, 1, &v1)];
+    let want =
+        GavelPolicy::new(GavelPolicyKind::FinishTimeFairnessPerf, 0).allocate(&replaced, &counts);
+    assert_eq!(got, want);
+    assert!(GavelPolicyKind::FinishTimeFairness.shuffles_types());
+    assert!(!GavelPolicyKind::MaxSumThroughputPerf.shuffles_types());
+    // isolated is the equal split.
+    let x = GavelPolicy::new(GavelPolicyKind::Isolated, 0).allocate(&jobs, &counts);
+    assert_eq!(x, isolated_shares(&jobs, &counts));
+    // Without V100s the agnostic policies cannot run.
+    let types = [("k80".to_string(), 2)];
+    for kind in [
+        GavelPolicyKind::FinishTimeFairness,
+        GavelPolicyKind::MinTotalDuration,
+    ] {
+        let e = GavelMechanism::new(kind, &types, 360.0, 0, Vec::new()).unwrap_err();
+        assert!(e.to_string().contains("needs V100s"), "{e}");
+    }
+}
+
+#[test]
+fn fifo_perf_skips_a_job_its_best_free_type_cannot_run() {
+    // Types k80, p100, v100 with 4, 0+1, 1 GPUs: job 0 (4 GPUs) fits only on the K80s, where it
+    // runs at 0 steps/s: it is not assigned, and job 1 behind it still gets the K80s.
+    let t0 = [0.0, 5.0, 9.0];
+    let t1 = [1.0, 2.0, 3.0];
+    let jobs = [job(0, 4, &t0), job(1, 4, &t1)];
+    let x = GavelPolicy::new(GavelPolicyKind::FifoPerf, 0).allocate(&jobs, &[4, 1, 1]);
+    assert_eq!(x, vec![vec![0.0, 0.0, 0.0], vec![1.0, 0.0, 0.0]]);
 }

@@ -166,7 +166,9 @@ impl GavelRun {
                     .map_err(|e| {
                     SimError::Config(format!(
                         "--policy: {e}; or one of Gavel's: fifo, fifo_perf, \
-                             max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf"
+                             max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf, \
+                             max_sum_throughput_perf, min_total_duration, min_total_duration_perf, \
+                             finish_time_fairness, isolated"
                     ))
                 })?;
                 let name = p.to_string();

@@ -89,13 +89,19 @@ pub enum Setting {
     Interference,
     NoInterferenceAvoidance,
     Generations,
+    Lambda,
+    Rate,
+    MultiGpu,
+    Priorities,
+    SteadyState,
+    FixedDuration,
 }
 
 use Setting as S;
 
 impl Setting {
     /// Every setting, in `--help` order.
-    pub const ALL: [Setting; 38] = [
+    pub const ALL: [Setting; 44] = [
         S::Scenario,
         S::Workload,
         S::BloxTrace,
@@ -134,6 +140,12 @@ impl Setting {
         S::Interference,
         S::NoInterferenceAvoidance,
         S::Generations,
+        S::Lambda,
+        S::Rate,
+        S::MultiGpu,
+        S::Priorities,
+        S::SteadyState,
+        S::FixedDuration,
     ];
 
     /// The command-line flag.
@@ -177,6 +189,12 @@ impl Setting {
             S::Interference => "--interference",
             S::NoInterferenceAvoidance => "--no-interference-avoidance",
             S::Generations => "--generations",
+            S::Lambda => "--lambda",
+            S::Rate => "--rate",
+            S::MultiGpu => "--multi-gpu",
+            S::Priorities => "--priorities",
+            S::SteadyState => "--steady-state",
+            S::FixedDuration => "--fixed-duration",
         }
     }
 }
@@ -242,8 +260,10 @@ const POLLUX: &[Setting] = &[
     S::Generations,
 ];
 
-/// Gavel's trace simulator: a Gavel trace, its throughput table, a typed cluster, its round
-/// and seed (and `--policy`, `--out`).
+/// Gavel's simulator: a Gavel trace, its throughput table, a typed cluster, its round and
+/// seed (and `--policy`, `--out`); or its generated-jobs mode (`--workload gavel-generated`
+/// and its generator's settings, a window `--track`, static mode's `--jobs`), which the
+/// gavel glue checks against the trace mode.
 const GAVEL: &[Setting] = &[
     S::Trace,
     S::TraceFormat,
@@ -251,6 +271,15 @@ const GAVEL: &[Setting] = &[
     S::Cluster,
     S::Round,
     S::Seed,
+    S::Workload,
+    S::Jobs,
+    S::Track,
+    S::Lambda,
+    S::Rate,
+    S::MultiGpu,
+    S::Priorities,
+    S::SteadyState,
+    S::FixedDuration,
 ];
 
 /// Tiresias' simulator: event-driven integer seconds, no rounds, no admission, no speed model,

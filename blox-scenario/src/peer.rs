@@ -5,6 +5,8 @@
 
 #[cfg(feature = "gavel")]
 use crate::gavel::GavelRun;
+#[cfg(feature = "gavel")]
+use crate::gavel_generated::{parse_window, ArrivalSetting, GavelGeneratedRun, WORKLOAD_NAME};
 use crate::model::Model;
 #[cfg(feature = "pollux")]
 use crate::pollux::PolluxOptions;
@@ -115,6 +117,9 @@ pub enum Prepared {
     /// `gavel`: Gavel's trace simulator, with its own clock (`blox-gavel`).
     #[cfg(feature = "gavel")]
     Gavel(GavelRun),
+    /// `gavel` with `--workload gavel-generated`: Gavel's generated-jobs mode.
+    #[cfg(feature = "gavel")]
+    GavelGenerated(GavelGeneratedRun),
 }
 
 impl PeerRun for Prepared {
@@ -126,7 +131,7 @@ impl PeerRun for Prepared {
             #[cfg(feature = "tiresias")]
             Prepared::Tiresias(_) => Model::Tiresias,
             #[cfg(feature = "gavel")]
-            Prepared::Gavel(_) => Model::Gavel,
+            Prepared::Gavel(_) | Prepared::GavelGenerated(_) => Model::Gavel,
         }
     }
 
@@ -142,6 +147,8 @@ impl PeerRun for Prepared {
             Prepared::Tiresias(t) => t.run().map(|r| t.finish(r)),
             #[cfg(feature = "gavel")]
             Prepared::Gavel(g) => g.run().and_then(|r| r.finish(g)),
+            #[cfg(feature = "gavel")]
+            Prepared::GavelGenerated(g) => g.run().and_then(|r| r.finish(g)),
         }
     }
 }
@@ -157,6 +164,8 @@ impl Prepared {
             Prepared::Tiresias(t) => t.out.as_deref(),
             #[cfg(feature = "gavel")]
             Prepared::Gavel(g) => g.out.as_deref(),
+            #[cfg(feature = "gavel")]
+            Prepared::GavelGenerated(g) => g.out.as_deref(),
         }
     }
 
@@ -170,6 +179,8 @@ impl Prepared {
             Prepared::Tiresias(t) => t.out = out,
             #[cfg(feature = "gavel")]
             Prepared::Gavel(g) => g.out = out,
+            #[cfg(feature = "gavel")]
+            Prepared::GavelGenerated(g) => g.out = out,
         }
     }
 
@@ -231,6 +242,10 @@ impl RunSettings {
                 registry: registry.clone(),
             })),
             #[cfg(feature = "gavel")]
+            Model::Gavel if self.gavel_generated()? => {
+                self.gavel_generated_run().map(Prepared::GavelGenerated)
+            }
+            #[cfg(feature = "gavel")]
             Model::Gavel => self.gavel_run(registry).map(Prepared::Gavel),
             #[allow(unreachable_patterns)]
             other => Err(without_feature(other)),
@@ -246,6 +261,122 @@ impl RunSettings {
             no_avoidance: self.no_interference_avoidance,
             generations: self.generations,
         }
+    }
+
+    /// Whether these settings ask for Gavel's generated-jobs mode (`--workload
+    /// gavel-generated`); any other `--workload` is an error under `gavel`, and without it the
+    /// generated mode's settings are refused (trace mode).
+    #[cfg(feature = "gavel")]
+    fn gavel_generated(&self) -> Result<bool, SimError> {
+        use crate::model::Setting;
+        match self.workload.as_deref() {
+            Some(w) if w.trim() == WORKLOAD_NAME => Ok(true),
+            Some(w) => Err(SimError::Config(format!(
+                "--workload {w}: under --semantics gavel the only workload is {WORKLOAD_NAME} \
+                 (Gavel's generated jobs); a Gavel trace is read with --trace"
+            ))),
+            None => {
+                let generated = [
+                    Setting::Lambda,
+                    Setting::Rate,
+                    Setting::MultiGpu,
+                    Setting::Priorities,
+                    Setting::SteadyState,
+                    Setting::FixedDuration,
+                    Setting::Jobs,
+                    Setting::Track,
+                ];
+                let flags: Vec<&str> = self
+                    .given()
+                    .into_iter()
+                    .filter(|s| generated.contains(s))
+                    .map(|s| s.flag())
+                    .collect();
+                if flags.is_empty() {
+                    return Ok(false);
+                }
+                Err(SimError::Config(format!(
+                    "{} {} Gavel's generated-jobs mode: add --workload {WORKLOAD_NAME} (a Gavel \
+                     trace run takes --trace, --throughputs, --cluster, --round, --seed)",
+                    flags.join(", "),
+                    if flags.len() == 1 {
+                        "belongs to"
+                    } else {
+                        "belong to"
+                    }
+                )))
+            }
+        }
+    }
+
+    /// The generated-jobs run these settings describe.
+    #[cfg(feature = "gavel")]
+    fn gavel_generated_run(&self) -> Result<GavelGeneratedRun, SimError> {
+        if self.trace_format.is_some() || !self.trace.is_empty() {
+            return Err(SimError::Config(format!(
+                "--trace, --trace-format: --workload {WORKLOAD_NAME} reads no trace"
+            )));
+        }
+        let arrivals = match (self.lambda, self.rate) {
+            (Some(l), None) => ArrivalSetting::Lambda(l),
+            (None, Some(r)) => ArrivalSetting::Rate(r),
+            (Some(_), Some(_)) => {
+                return Err(SimError::Config(
+                    "--lambda and --rate say the same thing: give one".into(),
+                ))
+            }
+            (None, None) => {
+                return Err(SimError::Config(format!(
+                    "--workload {WORKLOAD_NAME} needs --lambda SECONDS (mean inter-arrival time; \
+                     0 = all jobs at t = 0 with --jobs N) or --rate JOBS_PER_HOUR"
+                )))
+            }
+        };
+        let window = self.track.as_deref().map(parse_window).transpose()?;
+        let lambda = arrivals.lambda();
+        if lambda > 0.0 && window.is_none() {
+            return Err(SimError::Config(
+                "--workload gavel-generated with arrivals needs --track FIRST..LAST (job ids, \
+                 inclusive; Gavel's -s FIRST -e LAST+1): the run ends when they have all \
+                 completed"
+                    .into(),
+            ));
+        }
+        if lambda > 0.0 && self.jobs.is_some() {
+            return Err(SimError::Config(
+                "--jobs is static mode's job count (--lambda 0); with arrivals the run ends at \
+                 the --track window"
+                    .into(),
+            ));
+        }
+        if lambda == 0.0 && self.jobs.is_none() {
+            return Err(SimError::Config(
+                "--lambda 0 (every job at t = 0, Gavel's static mode) needs --jobs N".into(),
+            ));
+        }
+        let cluster = self.cluster.clone().ok_or_else(|| {
+            SimError::Config(
+                "--semantics gavel needs --cluster, e.g. 36:36:36 (V100:P100:K80) or \
+                 36x1:v100,36x1:p100,36x1:k80"
+                    .into(),
+            )
+        })?;
+        crate::gavel::parse_cluster(&cluster)?;
+        Ok(GavelGeneratedRun {
+            throughputs: self.throughputs.clone(),
+            cluster,
+            policy: self.policy.clone().unwrap_or_else(|| "fifo".into()),
+            arrivals,
+            multi_gpu: self.multi_gpu,
+            priorities: self.priorities,
+            steady_state: self.steady_state,
+            fixed_duration: self.fixed_duration,
+            window,
+            jobs: self.jobs,
+            seed: self.seed.unwrap_or(0),
+            round_s: self.round.unwrap_or(360),
+            out: self.out.clone(),
+        })
     }
 
     #[cfg(feature = "gavel")]

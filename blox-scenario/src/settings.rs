@@ -33,7 +33,8 @@ pub struct RunSettings {
     /// authors' simulator job by job, with its schedules and placements by their own names, or
     /// any engine policy and placement on its clock; `run` and `compare`, on a trace), `gavel`
     /// (Gavel's trace simulator job by job: `run` or `compare` with a gavel --trace, --cluster
-    /// of v100/p100/k80, --round, --seed and Gavel's --policy names or any engine policy) or
+    /// of v100/p100/k80, --round, --seed and Gavel's --policy names or any engine policy; or
+    /// Gavel's generated jobs with --workload gavel-generated) or
     /// `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
     /// policies pollux, optimus and tiresias, or any engine policy on its goodput-aware jobs; `run`
     /// and `compare`, on a pollux --trace) [default: exact].
@@ -46,9 +47,10 @@ pub struct RunSettings {
     /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
     /// trace-free multi-GPU generator), poisson (configurable durations and GPU counts),
     /// dual-load (Blox's bursty workload, intended form) or synergy-default (Synergy's
-    /// generator, bit-exact from --seed) [default: blox-default; synergy-default under
-    /// --semantics synergy].
-    #[cfg_attr(feature = "clap", arg(long, value_name = "NAME", value_parser = ["blox-default", "blox-multigpu-trace", "blox-synthetic", "poisson", "dual-load", "synergy-default"]))]
+    /// generator, bit-exact from --seed), or, with --semantics gavel, gavel-generated (Gavel's
+    /// generated jobs: --lambda or --rate, --track, --multi-gpu, ...) [default: blox-default;
+    /// synergy-default under --semantics synergy].
+    #[cfg_attr(feature = "clap", arg(long, value_name = "NAME", value_parser = ["blox-default", "blox-multigpu-trace", "blox-synthetic", "poisson", "dual-load", "synergy-default", "gavel-generated"]))]
     pub workload: Option<String>,
     /// The Philly `cluster_job_log` (JSON, gzip allowed) of --workload blox-multigpu-trace.
     #[cfg_attr(feature = "clap", arg(long, value_name = "FILE"))]
@@ -187,6 +189,29 @@ pub struct RunSettings {
     /// completion (`events`, Tiresias-style) [default: rounds].
     #[cfg_attr(feature = "clap", arg(long, value_name = "rounds|events"))]
     pub decide: Option<blox_sim::Decide>,
+    /// Gavel generated jobs: mean inter-arrival time in seconds, an exact float (Gavel's `-l`;
+    /// 0 = every job at t = 0, static mode, with --jobs N).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = seconds, conflicts_with = "rate"))]
+    pub lambda: Option<f64>,
+    /// Gavel generated jobs: arrival rate in jobs per hour; the mean inter-arrival time is
+    /// 3600/rate, computed as Gavel's sweeps compute it.
+    #[cfg_attr(feature = "clap", arg(long, value_name = "JOBS_PER_HOUR", allow_negative_numbers = true, value_parser = rate))]
+    pub rate: Option<f64>,
+    /// Gavel generated jobs: multi-GPU jobs (Gavel's `--generate-multi-gpu-jobs`).
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub multi_gpu: bool,
+    /// Gavel generated jobs: 20 % of jobs get priority weight 5
+    /// (`--generate-multi-priority-jobs`).
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub priorities: bool,
+    /// Gavel generated jobs: fill the cluster with jobs at t = 0 first
+    /// (`--simulate-steady-state`).
+    #[cfg_attr(feature = "clap", arg(long))]
+    pub steady_state: bool,
+    /// Gavel generated jobs: every job lasts this long on V100s instead of a drawn duration
+    /// (Gavel's `-f`).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = limit_secs))]
+    pub fixed_duration: Option<f64>,
     /// Pollux semantics: the applications' trace folder [default: `traces/` beside the
     /// workload's folder, as in the artifact].
     #[cfg_attr(feature = "clap", arg(long, value_name = "DIR"))]
@@ -343,6 +368,13 @@ impl RunSettings {
                 ))
             }
             None => {}
+        }
+        if self.workload.as_deref() == Some("gavel-generated") {
+            return Err(SimError::Config(
+                "--workload gavel-generated is Gavel's generated-jobs mode: it goes with \
+                 --semantics gavel"
+                    .into(),
+            ));
         }
         if self.cluster_spec.is_some() {
             return Err(SimError::Config(
@@ -671,6 +703,12 @@ impl RunSettings {
                 self.no_interference_avoidance,
             ),
             (Setting::Generations, self.generations.is_some()),
+            (Setting::Lambda, self.lambda.is_some()),
+            (Setting::Rate, self.rate.is_some()),
+            (Setting::MultiGpu, self.multi_gpu),
+            (Setting::Priorities, self.priorities),
+            (Setting::SteadyState, self.steady_state),
+            (Setting::FixedDuration, self.fixed_duration.is_some()),
         ];
         set.into_iter()
             .filter(|(_, on)| *on)

@@ -8,6 +8,7 @@ mod determinism;
 mod doc_commands;
 mod errors;
 mod gavel;
+mod gavel_generated;
 mod gavel_vectors;
 mod golden;
 mod hetero;
