@@ -121,6 +121,30 @@ struct SweepArgs {
     /// --seed; it refuses the other lists).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     semantics: Vec<Model>,
+    /// The workload every run generates (see `run --help`): with --load lists for the engine's
+    /// generators, or `gavel-generated` with --rate under --semantics gavel.
+    #[arg(long, value_name = "NAME", value_parser = ["blox-default", "blox-multigpu-trace", "blox-synthetic", "poisson", "dual-load", "synergy-default", "gavel-generated"])]
+    workload: Option<String>,
+    /// Jobs of the poisson and dual-load generators, or of Gavel's static mode, for every run.
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = job_count)]
+    jobs: Option<usize>,
+    /// Gavel generated jobs: arrival rates in jobs per hour, a list or Gavel's
+    /// `linspace:START:STOP:COUNT` (a leading 0 dropped, lambda = 3600/rate exactly as Gavel's
+    /// sweeps compute it); results.csv's `load` column holds the rate.
+    #[arg(long, value_name = "LIST")]
+    rate: Option<String>,
+    /// Gavel generated jobs: multi-GPU jobs, for every run.
+    #[arg(long)]
+    multi_gpu: bool,
+    /// Gavel generated jobs: priority weights, for every run.
+    #[arg(long)]
+    priorities: bool,
+    /// Gavel generated jobs: steady-state pre-fill, for every run.
+    #[arg(long)]
+    steady_state: bool,
+    /// Gavel generated jobs: every job this long on V100s, for every run.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = blox_scenario::values::limit_secs)]
+    fixed_duration: Option<f64>,
     /// Loads in jobs/hour: a list and/or inclusive integer ranges, e.g. `1..9` or `2,4.5,8`.
     #[arg(long, value_name = "LIST", allow_negative_numbers = true)]
     load: Option<String>,
@@ -655,6 +679,12 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
     };
     let base_args = RunSettings {
         scenario: a.scenario.clone(),
+        workload: a.workload.clone(),
+        jobs: a.jobs,
+        multi_gpu: a.multi_gpu,
+        priorities: a.priorities,
+        steady_state: a.steady_state,
+        fixed_duration: a.fixed_duration,
         trace: a.trace.clone(),
         trace_format: a.trace_format.clone(),
         skip_bad_lines: a.skip_bad_lines,
@@ -681,9 +711,18 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
     if seeds.iter().any(|s| *s < 0.0 || s.fract() != 0.0) {
         return Err(SimError::Config("--seed takes whole numbers".into()));
     }
+    let rates: Vec<f64> = match &a.rate {
+        Some(text) => blox_gavel::generated::parse_rates(text)
+            .map_err(|e| SimError::Config(format!("--rate {e}")))?
+            .into_iter()
+            .map(|(rate, _)| rate)
+            .collect(),
+        None => Vec::new(),
+    };
     let sweep = Sweep {
         base,
         settings: base_args,
+        rates,
         semantics: a.semantics.clone(),
         clusters: a.cluster.clone(),
         admissions: parse_list(&a.admission, "admission")?,

@@ -53,6 +53,10 @@ pub struct Sweep {
     /// Random failures to try (`None`: no failures), crossed between load and seed; labels
     /// then end their settings with `-failMTBF-MTTR` or `-nofail`.
     pub failures: Vec<Option<String>>,
+    /// Arrival rates (jobs/hour) of Gavel's generated jobs to try (`--semantics gavel
+    /// --workload gavel-generated`), crossed between placement and seed; results.csv's `load`
+    /// holds the rate.
+    pub rates: Vec<f64>,
 }
 
 /// One run of a sweep: a scenario under the engine's semantics, or a peer's settings.
@@ -157,6 +161,7 @@ impl Sweep {
             self.loads.len(),
             self.failures.len(),
             self.seeds.len(),
+            self.rates.len(),
         ]
         .iter()
         .fold(1u128, |acc, &n| acc * n.max(1) as u128);
@@ -172,6 +177,12 @@ impl Sweep {
                 self.peer_runs(model, &mut runs)?;
                 continue;
             };
+            if !self.rates.is_empty() {
+                return Err(SimError::Config(format!(
+                    "--rate is the arrival rate of Gavel's generated jobs (--semantics gavel \
+                     --workload gavel-generated); under --semantics {sem} --load sets the rate"
+                )));
+            }
             for cluster in or_base(&self.clusters, b.cluster.clone()) {
                 for adm in or_base(&self.admissions, b.admission.clone()) {
                     for pol in or_base(&self.policies, b.policy.clone()) {
@@ -251,6 +262,11 @@ impl Sweep {
         } else {
             self.placements.iter().cloned().map(Some).collect()
         };
+        let rates: Vec<Option<f64>> = if self.rates.is_empty() {
+            vec![st.rate]
+        } else {
+            self.rates.iter().copied().map(Some).collect()
+        };
         let seeds: Vec<Option<u64>> = if self.seeds.is_empty() {
             vec![st.seed]
         } else {
@@ -259,8 +275,10 @@ impl Sweep {
         for cluster in &clusters {
             for policy in &policies {
                 for placement in &placements {
-                    for seed in &seeds {
+                    for (rate, seed) in rates.iter().flat_map(|r| seeds.iter().map(move |s| (r, s)))
+                    {
                         let mut s = st.clone();
+                        s.rate = *rate;
                         s.semantics = Some(model);
                         s.cluster = cluster.clone();
                         s.policy = policy.clone();
@@ -274,6 +292,9 @@ impl Sweep {
                         );
                         if let Some(p) = placement {
                             label.push_str(&format!("-{p}"));
+                        }
+                        if let Some(r) = rate {
+                            label.push_str(&format!("-rate{r}"));
                         }
                         if let Some(seed) = seed {
                             label.push_str(&format!("-seed{seed}"));
@@ -402,7 +423,7 @@ fn peer_row(run: &SweepRun, st: &RunSettings, f: &crate::Finished) -> SweepRow {
             .as_ref()
             .map(|p| p.to_string())
             .unwrap_or_default(),
-        load: None,
+        load: st.rate,
         seed: st.seed.unwrap_or(0),
         n_tracked: r.n_tracked,
         avg_jct_s: r.avg_jct_s,

@@ -433,6 +433,7 @@ pub(crate) fn plan_sweep(
             Some(v) if !v.is_none() => v.extract()?,
             _ => Vec::new(),
         },
+        rates: Vec::new(),
     };
     let runs = sweep.runs().map_err(|e| sim_error(py, &e))?;
     runs.iter()

@@ -446,3 +446,62 @@ fn agnostic_finish_time_fairness_on_a_v100_only_cluster_is_the_perf_policy() {
         assert_eq!(o.makespan, v.5, "{}", v.0);
     }
 }
+
+/// Gavel's paper sweeps as one command: rates (Gavel's exact lambda values) × seeds × policies,
+/// each run the run `run` makes, the rate in results.csv's `load` column, the spread over seeds
+/// in `results_over_seeds.csv` and a JCT-against-rate plot.
+#[test]
+fn a_sweep_over_rates_and_seeds_gives_the_runs_of_run() {
+    let t = table();
+    let d = scratch("sweep");
+    let out = d.join("sweep");
+    let common = [
+        "--semantics",
+        "gavel",
+        "--workload",
+        "gavel-generated",
+        "--track",
+        "4..11",
+        "--cluster",
+        "4:4:4",
+        "--throughputs",
+        t.to_str().unwrap(),
+    ];
+    let mut args = vec!["sweep"];
+    args.extend_from_slice(&common);
+    args.extend_from_slice(&[
+        "--rate",
+        "0.25,0.5",
+        "--seed",
+        "0,1",
+        "--policy",
+        "fifo_perf",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let (code, stdout, stderr) = blox_sim(&args);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4, "{csv}");
+    // rate 0.25, seed 0 is TV1: Gavel's average at full precision.
+    let tv1 = rows
+        .iter()
+        .find(|r| r.contains(",0.25,0,"))
+        .unwrap_or_else(|| panic!("{csv}"));
+    assert!(tv1.contains(",77591.37352082474,"), "{tv1}");
+    let spread = std::fs::read_to_string(out.join("results_over_seeds.csv")).unwrap();
+    assert_eq!(spread.lines().count(), 3, "{spread}");
+    assert!(out.join("jct_vs_load.svg").is_file());
+    // A rate list under the engine's semantics is refused.
+    let (code, _, stderr) = blox_sim(&[
+        "sweep",
+        "--rate",
+        "1,2",
+        "--out",
+        d.join("bad").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--rate is the arrival rate of Gavel's generated jobs"), "{stderr}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
