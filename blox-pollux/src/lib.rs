@@ -47,7 +47,7 @@ pub use sim::{
     build_jobs, interference_of, placement_of, JobOutcome, JobSetup, PolluxSim, SimConfig,
 };
 pub use time::Pollux;
-pub use trace::{overrides, Application, StepTime, TraceError, APPLICATION_NAMES};
+pub use trace::{overrides, Application, StepTime, TraceError, TypedLoad, APPLICATION_NAMES};
 pub use workload::{parse_workload, read_workload, Applications, WorkloadJob};
 
 /// Allocations: job index (workload order) → the node id of each replica.
