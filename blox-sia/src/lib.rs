@@ -16,6 +16,9 @@
 //! - [`agent`]: the goodput estimates the policy reads (§5), in float32 as the original, with
 //!   the projection to types a job has not run on, and the goodput matrix, restart factor and
 //!   fairness power of §6.3–§6.5;
+//! - [`SiaPolicy`]: the Sia policy (§6): utilities, the integer program ([`ilp`], an exact
+//!   dynamic program with a documented tie rule) and placement;
+//! - [`SiaSim`]: the round loop (§1.2) and the metrics of §9;
 //! - [`read_sia_workload`]: Sia's workload CSVs (§8).
 //!
 //! The artifact's data has no licence: nothing of it is in this repository (see
@@ -23,8 +26,11 @@
 
 pub mod agent;
 mod cluster;
+pub mod ilp;
 mod job;
 mod model;
+mod policy;
+mod sim;
 mod workload;
 
 pub use cluster::{ClusterError, Config, GpuType, SiaCluster, KNOWN_TYPES};
@@ -32,4 +38,6 @@ pub use job::SiaJob;
 pub use model::{
     max_local_override, restart_delay, restart_penalty, slowdown, SiaApp, SiaApps, SIA_FTOL,
 };
+pub use policy::{place, placement_tuple, Decision, SiaParams, SiaPolicy};
+pub use sim::{build_jobs, HeteroPolicy, SiaOutcome, SiaSim, SiaSummary, SimError};
 pub use workload::{parse_sia_workload, read_sia_workload, SiaWorkloadJob};

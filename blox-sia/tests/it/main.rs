@@ -3,3 +3,4 @@
 
 mod data;
 mod replay;
+mod vectors;

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::data::sia_data;
 
 /// The test vectors' workloads and clusters (SIA-SEMANTICS §11).
-fn vector(name: &str) -> (SiaCluster, &'static str) {
+pub(crate) fn vector(name: &str) -> (SiaCluster, &'static str) {
     let c_s = || SiaCluster::from_counts(&[("aws", 2), ("rtx", 1)]).unwrap();
     let c_m = || SiaCluster::from_counts(&[("aws", 1), ("dgx-ext", 1), ("rtx", 1)]).unwrap();
     match name {
