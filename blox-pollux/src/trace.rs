@@ -188,8 +188,9 @@ pub struct Application {
     validation: Vec<Validation>,
     placements: BTreeMap<u64, PlacementRows>,
     triangulation: Option<Triangulation>,
-    /// Scalability rows `(num_nodes, num_replicas, local_bsz)`, in file order.
-    scalability: Vec<(u64, u64, u64)>,
+    /// Scalability rows `(num_nodes, num_replicas, local_bsz)` with their step times, in file
+    /// order.
+    scalability: Vec<((u64, u64, u64), StepTime)>,
     /// The relative-reduction stop of the throughput fit.
     ftol: f64,
     /// Sia's lookup: a 1-D query outside a measured placement's batch range gives `(−1, −1)`
@@ -252,8 +253,9 @@ impl Application {
     /// §2): `placements-<type>.csv` and `scalability-<type>.csv` with the shared validation
     /// files; the epoch table of [`overrides`] but no per-GPU cap (Sia does not cap yolov3);
     /// a 1-D lookup outside a placement's measured batch range gives `(−1, −1)` (the
-    /// original's `[quirk]`); no 3-D triangulation is shipped for the per-type points, so a
-    /// placement absent from the type's placements file has no step time.
+    /// original's `[quirk]`); no 3-D triangulation is shipped for the per-type points: a
+    /// placement absent from the type's placements file is interpolated along the scalability
+    /// rows of its exact `(nodes, replicas)`, if there are any.
     pub fn load_typed(dir: &Path, load: TypedLoad<'_>) -> Result<Application, TraceError> {
         Application::load_with(dir, Some(load))
     }
@@ -398,7 +400,11 @@ impl Application {
                     csv.u64(*line, row, cr, "num_replicas")?,
                     csv.u64(*line, row, cb, "local_bsz")?,
                 ];
-                scalability.push((key[0], key[1], key[2]));
+                let st = (
+                    csv.f64(*line, row, cst, "step_time")?,
+                    csv.f64(*line, row, csy, "sync_time")?,
+                );
+                scalability.push(((key[0], key[1], key[2]), st));
                 points.push((
                     key,
                     (
@@ -593,8 +599,8 @@ impl Application {
         let r: u64 = p.iter().map(|&g| u64::from(g)).sum();
         self.scalability
             .iter()
-            .filter(|&&(sn, sr, _)| sn >= n && sr >= r)
-            .map(|&(_, _, b)| b)
+            .filter(|&&((sn, sr, _), _)| sn >= n && sr >= r)
+            .map(|&((_, _, b), _)| b)
             .max()
     }
 
@@ -628,6 +634,34 @@ impl Application {
         (t > 0.0).then(|| b / t)
     }
 
+    /// Sia's per-type lookup of a placement absent from the placements file: linear in
+    /// `local_bsz` between the scalability rows measured at exactly `(nodes, replicas)`. The
+    /// original's 3-D Delaunay interpolation gives the same value wherever those rows' segments
+    /// are edges of qhull's triangulation (SIA-SEMANTICS §13.4); `None` when no row has that
+    /// `(nodes, replicas)` or `x` is outside their range (e.g. aws (5, 20), which only a
+    /// triangulation reaches).
+    fn scalability_line(&self, nodes: u64, replicas: u64, x: f64) -> Option<StepTime> {
+        let mut rows: Vec<(f64, StepTime)> = self
+            .scalability
+            .iter()
+            .filter(|((n, r, _), _)| *n == nodes && *r == replicas)
+            .map(|&((_, _, b), st)| (b as f64, st))
+            .collect();
+        rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+        rows.dedup_by(|a, b| a.0 == b.0);
+        let (first, last) = (rows.first()?.0, rows.last()?.0);
+        if x < first || x > last {
+            return None;
+        }
+        if rows.len() == 1 {
+            return Some(rows[0].1);
+        }
+        let idx = rows.partition_point(|r| r.0 < x).clamp(1, rows.len() - 1);
+        let ((x0, (s0, y0)), (x1, (s1, y1))) = (rows[idx - 1], rows[idx]);
+        let f = |a: f64, b: f64| (b - a) / (x1 - x0) * (x - x0) + a;
+        Some((f(s0, s1), f(y0, y1)))
+    }
+
     fn lookup(&self, p: &[u32], local_bsz: u64) -> Option<StepTime> {
         let id = Application::placement_id(p);
         let x = local_bsz as f64;
@@ -648,6 +682,9 @@ impl Application {
         }
         let nodes = (p.len() as u64).min(16);
         let replicas: u64 = p.iter().map(|&g| u64::from(g)).sum();
+        if self.minus_one_out_of_range {
+            return self.scalability_line(nodes, replicas, x);
+        }
         self.triangulation
             .as_ref()?
             .interpolate([nodes as f64, replicas as f64, x])

@@ -10,9 +10,13 @@
 //!
 //! **Tie rule** (the original returns whichever optimum CBC finds, §6.7, §13.1): jobs in
 //! workload order each take, among the choices that keep the total optimal, the first in this
-//! order: the previous configuration, then the configurations in index order (type order,
-//! then size), then no allocation. A new job with equal utilities everywhere therefore lands
-//! on the first GPU type that has room.
+//! order: the previous configuration, then the configurations of the **last** GPU type (in
+//! type order) to the first, each type's in index order (size), then no allocation. A new job
+//! with equal utilities everywhere therefore lands on the last type that has room. Of the
+//! rules tried on the test vectors (§11.1; index order; either, with or without preferring the
+//! previous configuration) this one is nearest the original's average JCTs (mean absolute
+//! difference 8.7 % against 13.6 % for index order); CBC's own choices follow no simple rule
+//! (§11.2).
 
 use std::fmt;
 
@@ -85,8 +89,12 @@ pub fn solve(
         if let Some(p) = j.previous {
             v.push(Some(p));
         }
+        let mut order: Vec<usize> = (0..configs.len()).collect();
+        // Stable: within a type, index order.
+        order.sort_by_key(|&c| std::cmp::Reverse(configs[c].gpu_type));
         v.extend(
-            (0..configs.len())
+            order
+                .into_iter()
                 .filter(|&c| Some(c) != j.previous)
                 .map(Some),
         );
@@ -194,7 +202,7 @@ mod tests {
     }
 
     #[test]
-    fn ties_go_to_the_previous_then_the_first_configuration() {
+    fn ties_go_to_the_previous_then_the_last_type() {
         let configs = [cfg(0, 1), cfg(1, 1), cfg(2, 1)];
         let new = IlpJob {
             utility: vec![1.0, 1.0, 1.0],
@@ -202,13 +210,13 @@ mod tests {
             pinned: false,
         };
         let x = solve(&[new.clone(), new.clone()], &configs, &[1, 1, 1], 1.1, true).unwrap();
-        assert_eq!(x, [Some(0), Some(1)]);
+        assert_eq!(x, [Some(2), Some(1)]);
         let kept = IlpJob {
-            previous: Some(2),
+            previous: Some(0),
             ..new.clone()
         };
         let x = solve(&[kept], &configs, &[1, 1, 1], 1.1, true).unwrap();
-        assert_eq!(x, [Some(2)]);
+        assert_eq!(x, [Some(0)]);
     }
 
     #[test]

@@ -185,8 +185,9 @@ impl SiaJob {
                 job: self.name.clone(),
                 message: format!(
                     "no step time for placement {:?} at per-GPU batch {} in the {} traces of \
-                     type {} (placements outside the type's placements file need the 3-D \
-                     interpolation, which the Sia port does not have yet)",
+                     type {} (a placement outside the type's placements file and without \
+                     scalability rows of its nodes and GPUs needs the original's 3-D \
+                     interpolation, which this port does not have: SIA-SEMANTICS §13.4)",
                     self.placement, self.atomic_bsz, self.app.name, self.app.type_names[t]
                 ),
             })

@@ -200,9 +200,11 @@ mod tests {
         assert_eq!(d[3], Some((1, vec![0; 8])));
         assert_eq!(d[4], Some((0, vec![0])));
         // The whole-node job goes first (largest), then the small ones from the next node.
-        let picks = [k(0, 1, 1), k(0, 2, 8)];
-        let d = place(&c, &picks).unwrap();
+        let c3 = SiaCluster::from_counts(&[("aws", 3)]).unwrap();
+        let d = place(&c3, &[k(0, 1, 1), k(0, 2, 8)]).unwrap();
         assert_eq!(d[1], Some((0, vec![0, 0, 0, 0, 1, 1, 1, 1])));
+        assert_eq!(d[0], Some((0, vec![2])));
+        // More GPUs than the type has: an error, not a panic.
         assert!(place(&c, &[k(0, 2, 8), k(0, 1, 1)]).is_err());
     }
 

@@ -79,12 +79,13 @@ fn report(vec: &str) -> (f64, f64) {
     (avg, wavg)
 }
 
-/// Sia's test vectors end to end: the average JCT within 25 % of the original's. Per-job
+/// Sia's test vectors end to end: the average JCT within 25 % of the original's (measured:
+/// tva +7.0 %, tvb −8.8 %, tvc −1.1 %, tvd −2.2 %, tve +24.5 %). Per-job
 /// agreement needs CBC's tie-breaking and scipy's fit (§11.5, §13.1, §13.3); the figures are
 /// printed (`--nocapture`).
 #[test]
 fn sia_data_vectors_average_jct_within_the_tie_spread() {
-    for vec in ["tva", "tvb", "tvc", "tvd"] {
+    for vec in ["tva", "tvb", "tvc", "tvd", "tve"] {
         let (avg, wavg) = report(vec);
         if wavg > 0.0 {
             let rel = (avg - wavg).abs() / wavg;
