@@ -71,11 +71,14 @@ struct ScenarioArgs {
     /// authors' simulator job by job, with its schedules and placements by their own names, or
     /// any engine policy and placement on its clock; `run` and `compare`, on a trace), `gavel`
     /// (Gavel's trace simulator job by job: `run` or `compare` with a gavel --trace, --cluster
-    /// of v100/p100/k80, --round, --seed and Gavel's --policy names or any engine policy) or
+    /// of v100/p100/k80, --round, --seed and Gavel's --policy names or any engine policy),
     /// `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
     /// policies pollux, optimus and tiresias, or any engine policy on its goodput-aware jobs; `run`
-    /// and `compare`, on a pollux --trace) [default: exact].
-    #[arg(long, value_name = "blox|exact|synergy|tiresias|gavel|pollux")]
+    /// and `compare`, on a pollux --trace) or `sia` (the Sia artifact's simulator: `run` on a
+    /// Sia workload with --policy sia[:p=P,lambda_n=L], its heterogeneous --cluster such as
+    /// 6x4:aws,2x8:dgx-ext,3x8:rtx (the default) and --round; its data is fetched, see
+    /// docs/data.md) [default: exact].
+    #[arg(long, value_name = "blox|exact|synergy|tiresias|gavel|pollux|sia")]
     semantics: Option<Model>,
     /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
     /// (Blox's multi-GPU jobs from a Philly log, with --blox-trace), blox-synthetic (Blox's
@@ -661,6 +664,11 @@ impl ScenarioArgs {
                         .into(),
                 ))
             }
+            Some(Model::Sia) => {
+                return Err(SimError::Config(
+                    "--semantics sia works with `blox-sim run` (on a Sia workload)".into(),
+                ))
+            }
             None => {}
         }
         if self.cluster_spec.is_some() {
@@ -1059,6 +1067,35 @@ fn gavel_run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     blox_scenario::gavel::run_cli(&run)
 }
 
+/// `run --semantics sia`: the flags Sia's simulator takes are `Model::Sia`'s data, checked by
+/// the caller.
+fn sia_run(a: RunArgs) -> Result<(), SimError> {
+    let sc = &a.scenario;
+    let trace = match sc.trace.as_slice() {
+        [one] => one.clone(),
+        _ => {
+            return Err(SimError::Config(
+                "--semantics sia needs exactly one --trace FILE (a Sia workload-N.csv)".into(),
+            ))
+        }
+    };
+    if let Some(f) = sc.trace_format.as_deref() {
+        if f != "sia" {
+            return Err(SimError::Config(format!(
+                "--trace-format {f}: --semantics sia reads Sia workloads (--trace-format sia)"
+            )));
+        }
+    }
+    let run = blox_scenario::sia::SiaRun {
+        trace,
+        cluster: sc.cluster.clone(),
+        round_s: sc.round,
+        policy: a.policy.map_or_else(|| "sia".into(), |p| p.to_string()),
+        out: a.out,
+    };
+    blox_scenario::sia::run_cli(&run)
+}
+
 /// `compare --semantics gavel`: each policy on Gavel's clock.
 fn gavel_compare(a: &CompareArgs, reg: &Registry) -> Result<(), SimError> {
     if a.placements.is_some() || a.class_splits.is_some() {
@@ -1177,6 +1214,7 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     let pollux = match model {
         Model::Tiresias => return run_tiresias(a, reg),
         Model::Gavel => return gavel_run(a, reg),
+        Model::Sia => return sia_run(a),
         Model::Pollux => true,
         Model::Exact | Model::Blox | Model::Synergy => false,
     };
@@ -1412,12 +1450,18 @@ fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     let model = a.scenario.semantics.unwrap_or_default();
     let pollux_opts = a.pollux.options(model == Model::Pollux)?;
     let model = a.scenario.model(&a.pollux)?;
-    let pollux = match model {
-        Model::Tiresias => return compare_tiresias(&a, reg),
-        Model::Gavel => return gavel_compare(&a, reg),
-        Model::Pollux => true,
-        Model::Exact | Model::Blox | Model::Synergy => false,
-    };
+    let pollux =
+        match model {
+            Model::Tiresias => return compare_tiresias(&a, reg),
+            Model::Gavel => return gavel_compare(&a, reg),
+            Model::Sia => return Err(SimError::Config(
+                "--semantics sia works with `blox-sim run` for now (compare and sweep come with \
+                 the peers' common interface)"
+                    .into(),
+            )),
+            Model::Pollux => true,
+            Model::Exact | Model::Blox | Model::Synergy => false,
+        };
     let base = a.scenario.build()?;
     let policies: Vec<Named<PolicyConfig>> = parse_list(&Some(a.policy.clone()), "policy")?;
     let mut placements: Vec<Named<PlacementConfig>> = parse_list(&a.placements, "placements")?;

@@ -30,6 +30,7 @@ pub mod goodput;
 mod interval;
 mod job;
 mod lbfgsb;
+mod lifted;
 mod policy;
 mod sim;
 mod time;

@@ -191,6 +191,10 @@ pub struct Application {
     /// Scalability rows `(num_nodes, num_replicas, local_bsz)` with their step times, in file
     /// order.
     scalability: Vec<((u64, u64, u64), StepTime)>,
+    /// The 3-D interpolation points of a per-type load (placement means, then scalability
+    /// rows), for [`crate::lifted`]; empty otherwise.
+    points3d: Vec<[f64; 3]>,
+    points3d_values: Vec<StepTime>,
     /// The relative-reduction stop of the throughput fit.
     ftol: f64,
     /// Sia's lookup: a 1-D query outside a measured placement's batch range gives `(−1, −1)`
@@ -255,7 +259,8 @@ impl Application {
     /// a 1-D lookup outside a placement's measured batch range gives `(−1, −1)` (the
     /// original's `[quirk]`); no 3-D triangulation is shipped for the per-type points: a
     /// placement absent from the type's placements file is interpolated along the scalability
-    /// rows of its exact `(nodes, replicas)`, if there are any.
+    /// rows of its exact `(nodes, replicas)` if there are any, else in the Delaunay simplex
+    /// found by the lifting linear program of `lifted.rs` (SIA-SEMANTICS §13.4).
     pub fn load_typed(dir: &Path, load: TypedLoad<'_>) -> Result<Application, TraceError> {
         Application::load_with(dir, Some(load))
     }
@@ -414,6 +419,13 @@ impl Application {
                 ));
             }
         }
+        let (points3d, points3d_values): (Vec<[f64; 3]>, Vec<StepTime>) = match typed {
+            Some(_) => points
+                .iter()
+                .map(|(k, v)| ([k[0].min(16) as f64, k[1] as f64, k[2] as f64], *v))
+                .unzip(),
+            None => (Vec::new(), Vec::new()),
+        };
         let triangulation = match typed {
             Some(_) => None,
             None => Triangulation::for_application(&name, &points)
@@ -440,6 +452,8 @@ impl Application {
             placements,
             triangulation,
             scalability,
+            points3d,
+            points3d_values,
             ftol: typed.map_or(POLLUX_FTOL, |t| t.ftol),
             minus_one_out_of_range: typed.is_some(),
             memo: Mutex::new(BTreeMap::new()),
@@ -638,8 +652,7 @@ impl Application {
     /// `local_bsz` between the scalability rows measured at exactly `(nodes, replicas)`. The
     /// original's 3-D Delaunay interpolation gives the same value wherever those rows' segments
     /// are edges of qhull's triangulation (SIA-SEMANTICS §13.4); `None` when no row has that
-    /// `(nodes, replicas)` or `x` is outside their range (e.g. aws (5, 20), which only a
-    /// triangulation reaches).
+    /// `(nodes, replicas)` or `x` is outside their range (e.g. aws (5, 20)).
     fn scalability_line(&self, nodes: u64, replicas: u64, x: f64) -> Option<StepTime> {
         let mut rows: Vec<(f64, StepTime)> = self
             .scalability
@@ -683,7 +696,13 @@ impl Application {
         let nodes = (p.len() as u64).min(16);
         let replicas: u64 = p.iter().map(|&g| u64::from(g)).sum();
         if self.minus_one_out_of_range {
-            return self.scalability_line(nodes, replicas, x);
+            return self.scalability_line(nodes, replicas, x).or_else(|| {
+                crate::lifted::interpolate(
+                    &self.points3d,
+                    &self.points3d_values,
+                    [nodes as f64, replicas as f64, x],
+                )
+            });
         }
         self.triangulation
             .as_ref()?

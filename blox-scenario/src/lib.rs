@@ -11,12 +11,12 @@
 //! | [`preset`] | which component a stock name builds under each semantics |
 //! | [`sweep`] | the cross product of settings, resumable, shardable, merged into one table |
 //! | [`progress`] | progress on standard error, `--max-sim-time`, the overload warning, all from outside the engine |
-//! | [`gavel`], [`tiresias`], [`pollux`] | the scenario side of the peers whose loops are their own (`blox-gavel`, `blox-tiresias`, `blox-pollux`): their runs, reports and files |
+//! | [`gavel`], [`tiresias`], [`pollux`], [`sia`] | the scenario side of the peers whose loops are their own (`blox-gavel`, `blox-tiresias`, `blox-pollux`, `blox-sia`): their runs, reports and files |
 //! | [`Model`], [`Setting`] | every semantics, engine's or peer's, matched in one place, and the settings each takes (refused, never ignored, otherwise) |
 //! | [`Semantics`] | the engine semantics' names (`blox`, `exact`, `synergy`), as scenario files hold them |
 //!
 //! Each peer simulator lives in a crate of its own (`blox-gavel`, `blox-tiresias`,
-//! `blox-synergy`, `blox-pollux`); this crate maps a semantics name onto it.
+//! `blox-synergy`, `blox-pollux`, `blox-sia`); this crate maps a semantics name onto it.
 
 pub mod gavel;
 mod model;
@@ -26,6 +26,7 @@ pub mod progress;
 pub mod registry;
 mod scenario;
 mod semantics;
+pub mod sia;
 pub mod sweep;
 pub mod tiresias;
 
