@@ -10,7 +10,7 @@ use blox_sia::agent::{goodput_row, restart_factor, utility};
 use blox_sia::{parse_sia_workload, SiaApps, SiaCluster, SiaJob};
 use serde_json::Value;
 
-use crate::data::sia_data;
+use crate::data::sia_logs;
 
 /// The test vectors' workloads and clusters (SIA-SEMANTICS §11).
 pub(crate) fn vector(name: &str) -> (SiaCluster, &'static str) {
@@ -167,7 +167,7 @@ fn replay(
 }
 
 fn check_replay(vec: &str, run: &str, fixed: bool) {
-    let Some(data) = sia_data(&format!("sia_data_replay_{run}")) else {
+    let Some(data) = sia_logs(&format!("sia_data_replay_{run}")) else {
         return;
     };
     let r = replay(&data, vec, run, fixed, |_, _, _, _| {});
@@ -242,7 +242,7 @@ fn sia_data_replay_tve_gavel() {
 /// restarts and epochs.
 #[test]
 fn sia_data_replay_tva_sia_first_decisions() {
-    let Some(data) = sia_data("sia_data_replay_tva_sia_first_decisions") else {
+    let Some(data) = sia_logs("sia_data_replay_tva_sia_first_decisions") else {
         return;
     };
     let r = replay(&data, "tva", "tva-sia", false, |_, _, _, _| {});
@@ -256,7 +256,7 @@ fn sia_data_replay_tva_sia_first_decisions() {
 /// t = 180 (at 240 the replay's batch differs, see above), and the utilities of the t = 120 decision exact.
 #[test]
 fn sia_data_goodput_matrix_within_the_fit_spread_tva() {
-    let Some(data) = sia_data("sia_data_goodput_matrix_within_the_fit_spread_tva") else {
+    let Some(data) = sia_logs("sia_data_goodput_matrix_within_the_fit_spread_tva") else {
         return;
     };
     let (rows, _) = tva_rows(&data);
@@ -328,7 +328,7 @@ fn tva_rows(data: &std::path::Path) -> (Vec<Row>, Vec<String>) {
 #[test]
 #[ignore = "1.33 vs 1.34 at t = 120 and ~1 % after: the fit is not scipy's L-BFGS-B (SIA-SEMANTICS §13.3)"]
 fn sia_data_goodput_matrix_check_values_tva() {
-    let Some(data) = sia_data("sia_data_goodput_matrix_check_values_tva") else {
+    let Some(data) = sia_logs("sia_data_goodput_matrix_check_values_tva") else {
         return;
     };
     let (rows, mismatches) = tva_rows(&data);
