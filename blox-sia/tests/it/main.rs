@@ -3,4 +3,5 @@
 
 mod data;
 mod replay;
+mod synthetic;
 mod vectors;
