@@ -147,6 +147,7 @@ pub struct SiaSummary {
 }
 
 /// Sia's simulator: the cluster, the jobs, a policy and the clock.
+#[derive(Clone)]
 pub struct SiaSim<P> {
     /// The cluster.
     pub cluster: SiaCluster,
