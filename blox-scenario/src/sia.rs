@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use blox_core::ClusterSpec;
 use blox_sia::{
-    build_jobs, read_sia_workload, SiaApps, SiaCluster, SiaParams, SiaPolicy, SiaSim, SiaSummary,
+    build_jobs, read_sia_workload, GavelBaseline, HeteroPolicy, SiaApps, SiaCluster, SiaJob,
+    SiaParams, SiaPolicy, SiaSim, SiaSummary,
 };
 use blox_sim::SimError;
 use serde::Serialize;
@@ -29,9 +30,9 @@ pub struct SiaRun {
     pub trace: PathBuf,
     /// The cluster as `NODESxGPUS:TYPE` groups (types in order); `None` = Table 3's 64 GPUs.
     pub cluster: Option<String>,
-    /// Round length, seconds (`None` = the policy's: 60 for Sia).
+    /// Round length, seconds (`None` = the policy's: 60 for Sia, 360 for Gavel).
     pub round_s: Option<u64>,
-    /// The policy and its parameters, e.g. `sia` or `sia:p=-0.5,lambda_n=1.1`.
+    /// The policy and its parameters, e.g. `sia`, `sia:p=-0.5,lambda_n=1.1` or `gavel`.
     pub policy: String,
     /// Where the files go.
     pub out: Option<PathBuf>,
@@ -42,25 +43,35 @@ pub struct SiaRun {
 pub enum SiaPolicyChoice {
     /// Sia's own policy with its parameters.
     Sia(SiaParams),
+    /// Sia's Gavel+TunedJobs baseline (max-sum-throughput, fixed GPU counts and batches).
+    Gavel,
 }
 
 impl SiaPolicyChoice {
-    /// Parse `sia[:p=P,lambda_n=L,lambda_a=A]`; Sia's two baselines (`gavel`, `pollux`) are
-    /// refused with what is missing.
+    /// Parse `sia[:p=P,lambda_n=L,lambda_a=A]` or `gavel`; Sia's heterogeneity-unaware
+    /// `pollux` baseline is refused with what is missing.
     pub fn parse(text: &str) -> Result<SiaPolicyChoice, SimError> {
         let t = text.trim();
         let (name, params) = t.split_once(':').unwrap_or((t, ""));
         match name.to_ascii_lowercase().as_str() {
             "sia" => {}
-            "gavel" | "pollux" => {
+            "gavel" if params.trim().is_empty() => return Ok(SiaPolicyChoice::Gavel),
+            "gavel" => {
                 return Err(SimError::Config(format!(
-                    "--policy {name}: Sia's {name} baseline (SIA-SEMANTICS §7) is not built yet \
-                     under --semantics sia; --policy sia is"
+                    "--policy {t}: Sia's gavel baseline takes no parameters"
                 )))
+            }
+            "pollux" => {
+                return Err(SimError::Config(
+                    "--policy pollux: Sia's heterogeneity-unaware Pollux baseline (SIA-SEMANTICS \
+                     §7.2) is not built yet under --semantics sia; --policy sia and gavel are"
+                        .into(),
+                ))
             }
             _ => {
                 return Err(SimError::Config(format!(
-                    "--policy {name}: --semantics sia takes sia[:p=P,lambda_n=L,lambda_a=A]"
+                    "--policy {name}: --semantics sia takes sia[:p=P,lambda_n=L,lambda_a=A] or \
+                     gavel"
                 )))
             }
         }
@@ -149,9 +160,9 @@ pub fn traces_beside(workload: &Path) -> Option<PathBuf> {
 struct Summary<'a> {
     semantics: &'static str,
     policy: &'a str,
-    p: f64,
-    lambda_n: f64,
-    lambda_a: f64,
+    p: Option<f64>,
+    lambda_n: Option<f64>,
+    lambda_a: Option<f64>,
     solver: &'static str,
     interval_s: u64,
     cluster: Vec<(String, u32, u32)>,
@@ -195,12 +206,15 @@ impl SiaRun {
                 self.trace.display()
             ))
         })?;
-        let SiaPolicyChoice::Sia(params) = SiaPolicyChoice::parse(&self.policy)?;
+        let choice = SiaPolicyChoice::parse(&self.policy)?;
         let cluster = match &self.cluster {
             Some(c) => parse_cluster(c)?,
             None => SiaCluster::default_64(),
         };
-        let interval = self.round_s.unwrap_or(60);
+        let interval = self.round_s.unwrap_or(match choice {
+            SiaPolicyChoice::Sia(_) => 60,
+            SiaPolicyChoice::Gavel => 360,
+        });
         if interval == 0 || interval > 86_400 {
             return Err(SimError::Config(format!(
                 "--round {interval}: Sia's interval must be 1 to 86400 s"
@@ -215,19 +229,25 @@ impl SiaRun {
             )));
         }
         let mut apps = SiaApps::new(&traces, cluster.clone());
-        let jobs = build_jobs(&workload, &mut apps, false).map_err(cfg)?;
-        let policy = SiaPolicy::new(params.clone(), &cluster, jobs.len());
-        let mut sim = SiaSim::new(cluster.clone(), jobs, policy, interval as i64);
+        let fixed = choice == SiaPolicyChoice::Gavel;
+        let jobs = build_jobs(&workload, &mut apps, fixed).map_err(cfg)?;
         // A bound far past any workload's end (the longest shipped one ends near 110 h).
         let last_arrival = workload.iter().map(|j| j.time).fold(0.0, f64::max);
         let bound = last_arrival as i64 + 365 * 86_400;
-        sim.run(bound)
-            .map_err(|e| SimError::Config(format!("sia: {e}")))?;
-        let summary = sim.summary();
+        let (summary, outcomes) = match &choice {
+            SiaPolicyChoice::Sia(params) => {
+                let policy = SiaPolicy::new(params.clone(), &cluster, jobs.len());
+                simulate(&cluster, jobs, policy, interval, bound)?
+            }
+            SiaPolicyChoice::Gavel => {
+                let policy = GavelBaseline::new(&cluster, jobs.len(), interval as f64);
+                simulate(&cluster, jobs, policy, interval, bound)?
+            }
+        };
         let mut csv = String::from(
             "source_id,application,arrival_s,completion_s,jct_s,restarts,gpu_seconds\n",
         );
-        for (o, w) in sim.outcomes().iter().zip(&workload) {
+        for (o, w) in outcomes.iter().zip(&workload) {
             let _ = writeln!(
                 csv,
                 "{},{},{:?},{},{:?},{},{}",
@@ -240,13 +260,21 @@ impl SiaRun {
                 o.gpu_seconds
             );
         }
+        let (policy, params, solver) = match &choice {
+            SiaPolicyChoice::Sia(p) => (
+                "sia",
+                Some(p.clone()),
+                "exact dynamic program (blox-sia::ilp; ties: previous, then last type first)",
+            ),
+            SiaPolicyChoice::Gavel => ("gavel", None, "simplex (max-sum-throughput LP)"),
+        };
         let s = Summary {
             semantics: "sia",
-            policy: "sia",
-            p: params.p,
-            lambda_n: params.lambda_n,
-            lambda_a: params.lambda_a,
-            solver: "exact dynamic program (blox-sia::ilp; ties: previous, then last type first)",
+            policy,
+            p: params.as_ref().map(|p| p.p),
+            lambda_n: params.as_ref().map(|p| p.lambda_n),
+            lambda_a: params.as_ref().map(|p| p.lambda_a),
+            solver,
             interval_s: interval,
             cluster: cluster
                 .types
@@ -273,6 +301,20 @@ impl SiaRun {
             summary_json: json,
         })
     }
+}
+
+/// One run of `jobs` under `policy` to completion (or `bound`): the metrics and outcomes.
+fn simulate<P: HeteroPolicy>(
+    cluster: &SiaCluster,
+    jobs: Vec<SiaJob>,
+    policy: P,
+    interval: u64,
+    bound: i64,
+) -> Result<(SiaSummary, Vec<blox_sia::SiaOutcome>), SimError> {
+    let mut sim = SiaSim::new(cluster.clone(), jobs, policy, interval as i64);
+    sim.run(bound)
+        .map_err(|e| SimError::Config(format!("sia: {e}")))?;
+    Ok((sim.summary(), sim.outcomes()))
 }
 
 /// `blox-sim run --semantics sia ...`: prints the §9 metrics, writes `jobs.csv` and
@@ -312,12 +354,25 @@ mod tests {
             SiaPolicyChoice::parse("sia").unwrap(),
             SiaPolicyChoice::Sia(SiaParams::default())
         );
-        let SiaPolicyChoice::Sia(p) = SiaPolicyChoice::parse("sia:p=0.5,lambda_n=2").unwrap();
+        let Ok(SiaPolicyChoice::Sia(p)) = SiaPolicyChoice::parse("sia:p=0.5,lambda_n=2") else {
+            panic!("sia with parameters parses");
+        };
         assert_eq!((p.p, p.lambda_n), (0.5, 2.0));
-        for bad in ["sia:p=0", "sia:q=1", "sia:p=x", "sia:p", "fifo"] {
+        assert_eq!(
+            SiaPolicyChoice::parse("gavel").unwrap(),
+            SiaPolicyChoice::Gavel
+        );
+        for bad in [
+            "sia:p=0",
+            "sia:q=1",
+            "sia:p=x",
+            "sia:p",
+            "fifo",
+            "gavel:x=1",
+        ] {
             assert!(SiaPolicyChoice::parse(bad).is_err(), "{bad}");
         }
-        let e = SiaPolicyChoice::parse("gavel").unwrap_err().to_string();
+        let e = SiaPolicyChoice::parse("pollux").unwrap_err().to_string();
         assert!(e.contains("not built yet"), "{e}");
     }
 

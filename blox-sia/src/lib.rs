@@ -26,6 +26,7 @@
 
 pub mod agent;
 mod cluster;
+mod gavel;
 pub mod ilp;
 mod job;
 mod model;
@@ -34,6 +35,7 @@ mod sim;
 mod workload;
 
 pub use cluster::{ClusterError, Config, GpuType, SiaCluster, KNOWN_TYPES};
+pub use gavel::GavelBaseline;
 pub use job::SiaJob;
 pub use model::{
     max_local_override, restart_delay, restart_penalty, slowdown, SiaApp, SiaApps, SIA_FTOL,

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use blox_sia::{build_jobs, parse_sia_workload, SiaApps, SiaParams, SiaPolicy, SiaSim};
+use blox_sia::{
+    build_jobs, parse_sia_workload, GavelBaseline, SiaApps, SiaParams, SiaPolicy, SiaSim,
+};
 
 use crate::data::sia_data;
 use crate::replay::vector;
@@ -102,4 +104,76 @@ fn sia_data_runs_are_deterministic() {
         return;
     };
     assert_eq!(run_sia(&data, "tvc"), run_sia(&data, "tvc"));
+}
+
+/// The original's per-job Gavel+TunedJobs JCTs and restarts (§11.1).
+fn expected_gavel(vec: &str) -> &'static [(&'static str, f64, u32)] {
+    match vec {
+        "tva" => &[("cifar10-0", 860.0, 0)],
+        "tvb" => &[
+            ("cifar10-0", 1480.0, 0),
+            ("deepspeech2-1", 5213.0, 1),
+            ("bert-2", 3110.0, 0),
+        ],
+        "tvc" => &[
+            ("cifar10-0", 2668.0, 3),
+            ("bert-1", 4779.0, 5),
+            ("cifar10-2", 2830.0, 4),
+            ("deepspeech2-3", 6030.0, 3),
+            ("cifar10-4", 1970.0, 1),
+            ("deepspeech2-5", 10544.0, 9),
+        ],
+        "tvd" => &[
+            ("yolov3-0", 11575.0, 3),
+            ("cifar10-1", 722.0, 0),
+            ("bert-2", 3033.0, 4),
+            ("cifar10-3", 519.0, 0),
+            ("deepspeech2-4", 4686.0, 0),
+        ],
+        "tve" => &[
+            ("cifar10-0", 890.0, 0),
+            ("bert-1", 1735.0, 0),
+            ("deepspeech2-2", 6627.0, 0),
+            ("cifar10-3", 1039.0, 0),
+        ],
+        _ => panic!("no vector {vec}"),
+    }
+}
+
+/// Run `vec` under Sia's Gavel baseline (360 s).
+fn run_gavel(data: &Path, vec: &str) -> Vec<(String, f64, u32)> {
+    let (cluster, rows) = vector(vec);
+    let text = format!("name,time,application,num_replicas,batch_size\n{rows}");
+    let w = parse_sia_workload(Path::new("v.csv"), &text).unwrap();
+    let mut apps = SiaApps::new(data.join("traces"), cluster.clone());
+    let jobs = build_jobs(&w, &mut apps, true).unwrap();
+    let policy = GavelBaseline::new(&cluster, jobs.len(), 360.0);
+    let mut sim = SiaSim::new(cluster, jobs, policy, 360);
+    sim.run(1_000_000).unwrap();
+    sim.outcomes()
+        .iter()
+        .map(|o| (o.name.clone(), o.jct(), o.restarts))
+        .collect()
+}
+
+/// Sia's Gavel+TunedJobs baseline on the test vectors: every job's JCT and restarts as the
+/// original's.
+#[test]
+fn sia_data_gavel_vectors_per_job() {
+    let Some(data) = sia_data("sia_data_gavel_vectors_per_job") else {
+        return;
+    };
+    let mut bad = Vec::new();
+    for vec in ["tva", "tvb", "tvc", "tvd", "tve"] {
+        let got = run_gavel(&data, vec);
+        for ((n, jct, r), (wn, wjct, wr)) in got.iter().zip(expected_gavel(vec)) {
+            assert_eq!(n, wn);
+            let line = format!("{vec} {n}: {jct} ({r}) vs {wjct} ({wr})");
+            eprintln!("{line}");
+            if jct != wjct || r != wr {
+                bad.push(line);
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
