@@ -24,6 +24,9 @@
 //! The artifact's data has no licence: nothing of it is in this repository (see
 //! `docs/data.md` for the fetch step). Everything here is deterministic.
 
+// The numeric kernels (simplex tableaux, the dynamic program) index several arrays in step.
+#![allow(clippy::needless_range_loop)]
+
 pub mod agent;
 mod cluster;
 mod gavel;
