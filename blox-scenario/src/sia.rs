@@ -266,7 +266,11 @@ impl SiaRun {
                 Some(p.clone()),
                 "exact dynamic program (blox-sia::ilp; ties: previous, then last type first)",
             ),
-            SiaPolicyChoice::Gavel => ("gavel", None, "simplex (max-sum-throughput LP)"),
+            SiaPolicyChoice::Gavel => (
+                "gavel",
+                None,
+                "log-barrier interior point (max-sum-throughput LP)",
+            ),
         };
         let s = Summary {
             semantics: "sia",

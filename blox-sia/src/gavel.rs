@@ -2,11 +2,12 @@
 //! fixed GPU counts and batches, a throughput LP per round, priorities from time received,
 //! a greedy selection and worker assignment that keeps previous workers.
 //!
-//! The LP (ECOS in the original, an interior-point method) is solved here by a simplex
-//! (Dantzig pivoting, lowest-index ties): where its optimum is unique the result is the same;
-//! where it is degenerate ECOS returns a point inside the optimal face and this a vertex
-//! (SIA-SEMANTICS §13.8). Every job of the five test vectors of §11.1 gets the original's JCT
-//! and restarts.
+//! The LP (ECOS in the original, an interior-point method) is solved here by a log-barrier
+//! path-following method to a duality gap of 1e-10, so where the optimum is not unique (it is
+//! highly degenerate, SIA-SEMANTICS §13.8) it returns the analytic centre of the optimal face,
+//! the point ECOS's path approaches; a simplex's vertex halves the restarts on the saturn
+//! workloads. Every job of the five test vectors of §11.1 gets the original's JCT and restarts,
+//! and the 10 saturn workloads give the artifact README's figures (§12) to 4 digits.
 
 use crate::cluster::SiaCluster;
 use crate::job::SiaJob;
@@ -73,68 +74,136 @@ fn throughput(job: &SiaJob, cluster: &SiaCluster, t: usize, largest: u32) -> Res
     Ok(1.0 / (st + accum * (st - sy)) / slowdown(&job.app.name))
 }
 
-/// Maximise `c·x` subject to `A x ≤ b`, `x ≥ 0` (`b ≥ 0`), by the simplex method from the
-/// slack basis; entering variable the largest reduced gain (lowest index on ties), leaving row
-/// the smallest ratio (lowest row on ties).
-fn simplex_max(c: &[f64], a: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
-    let (m, n) = (a.len(), c.len());
-    let w = n + m + 1;
-    let mut t = vec![0.0; (m + 1) * w];
-    for r in 0..m {
-        for j in 0..n {
-            t[r * w + j] = a[r][j];
-        }
-        t[r * w + n + r] = 1.0;
-        t[r * w + n + m] = b[r];
+/// Maximise `Σ c[i][w]·x[i][w]` subject to `Σ_w x[i][w] ≤ 1` per job, `Σ_i k[i]·x[i][w] ≤
+/// cap[w]` per type and `x ≥ 0` by a log-barrier path-following method, to a duality gap of
+/// 1e-10: where the optimum is not unique it returns (to that precision) the analytic centre of
+/// the optimal face, the point ECOS's interior-point path approaches (SIA-SEMANTICS §13.8).
+fn barrier_max(c: &[Vec<f64>], k: &[f64], cap: &[f64]) -> Vec<Vec<f64>> {
+    let (nj, nt) = (c.len(), cap.len());
+    let nv = nj * nt;
+    if nv == 0 {
+        return vec![vec![0.0; nt]; nj];
     }
-    for j in 0..n {
-        t[m * w + j] = -c[j];
-    }
-    let mut basis: Vec<usize> = (n..n + m).collect();
-    for _ in 0..10_000 {
-        let mut enter = None;
-        let mut best = -1e-12;
-        for j in 0..n + m {
-            if t[m * w + j] < best {
-                best = t[m * w + j];
-                enter = Some(j);
+    let scale = c
+        .iter()
+        .flatten()
+        .fold(0.0f64, |m, v| m.max(v.abs()))
+        .max(1e-300);
+    let cc: Vec<f64> = c.iter().flatten().map(|v| v / scale).collect();
+    let ksum: f64 = k.iter().sum();
+    let start =
+        0.5 * (1.0 / nt as f64).min(cap.iter().fold(f64::INFINITY, |m, &v| m.min(v)) / ksum);
+    let mut x = vec![start; nv];
+    let m_constraints = (nv + nj + nt) as f64;
+    let slacks = |x: &[f64]| -> (Vec<f64>, Vec<f64>) {
+        let sj = (0..nj)
+            .map(|i| 1.0 - (0..nt).map(|w| x[i * nt + w]).sum::<f64>())
+            .collect();
+        let sw = (0..nt)
+            .map(|w| cap[w] - (0..nj).map(|i| k[i] * x[i * nt + w]).sum::<f64>())
+            .collect();
+        (sj, sw)
+    };
+    let phi = |x: &[f64], t: f64| -> f64 {
+        let (sj, sw) = slacks(x);
+        if x.iter().any(|&v| v <= 0.0) || sj.iter().chain(&sw).any(|&v| v <= 0.0) {
+            return f64::INFINITY;
+        }
+        -t * cc.iter().zip(x).map(|(a, b)| a * b).sum::<f64>()
+            - x.iter().map(|v| v.ln()).sum::<f64>()
+            - sj.iter().chain(&sw).map(|v| v.ln()).sum::<f64>()
+    };
+    let mut t = 1.0;
+    let mut h = vec![0.0; nv * nv];
+    let mut g = vec![0.0; nv];
+    loop {
+        for _ in 0..100 {
+            let (sj, sw) = slacks(&x);
+            for v in 0..nv {
+                let (i, w) = (v / nt, v % nt);
+                g[v] = -t * cc[v] - 1.0 / x[v] + 1.0 / sj[i] + k[i] / sw[w];
             }
-        }
-        let Some(e) = enter else { break };
-        let mut leave: Option<(usize, f64)> = None;
-        for r in 0..m {
-            let v = t[r * w + e];
-            if v > 1e-12 {
-                let ratio = t[r * w + n + m] / v;
-                if leave.map_or(true, |(_, lv)| ratio < lv - 1e-12) {
-                    leave = Some((r, ratio));
-                }
-            }
-        }
-        let Some((lr, _)) = leave else { break };
-        let piv = t[lr * w + e];
-        for k in 0..w {
-            t[lr * w + k] /= piv;
-        }
-        for r in 0..=m {
-            if r != lr {
-                let f = t[r * w + e];
-                if f != 0.0 {
-                    for k in 0..w {
-                        t[r * w + k] -= f * t[lr * w + k];
+            h.iter_mut().for_each(|e| *e = 0.0);
+            for a in 0..nv {
+                let (ia, wa) = (a / nt, a % nt);
+                h[a * nv + a] += 1.0 / (x[a] * x[a]);
+                for b in 0..nv {
+                    let (ib, wb) = (b / nt, b % nt);
+                    let mut e = 0.0;
+                    if ia == ib {
+                        e += 1.0 / (sj[ia] * sj[ia]);
                     }
+                    if wa == wb {
+                        e += k[ia] * k[ib] / (sw[wa] * sw[wa]);
+                    }
+                    h[a * nv + b] += e;
                 }
             }
+            // Cholesky solve H d = −g.
+            let mut l = h.clone();
+            let mut ok = true;
+            for j in 0..nv {
+                let mut d = l[j * nv + j];
+                for p in 0..j {
+                    d -= l[j * nv + p] * l[j * nv + p];
+                }
+                if d <= 0.0 {
+                    ok = false;
+                    break;
+                }
+                let d = d.sqrt();
+                l[j * nv + j] = d;
+                for i in j + 1..nv {
+                    let mut s = l[i * nv + j];
+                    for p in 0..j {
+                        s -= l[i * nv + p] * l[j * nv + p];
+                    }
+                    l[i * nv + j] = s / d;
+                }
+            }
+            if !ok {
+                break;
+            }
+            let mut y: Vec<f64> = g.iter().map(|v| -v).collect();
+            for i in 0..nv {
+                for p in 0..i {
+                    y[i] -= l[i * nv + p] * y[p];
+                }
+                y[i] /= l[i * nv + i];
+            }
+            for i in (0..nv).rev() {
+                for p in i + 1..nv {
+                    y[i] -= l[p * nv + i] * y[p];
+                }
+                y[i] /= l[i * nv + i];
+            }
+            let dec: f64 = -g.iter().zip(&y).map(|(a, b)| a * b).sum::<f64>();
+            if dec / 2.0 < 1e-12 {
+                break;
+            }
+            let f0 = phi(&x, t);
+            let mut step = 1.0;
+            let mut moved = false;
+            for _ in 0..60 {
+                let xn: Vec<f64> = x.iter().zip(&y).map(|(a, b)| a + step * b).collect();
+                let fnew = phi(&xn, t);
+                if fnew <= f0 - 0.25 * step * dec {
+                    x = xn;
+                    moved = true;
+                    break;
+                }
+                step *= 0.5;
+            }
+            if !moved {
+                break;
+            }
         }
-        basis[lr] = e;
-    }
-    let mut x = vec![0.0; n];
-    for (r, &bv) in basis.iter().enumerate() {
-        if bv < n {
-            x[bv] = t[r * w + n + m];
+        if m_constraints / t < 1e-10 {
+            break;
         }
+        t *= 10.0;
     }
-    x
+    (0..nj).map(|i| x[i * nt..(i + 1) * nt].to_vec()).collect()
 }
 
 impl HeteroPolicy for GavelBaseline {
@@ -181,37 +250,23 @@ impl HeteroPolicy for GavelBaseline {
         jorder.sort_by(|&a, &b| jobs[active[a]].name.cmp(&jobs[active[b]].name));
         let mut torder: Vec<usize> = (0..nt).collect();
         torder.sort_by(|&a, &b| cluster.types[a].name.cmp(&cluster.types[b].name));
-        let var = |ji: usize, ti: usize| ji * nt + ti;
-        let nv = active.len() * nt;
-        let mut c = vec![0.0; nv];
-        let mut rows: Vec<Vec<f64>> = Vec::new();
-        let mut rhs: Vec<f64> = Vec::new();
-        for (ji, &i) in jorder.iter().enumerate() {
-            for (ti, &t) in torder.iter().enumerate() {
-                c[var(ji, ti)] = tput[i][t];
-            }
-        }
-        for (ti, &t) in torder.iter().enumerate() {
-            let mut row = vec![0.0; nv];
-            for (ji, &i) in jorder.iter().enumerate() {
-                row[var(ji, ti)] = f64::from(jobs[active[i]].target_num_replicas);
-            }
-            rows.push(row);
-            rhs.push(f64::from(cluster.types[t].gpus()));
-        }
-        for ji in 0..jorder.len() {
-            let mut row = vec![0.0; nv];
-            for ti in 0..nt {
-                row[var(ji, ti)] = 1.0;
-            }
-            rows.push(row);
-            rhs.push(1.0);
-        }
-        let sol = simplex_max(&c, &rows, &rhs);
+        let c: Vec<Vec<f64>> = jorder
+            .iter()
+            .map(|&i| torder.iter().map(|&t| tput[i][t]).collect())
+            .collect();
+        let k: Vec<f64> = jorder
+            .iter()
+            .map(|&i| f64::from(jobs[active[i]].target_num_replicas))
+            .collect();
+        let cap: Vec<f64> = torder
+            .iter()
+            .map(|&t| f64::from(cluster.types[t].gpus()))
+            .collect();
+        let sol = barrier_max(&c, &k, &cap);
         let mut x = vec![vec![0.0; nt]; active.len()];
         for (ji, &i) in jorder.iter().enumerate() {
             for (ti, &t) in torder.iter().enumerate() {
-                let v = (sol[var(ji, ti)] * 1e5).round_ties_even() / 1e5;
+                let v = (sol[ji][ti] * 1e5).round_ties_even() / 1e5;
                 x[i][t] = v.clamp(0.0, 1.0);
             }
         }
