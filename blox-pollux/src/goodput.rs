@@ -138,6 +138,16 @@ pub type Observation = ((u32, u32, u64), (f64, f64));
 /// time plus the two regularisers, by a bounded quasi-Newton minimiser, with the artifact's
 /// pinning rules and optimistic prior.
 pub fn fit_perf_params(profile: &[Observation]) -> PerfParams {
+    fit_perf_params_with_ftol(profile, POLLUX_FTOL)
+}
+
+/// The relative-reduction stop of Pollux's fit: scipy's L-BFGS-B default `factr · ε` with
+/// `factr = 1e7`.
+pub const POLLUX_FTOL: f64 = lbfgsb::FTOL;
+
+/// [`fit_perf_params`] with another relative-reduction stop `ftol` (Sia's fit passes
+/// `tol = 1e-5` to scipy, which L-BFGS-B turns into `ftol = 1e-5`; SIA-SEMANTICS §13.3).
+pub fn fit_perf_params_with_ftol(profile: &[Observation], ftol: f64) -> PerfParams {
     let mut x0 = [0.1, 0.01, 0.1, 0.01, 0.1, 0.01, 1.001];
     let mut lower = [TINY; 7];
     lower[6] = 1.0;
@@ -171,13 +181,13 @@ pub fn fit_perf_params(profile: &[Observation]) -> PerfParams {
     // exactly, which stalls a quasi-Newton search in the other parameters. So after a full
     // search, hold the compute parameters, search the (smooth) rest, and search all again.
     let mut f = Fit::new(profile);
-    let mut p = lbfgsb::minimize(&mut f, x0, lower, upper);
+    let mut p = lbfgsb::minimize(&mut f, x0, lower, upper, ftol);
     for _ in 0..2 {
         let (mut lo, mut up) = (lower, upper);
         lo[..2].copy_from_slice(&p[..2]);
         up[..2].copy_from_slice(&p[..2]);
-        p = lbfgsb::minimize(&mut f, p, lo, up);
-        p = lbfgsb::minimize(&mut f, p, lower, upper);
+        p = lbfgsb::minimize(&mut f, p, lo, up, ftol);
+        p = lbfgsb::minimize(&mut f, p, lower, upper, ftol);
     }
     if !multi_node {
         p[2] = p[2].max(p[4] * 1.1);

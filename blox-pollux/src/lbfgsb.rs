@@ -8,7 +8,7 @@
 //! crates.io offers a maintained pure-Rust L-BFGS-B, hence this one.
 
 const M: usize = 10;
-const FTOL: f64 = 1e7 * f64::EPSILON;
+pub(crate) const FTOL: f64 = 1e7 * f64::EPSILON;
 const PGTOL: f64 = 1e-5;
 const MAX_ITER: usize = 200;
 
@@ -48,12 +48,14 @@ pub(crate) trait Objective {
     fn gradient(&mut self, x: &[f64; 7], grad: &mut [f64; 7]);
 }
 
-/// Minimise `f` from `x0` within `[lo, hi]`.
+/// Minimise `f` from `x0` within `[lo, hi]`, stopping when an iteration reduces the value by
+/// at most `ftol` relatively (confirmed by a steepest-descent step).
 pub(crate) fn minimize(
     f: &mut impl Objective,
     x0: [f64; 7],
     lo: [f64; 7],
     hi: [f64; 7],
+    ftol: f64,
 ) -> [f64; 7] {
     let mut x = x0;
     project(&mut x, &lo, &hi);
@@ -192,7 +194,7 @@ pub(crate) fn minimize(
         x = xn;
         g = gn;
         fx = fnew;
-        if rel <= FTOL {
+        if rel <= ftol {
             if hist.is_empty() {
                 break;
             }
@@ -234,7 +236,7 @@ mod tests {
         };
         let lo = [-10.0, 0.0, -10.0, -10.0, -10.0, -10.0, -10.0];
         let hi = [2.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0];
-        let x = minimize(&mut Smooth(f, [0.0; 7]), [0.0; 7], lo, hi);
+        let x = minimize(&mut Smooth(f, [0.0; 7]), [0.0; 7], lo, hi, FTOL);
         assert!((x[0] - 2.0).abs() < 1e-6 && x[1].abs() < 1e-6);
         for (i, xi) in x.iter().enumerate().skip(2) {
             assert!((xi - 0.5 * i as f64).abs() < 1e-4);

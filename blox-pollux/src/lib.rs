@@ -30,6 +30,7 @@ pub mod goodput;
 mod interval;
 mod job;
 mod lbfgsb;
+mod lifted;
 mod policy;
 mod sim;
 mod time;
@@ -47,7 +48,7 @@ pub use sim::{
     build_jobs, interference_of, placement_of, JobOutcome, JobSetup, PolluxSim, SimConfig,
 };
 pub use time::Pollux;
-pub use trace::{overrides, Application, StepTime, TraceError, APPLICATION_NAMES};
+pub use trace::{overrides, Application, StepTime, TraceError, TypedLoad, APPLICATION_NAMES};
 pub use workload::{parse_workload, read_workload, Applications, WorkloadJob};
 
 /// Allocations: job index (workload order) → the node id of each replica.

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::delaunay::Triangulation;
-use crate::goodput::{fit_perf_params, Observation, PerfParams};
+use crate::goodput::{fit_perf_params_with_ftol, Observation, PerfParams, POLLUX_FTOL};
 
 /// An error reading an application's trace directory, naming the file, line and field.
 #[derive(Debug, Clone, PartialEq)]
@@ -188,8 +188,38 @@ pub struct Application {
     validation: Vec<Validation>,
     placements: BTreeMap<u64, PlacementRows>,
     triangulation: Option<Triangulation>,
+    /// Scalability rows `(num_nodes, num_replicas, local_bsz)` with their step times, in file
+    /// order.
+    scalability: Vec<((u64, u64, u64), StepTime)>,
+    /// The 3-D interpolation points of a per-type load (placement means, then scalability
+    /// rows), for [`crate::lifted`]; empty otherwise.
+    points3d: Vec<[f64; 3]>,
+    points3d_values: Vec<StepTime>,
+    /// The relative-reduction stop of the throughput fit.
+    ftol: f64,
+    /// Sia's lookup: a 1-D query outside a measured placement's batch range gives `(−1, −1)`
+    /// instead of no value (SIA-SEMANTICS §2.1).
+    minus_one_out_of_range: bool,
     memo: Mutex<StepMemo>,
     fits: Mutex<FitMemo>,
+}
+
+/// How [`Application::load_typed`] reads one GPU type's measurements (Sia's per-type traces,
+/// SIA-SEMANTICS §2).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct TypedLoad<'a> {
+    /// The GPU type: the files read are `placements-<type>.csv` and `scalability-<type>.csv`.
+    pub gpu_type: &'a str,
+    /// The relative-reduction stop of the throughput fit.
+    pub ftol: f64,
+}
+
+impl<'a> TypedLoad<'a> {
+    /// Load type `gpu_type` with the measured per-GPU range and fit stop `ftol`.
+    pub fn new(gpu_type: &'a str, ftol: f64) -> TypedLoad<'a> {
+        TypedLoad { gpu_type, ftol }
+    }
 }
 
 /// The artifact's per-application overrides (`applications.py`, the `APPLICATIONS` table):
@@ -220,6 +250,22 @@ impl Application {
     /// Load `dir` (a `traces/<name>/` directory). Unknown application names use the measured
     /// epoch count (the shortest validation file) and the measured per-GPU range.
     pub fn load(dir: &Path) -> Result<Application, TraceError> {
+        Application::load_with(dir, None)
+    }
+
+    /// Load one GPU type's measurements of `dir` the way Sia's artifact does (SIA-SEMANTICS
+    /// §2): `placements-<type>.csv` and `scalability-<type>.csv` with the shared validation
+    /// files; the epoch table of [`overrides`] but no per-GPU cap (Sia does not cap yolov3);
+    /// a 1-D lookup outside a placement's measured batch range gives `(−1, −1)` (the
+    /// original's `[quirk]`); no 3-D triangulation is shipped for the per-type points: a
+    /// placement absent from the type's placements file is interpolated along the scalability
+    /// rows of its exact `(nodes, replicas)` if there are any, else in the Delaunay simplex
+    /// found by the lifting linear program of `lifted.rs` (SIA-SEMANTICS §13.4).
+    pub fn load_typed(dir: &Path, load: TypedLoad<'_>) -> Result<Application, TraceError> {
+        Application::load_with(dir, Some(load))
+    }
+
+    fn load_with(dir: &Path, typed: Option<TypedLoad<'_>>) -> Result<Application, TraceError> {
         let name = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -281,7 +327,8 @@ impl Application {
         }
         validation.sort_by_key(|v| v.batch);
 
-        let ppath = dir.join("placements.csv");
+        let suffix = typed.map_or(String::new(), |t| format!("-{}", t.gpu_type));
+        let ppath = dir.join(format!("placements{suffix}.csv"));
         let csv = Csv::read(&ppath)?;
         let (cpl, cb, cst, csy) = (
             csv.col("placement")?,
@@ -341,7 +388,8 @@ impl Application {
             .into_iter()
             .map(|((n, r, b), (st, sy, c))| ([n, r, b], (st / f64::from(c), sy / f64::from(c))))
             .collect();
-        let spath = dir.join("scalability.csv");
+        let mut scalability = Vec::new();
+        let spath = dir.join(format!("scalability{suffix}.csv"));
         if spath.exists() {
             let csv = Csv::read(&spath)?;
             let (cn, cr, cb, cst, csy) = (
@@ -352,12 +400,18 @@ impl Application {
                 csv.col("sync_time")?,
             );
             for (line, row) in &csv.rows {
+                let key = [
+                    csv.u64(*line, row, cn, "num_nodes")?,
+                    csv.u64(*line, row, cr, "num_replicas")?,
+                    csv.u64(*line, row, cb, "local_bsz")?,
+                ];
+                let st = (
+                    csv.f64(*line, row, cst, "step_time")?,
+                    csv.f64(*line, row, csy, "sync_time")?,
+                );
+                scalability.push(((key[0], key[1], key[2]), st));
                 points.push((
-                    [
-                        csv.u64(*line, row, cn, "num_nodes")?,
-                        csv.u64(*line, row, cr, "num_replicas")?,
-                        csv.u64(*line, row, cb, "local_bsz")?,
-                    ],
+                    key,
                     (
                         csv.f64(*line, row, cst, "step_time")?,
                         csv.f64(*line, row, csy, "sync_time")?,
@@ -365,8 +419,18 @@ impl Application {
                 ));
             }
         }
-        let triangulation = Triangulation::for_application(&name, &points)
-            .map_err(|m| derr(format!("interpolation points: {m}")))?;
+        let (points3d, points3d_values): (Vec<[f64; 3]>, Vec<StepTime>) = match typed {
+            Some(_) => points
+                .iter()
+                .map(|(k, v)| ([k[0].min(16) as f64, k[1] as f64, k[2] as f64], *v))
+                .unzip(),
+            None => (Vec::new(), Vec::new()),
+        };
+        let triangulation = match typed {
+            Some(_) => None,
+            None => Triangulation::for_application(&name, &points)
+                .map_err(|m| derr(format!("interpolation points: {m}")))?,
+        };
         let (max_epochs, local_cap) = overrides(&name).unwrap_or((
             validation
                 .iter()
@@ -375,6 +439,8 @@ impl Application {
                 .unwrap_or(0) as u32,
             None,
         ));
+        // Sia does not cap yolov3's per-GPU batch (SIA-SEMANTICS §2).
+        let local_cap = local_cap.filter(|_| typed.is_none());
         let app = Application {
             init_batch_size: validation[0].batch,
             max_batch_size: validation[validation.len() - 1].batch,
@@ -385,6 +451,11 @@ impl Application {
             validation,
             placements,
             triangulation,
+            scalability,
+            points3d,
+            points3d_values,
+            ftol: typed.map_or(POLLUX_FTOL, |t| t.ftol),
+            minus_one_out_of_range: typed.is_some(),
             memo: Mutex::new(BTreeMap::new()),
             fits: Mutex::new(BTreeMap::new()),
         };
@@ -506,30 +577,111 @@ impl Application {
         if let Some(p) = self.fits.lock().ok().and_then(|m| m.get(&key).copied()) {
             return p;
         }
-        let p = fit_perf_params(profile);
+        let p = fit_perf_params_with_ftol(profile, self.ftol);
         if let Ok(mut m) = self.fits.lock() {
             m.insert(key, p);
         }
         p
     }
 
-    fn lookup(&self, p: &[u32], local_bsz: u64) -> Option<StepTime> {
-        // The lexicographically smallest rotation, read as a decimal number.
+    /// The placements-file id of `p` (GPUs per node): its lexicographically smallest rotation
+    /// read as a decimal number; `None` with a count above 9.
+    fn placement_id(p: &[u32]) -> Option<u64> {
         let best = (0..p.len())
             .map(|i| p[i..].iter().chain(&p[..i]).copied().collect::<Vec<u32>>())
             .min()?;
-        let id = best.iter().try_fold(0u64, |acc, &d| {
+        best.iter().try_fold(0u64, |acc, &d| {
             if d > 9 {
                 None
             } else {
                 acc.checked_mul(10)?.checked_add(u64::from(d))
             }
-        });
+        })
+    }
+
+    /// The largest per-GPU batch measured for `placement` (GPUs per node; zeros ignored): the
+    /// largest `local_bsz` of its placement class, or for an unmeasured placement of `n` nodes
+    /// and `r` replicas the largest `local_bsz` among scalability rows with at least `n` nodes
+    /// and `r` replicas (Sia's `get_max_local_bsz`, SIA-SEMANTICS §2.1). `None` if neither has
+    /// a row.
+    pub fn max_local_bsz_at(&self, placement: &[u32]) -> Option<u64> {
+        let p: Vec<u32> = placement.iter().copied().filter(|&g| g > 0).collect();
+        if let Some(rows) = Application::placement_id(&p).and_then(|id| self.placements.get(&id)) {
+            return rows.local_bsz.last().map(|&b| b as u64);
+        }
+        let n = p.len() as u64;
+        let r: u64 = p.iter().map(|&g| u64::from(g)).sum();
+        self.scalability
+            .iter()
+            .filter(|&&((sn, sr, _), _)| sn >= n && sr >= r)
+            .map(|&((_, _, b), _)| b)
+            .max()
+    }
+
+    /// The largest per-GPU batch among placements-file rows whose placement has `replicas`
+    /// GPUs in all, or `None` if no row has that count (Sia's memory correction, §4.3.3).
+    pub fn max_local_bsz_for_replicas(&self, replicas: u32) -> Option<u64> {
+        self.placements
+            .iter()
+            .filter(|(&id, _)| {
+                id.to_string()
+                    .bytes()
+                    .map(|c| u32::from(c - b'0'))
+                    .sum::<u32>()
+                    == replicas
+            })
+            .filter_map(|(_, rows)| rows.local_bsz.last().map(|&b| b as u64))
+            .max()
+    }
+
+    /// One GPU's throughput as Sia's throughput ratios read it (SIA-SEMANTICS §3): the largest
+    /// `local_bsz` among the 1-replica rows of the placements file over the largest `step_time`
+    /// among the same rows (the two maxima taken independently); `None` without such rows.
+    pub fn single_gpu_throughput(&self) -> Option<f64> {
+        let rows = self.placements.get(&1)?;
+        let b = rows
+            .local_bsz
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        let t = rows.step.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (t > 0.0).then(|| b / t)
+    }
+
+    /// Sia's per-type lookup of a placement absent from the placements file: linear in
+    /// `local_bsz` between the scalability rows measured at exactly `(nodes, replicas)`. The
+    /// original's 3-D Delaunay interpolation gives the same value wherever those rows' segments
+    /// are edges of qhull's triangulation (SIA-SEMANTICS §13.4); `None` when no row has that
+    /// `(nodes, replicas)` or `x` is outside their range (e.g. aws (5, 20)).
+    fn scalability_line(&self, nodes: u64, replicas: u64, x: f64) -> Option<StepTime> {
+        let mut rows: Vec<(f64, StepTime)> = self
+            .scalability
+            .iter()
+            .filter(|((n, r, _), _)| *n == nodes && *r == replicas)
+            .map(|&((_, _, b), st)| (b as f64, st))
+            .collect();
+        rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+        rows.dedup_by(|a, b| a.0 == b.0);
+        let (first, last) = (rows.first()?.0, rows.last()?.0);
+        if x < first || x > last {
+            return None;
+        }
+        if rows.len() == 1 {
+            return Some(rows[0].1);
+        }
+        let idx = rows.partition_point(|r| r.0 < x).clamp(1, rows.len() - 1);
+        let ((x0, (s0, y0)), (x1, (s1, y1))) = (rows[idx - 1], rows[idx]);
+        let f = |a: f64, b: f64| (b - a) / (x1 - x0) * (x - x0) + a;
+        Some((f(s0, s1), f(y0, y1)))
+    }
+
+    fn lookup(&self, p: &[u32], local_bsz: u64) -> Option<StepTime> {
+        let id = Application::placement_id(p);
         let x = local_bsz as f64;
         if let Some(rows) = id.and_then(|id| self.placements.get(&id)) {
             let xs = &rows.local_bsz;
             if xs.is_empty() || x < xs[0] || x > xs[xs.len() - 1] {
-                return None;
+                return self.minus_one_out_of_range.then_some((-1.0, -1.0));
             }
             if xs.len() == 1 {
                 return Some((rows.step[0], rows.sync[0]));
@@ -543,6 +695,15 @@ impl Application {
         }
         let nodes = (p.len() as u64).min(16);
         let replicas: u64 = p.iter().map(|&g| u64::from(g)).sum();
+        if self.minus_one_out_of_range {
+            return self.scalability_line(nodes, replicas, x).or_else(|| {
+                crate::lifted::interpolate(
+                    &self.points3d,
+                    &self.points3d_values,
+                    [nodes as f64, replicas as f64, x],
+                )
+            });
+        }
         self.triangulation
             .as_ref()?
             .interpolate([nodes as f64, replicas as f64, x])

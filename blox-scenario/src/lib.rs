@@ -11,13 +11,13 @@
 //! | [`preset`] | which component a stock name builds under each semantics |
 //! | [`sweep`] | the cross product of settings, resumable, shardable, merged into one table |
 //! | [`progress`] | progress on standard error, `--max-sim-time`, the overload warning, all from outside the engine |
-//! | [`gavel`] ([`gavel_generated`]: Gavel's generated-jobs mode), [`tiresias`], [`pollux`] | the scenario side of the peers whose loops are their own (`blox-gavel`, `blox-tiresias`, `blox-pollux`): their runs, reports and files |
+//! | [`gavel`] ([`gavel_generated`]: Gavel's generated-jobs mode), [`tiresias`], [`pollux`], [`sia`] | the scenario side of the peers whose loops are their own (`blox-gavel`, `blox-tiresias`, `blox-pollux`, `blox-sia`): their runs, reports and files |
 //! | [`RunSettings`], [`Prepared`], [`Finished`] | every setting of a run under any semantics, checked once; the one enum of models every command runs through ([`PeerRun`]); the one report type |
 //! | [`Model`], [`Setting`] | every semantics, engine's or peer's, matched in one place, and the settings each takes (refused, never ignored, otherwise) |
 //! | [`Semantics`] | the engine semantics' names (`blox`, `exact`, `synergy`), as scenario files hold them |
 //!
 //! Each peer simulator lives in a crate of its own (`blox-gavel`, `blox-tiresias`,
-//! `blox-synergy`, `blox-pollux`); this crate maps a semantics name onto it.
+//! `blox-synergy`, `blox-pollux`, `blox-sia`); this crate maps a semantics name onto it.
 
 #[cfg(feature = "gavel")]
 pub mod gavel;
@@ -34,6 +34,8 @@ pub mod registry;
 mod scenario;
 mod semantics;
 mod settings;
+#[cfg(feature = "sia")]
+pub mod sia;
 pub mod sweep;
 #[cfg(feature = "tiresias")]
 pub mod tiresias;

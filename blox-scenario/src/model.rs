@@ -22,6 +22,8 @@ pub enum Model {
     Gavel,
     /// The Pollux artifact's simulator (`blox-pollux`).
     Pollux,
+    /// The Sia artifact's simulator (`blox-sia`).
+    Sia,
 }
 
 impl From<Semantics> for Model {
@@ -293,15 +295,20 @@ const TIRESIAS: &[Setting] = &[
     S::Placement,
 ];
 
+/// Sia's simulator: a Sia workload, its typed cluster and its interval (and `--policy`,
+/// `--out`).
+const SIA: &[Setting] = &[S::Trace, S::TraceFormat, S::Cluster, S::Round];
+
 impl Model {
     /// Every semantics, in `--help` order.
-    pub const ALL: [Model; 6] = [
+    pub const ALL: [Model; 7] = [
         Model::Exact,
         Model::Blox,
         Model::Synergy,
         Model::Tiresias,
         Model::Gavel,
         Model::Pollux,
+        Model::Sia,
     ];
 
     /// The name used on the command line and in files.
@@ -313,6 +320,7 @@ impl Model {
             Model::Tiresias => "tiresias",
             Model::Gavel => "gavel",
             Model::Pollux => "pollux",
+            Model::Sia => "sia",
         }
     }
 
@@ -324,7 +332,7 @@ impl Model {
             Model::Exact => Some(Semantics::Exact),
             Model::Blox => Some(Semantics::Blox),
             Model::Synergy => Some(Semantics::Synergy),
-            Model::Tiresias | Model::Gavel | Model::Pollux => None,
+            Model::Tiresias | Model::Gavel | Model::Pollux | Model::Sia => None,
         }
     }
 
@@ -335,6 +343,7 @@ impl Model {
             Model::Tiresias => TIRESIAS,
             Model::Gavel => GAVEL,
             Model::Pollux => POLLUX,
+            Model::Sia => SIA,
         }
     }
 
@@ -442,7 +451,7 @@ mod tests {
         let e = "tiresas".parse::<Model>().unwrap_err();
         assert!(e.contains("did you mean `tiresias`"), "{e}");
         assert!(
-            e.contains("exact, blox, synergy, tiresias, gavel, pollux"),
+            e.contains("exact, blox, synergy, tiresias, gavel, pollux, sia"),
             "{e}"
         );
         assert!(!"zzzzzz"

@@ -120,6 +120,9 @@ pub enum Prepared {
     /// `gavel` with `--workload gavel-generated`: Gavel's generated-jobs mode.
     #[cfg(feature = "gavel")]
     GavelGenerated(GavelGeneratedRun),
+    /// `sia`: the Sia artifact's simulator (`blox-sia`).
+    #[cfg(feature = "sia")]
+    Sia(crate::sia::SiaRun),
 }
 
 impl PeerRun for Prepared {
@@ -132,6 +135,8 @@ impl PeerRun for Prepared {
             Prepared::Tiresias(_) => Model::Tiresias,
             #[cfg(feature = "gavel")]
             Prepared::Gavel(_) | Prepared::GavelGenerated(_) => Model::Gavel,
+            #[cfg(feature = "sia")]
+            Prepared::Sia(_) => Model::Sia,
         }
     }
 
@@ -149,6 +154,8 @@ impl PeerRun for Prepared {
             Prepared::Gavel(g) => g.run().and_then(|r| r.finish(g)),
             #[cfg(feature = "gavel")]
             Prepared::GavelGenerated(g) => g.run().and_then(|r| r.finish(g)),
+            #[cfg(feature = "sia")]
+            Prepared::Sia(s) => s.run().and_then(|r| r.finish(s)),
         }
     }
 }
@@ -166,6 +173,8 @@ impl Prepared {
             Prepared::Gavel(g) => g.out.as_deref(),
             #[cfg(feature = "gavel")]
             Prepared::GavelGenerated(g) => g.out.as_deref(),
+            #[cfg(feature = "sia")]
+            Prepared::Sia(s) => s.out.as_deref(),
         }
     }
 
@@ -181,6 +190,8 @@ impl Prepared {
             Prepared::Gavel(g) => g.out = out,
             #[cfg(feature = "gavel")]
             Prepared::GavelGenerated(g) => g.out = out,
+            #[cfg(feature = "sia")]
+            Prepared::Sia(s) => s.out = out,
         }
     }
 
@@ -247,6 +258,8 @@ impl RunSettings {
             }
             #[cfg(feature = "gavel")]
             Model::Gavel => self.gavel_run(registry).map(Prepared::Gavel),
+            #[cfg(feature = "sia")]
+            Model::Sia => self.sia_run().map(Prepared::Sia),
             #[allow(unreachable_patterns)]
             other => Err(without_feature(other)),
         }
@@ -375,6 +388,38 @@ impl RunSettings {
             jobs: self.jobs,
             seed: self.seed.unwrap_or(0),
             round_s: self.round.unwrap_or(360),
+            out: self.out.clone(),
+        })
+    }
+
+    /// The Sia run these settings describe (which settings Sia takes is `Model::Sia`'s data).
+    #[cfg(feature = "sia")]
+    fn sia_run(&self) -> Result<crate::sia::SiaRun, SimError> {
+        let trace = match self.trace.as_slice() {
+            [one] => one.clone(),
+            _ => {
+                return Err(SimError::Config(
+                    "--semantics sia needs exactly one --trace FILE (a Sia workload-N.csv)".into(),
+                ))
+            }
+        };
+        if let Some(f) = self.trace_format.as_deref() {
+            if f != "sia" {
+                return Err(SimError::Config(format!(
+                    "--trace-format {f}: --semantics sia reads Sia workloads (--trace-format sia)"
+                )));
+            }
+        }
+        let policy = self.policy.clone().unwrap_or_else(|| "sia".into());
+        crate::sia::SiaPolicyChoice::parse(&policy)?;
+        if let Some(c) = &self.cluster {
+            crate::sia::parse_cluster(c)?;
+        }
+        Ok(crate::sia::SiaRun {
+            trace,
+            cluster: self.cluster.clone(),
+            round_s: self.round,
+            policy,
             out: self.out.clone(),
         })
     }

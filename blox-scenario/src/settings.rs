@@ -37,10 +37,13 @@ pub struct RunSettings {
     /// Gavel's generated jobs with --workload gavel-generated) or
     /// `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
     /// policies pollux, optimus and tiresias, or any engine policy on its goodput-aware jobs; `run`
-    /// and `compare`, on a pollux --trace) [default: exact].
+    /// and `compare`, on a pollux --trace) or `sia` (the Sia artifact's simulator on a Sia
+    /// workload with --policy sia[:p=P,lambda_n=L] or gavel (its Gavel+TunedJobs baseline, 360 s
+    /// rounds), its heterogeneous --cluster such as 6x4:aws,2x8:dgx-ext,3x8:rtx (the default)
+    /// and --round; its data is fetched, see docs/data.md) [default: exact].
     #[cfg_attr(
         feature = "clap",
-        arg(long, value_name = "blox|exact|synergy|tiresias|gavel|pollux")
+        arg(long, value_name = "blox|exact|synergy|tiresias|gavel|pollux|sia")
     )]
     pub semantics: Option<Model>,
     /// Synthetic workload: blox-default (Blox's generator, bit-exact), blox-multigpu-trace
@@ -355,17 +358,13 @@ impl RunSettings {
             Some(Model::Pollux) => {}
             Some(Model::Tiresias) => {
                 return Err(SimError::Config(
-                    "--semantics tiresias works with `blox-sim run` and `blox-sim compare` (on a \
-                     trace)"
-                        .into(),
+                    "--semantics tiresias runs its own simulator, not an engine scenario".into(),
                 ))
             }
-            Some(Model::Gavel) => {
-                return Err(SimError::Config(
-                    "--semantics gavel works with `blox-sim run` and `blox-sim compare` (on a \
-                     gavel trace)"
-                        .into(),
-                ))
+            Some(m @ (Model::Gavel | Model::Sia)) => {
+                return Err(SimError::Config(format!(
+                    "--semantics {m} runs its own simulator, not an engine scenario"
+                )))
             }
             None => {}
         }

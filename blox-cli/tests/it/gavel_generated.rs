@@ -502,6 +502,9 @@ fn a_sweep_over_rates_and_seeds_gives_the_runs_of_run() {
         d.join("bad").to_str().unwrap(),
     ]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("--rate is the arrival rate of Gavel's generated jobs"), "{stderr}");
+    assert!(
+        stderr.contains("--rate is the arrival rate of Gavel's generated jobs"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&d).unwrap();
 }

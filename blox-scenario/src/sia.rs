@@ -1,0 +1,465 @@
+//! `--semantics sia`: the Sia artifact's simulator (`blox-sia`): its heterogeneous cluster, its
+//! job model and the Sia policy by its own name and parameters, on a workload of Sia's
+//! (`--trace-format sia`).
+//!
+//! The artifact's data has no licence and is not in this repository: a missing workload or
+//! trace folder is an error that says where to get it (`docs/data.md`).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use blox_core::ClusterSpec;
+use blox_sia::{
+    build_jobs, read_sia_workload, GavelBaseline, HeteroPolicy, SiaApps, SiaCluster, SiaJob,
+    SiaParams, SiaPolicy, SiaSim, SiaSummary,
+};
+use blox_sim::SimError;
+use serde::Serialize;
+
+/// Where a user gets the data (the artifact has no licence, so it is fetched, never shipped).
+pub const DATA_HINT: &str = "the Sia artifact's data (workloads/ and traces/ of \
+    siasosp23/artifacts, sia-simulator/) is not part of this repository (it has no licence): \
+    docs/data.md gives the fetch step and its SHA256SUMS check";
+
+/// The settings of a `blox-sim run --semantics sia`.
+#[derive(Clone, Debug)]
+pub struct SiaRun {
+    /// The workload (`workloads/<set>/workload-N.csv`).
+    pub trace: PathBuf,
+    /// The cluster as `NODESxGPUS:TYPE` groups (types in order); `None` = Table 3's 64 GPUs.
+    pub cluster: Option<String>,
+    /// Round length, seconds (`None` = the policy's: 60 for Sia, 360 for Gavel).
+    pub round_s: Option<u64>,
+    /// The policy and its parameters, e.g. `sia`, `sia:p=-0.5,lambda_n=1.1` or `gavel`.
+    pub policy: String,
+    /// Where the files go.
+    pub out: Option<PathBuf>,
+}
+
+/// The policy named by `--policy` under `--semantics sia`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SiaPolicyChoice {
+    /// Sia's own policy with its parameters.
+    Sia(SiaParams),
+    /// Sia's Gavel+TunedJobs baseline (max-sum-throughput, fixed GPU counts and batches).
+    Gavel,
+}
+
+impl SiaPolicyChoice {
+    /// Parse `sia[:p=P,lambda_n=L,lambda_a=A]` or `gavel`; Sia's heterogeneity-unaware
+    /// `pollux` baseline is refused with what is missing.
+    pub fn parse(text: &str) -> Result<SiaPolicyChoice, SimError> {
+        let t = text.trim();
+        let (name, params) = t.split_once(':').unwrap_or((t, ""));
+        match name.to_ascii_lowercase().as_str() {
+            "sia" => {}
+            "gavel" if params.trim().is_empty() => return Ok(SiaPolicyChoice::Gavel),
+            "gavel" => {
+                return Err(SimError::Config(format!(
+                    "--policy {t}: Sia's gavel baseline takes no parameters"
+                )))
+            }
+            "pollux" => {
+                return Err(SimError::Config(
+                    "--policy pollux: Sia's heterogeneity-unaware Pollux baseline (SIA-SEMANTICS \
+                     §7.2) is not built yet under --semantics sia; --policy sia and gavel are"
+                        .into(),
+                ))
+            }
+            _ => {
+                return Err(SimError::Config(format!(
+                    "--policy {name}: --semantics sia takes sia[:p=P,lambda_n=L,lambda_a=A] or \
+                     gavel"
+                )))
+            }
+        }
+        let mut p = SiaParams::default();
+        for kv in params.split(',').filter(|s| !s.trim().is_empty()) {
+            let (k, v) = kv.split_once('=').ok_or_else(|| {
+                SimError::Config(format!("--policy {t}: `{kv}` is not KEY=VALUE"))
+            })?;
+            let v: f64 = v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .ok_or_else(|| {
+                    SimError::Config(format!("--policy {t}: `{}` is not a number", v.trim()))
+                })?;
+            match k.trim() {
+                "p" if v != 0.0 => p.p = v,
+                "p" => {
+                    return Err(SimError::Config(format!(
+                        "--policy {t}: p = 0 is refused (as the original)"
+                    )))
+                }
+                "lambda_n" if v.abs() <= 1e6 => p.lambda_n = v,
+                "lambda_a" => p.lambda_a = v,
+                k => {
+                    return Err(SimError::Config(format!(
+                        "--policy {t}: unknown or out-of-range parameter `{k}` (p, lambda_n \
+                         within ±1e6, lambda_a)"
+                    )))
+                }
+            }
+        }
+        Ok(SiaPolicyChoice::Sia(p))
+    }
+}
+
+/// Parse `--cluster` for Sia: groups `NODESxGPUS:TYPE` of the artifact's types, in order, the
+/// GPUs per node the type's own.
+pub fn parse_cluster(s: &str) -> Result<SiaCluster, SimError> {
+    let spec: ClusterSpec = s
+        .parse()
+        .map_err(|e: blox_core::ClusterParseError| SimError::Config(format!("--cluster: {e}")))?;
+    let mut counts: Vec<(String, u32, u32)> = Vec::new();
+    for n in &spec.nodes {
+        match counts.iter_mut().find(|(t, _, _)| *t == n.gpu_type) {
+            Some(c) if c.2 == n.gpus => c.1 += 1,
+            Some(_) => {
+                return Err(SimError::Config(format!(
+                    "--cluster `{s}`: type {} has nodes of different sizes",
+                    n.gpu_type
+                )))
+            }
+            None => counts.push((n.gpu_type.clone(), 1, n.gpus)),
+        }
+    }
+    let pairs: Vec<(&str, u32)> = counts.iter().map(|(t, n, _)| (t.as_str(), *n)).collect();
+    let cluster = SiaCluster::from_counts(&pairs).map_err(|e| {
+        SimError::Config(format!(
+            "--cluster `{s}`: {e} (groups NODESxGPUS:TYPE, e.g. 6x4:aws,2x8:dgx-ext,3x8:rtx)"
+        ))
+    })?;
+    for ((t, _, g), ty) in counts.iter().zip(&cluster.types) {
+        if *g != ty.gpus_per_node {
+            return Err(SimError::Config(format!(
+                "--cluster `{s}`: {t} nodes have {} GPUs in Sia's traces, not {g}",
+                ty.gpus_per_node
+            )));
+        }
+    }
+    Ok(cluster)
+}
+
+/// The `traces/` folder of Sia's data for a workload `workloads/<set>/[<sub>/]workload-N.csv`:
+/// the first ancestor folder that holds `traces/`.
+pub fn traces_beside(workload: &Path) -> Option<PathBuf> {
+    workload
+        .ancestors()
+        .skip(1)
+        .take(4)
+        .map(|d| d.join("traces"))
+        .find(|d| d.join("cifar10").is_dir())
+}
+
+#[derive(Serialize)]
+struct Summary<'a> {
+    semantics: &'static str,
+    policy: &'a str,
+    p: Option<f64>,
+    lambda_n: Option<f64>,
+    lambda_a: Option<f64>,
+    solver: &'static str,
+    interval_s: u64,
+    cluster: Vec<(String, u32, u32)>,
+    workload: String,
+    traces: String,
+    n_jobs: usize,
+    avg_jct_s: f64,
+    p99_jct_s: f64,
+    makespan_s: f64,
+    gpu_hours_per_job: f64,
+    restarts_per_job: f64,
+    contention_mean: f64,
+    contention_max: usize,
+    rounds: u64,
+}
+
+/// A finished run: the summary and the `jobs.csv` text.
+#[derive(Debug, Clone)]
+pub struct SiaReport {
+    /// The §9 metrics.
+    pub summary: SiaSummary,
+    /// `jobs.csv`.
+    pub jobs_csv: String,
+    /// `summary.json`.
+    pub summary_json: Vec<u8>,
+    /// Each job's submission and completion time (s), in workload order.
+    pub times: Vec<(f64, f64)>,
+}
+
+impl SiaRun {
+    /// Run it.
+    pub fn run(&self) -> Result<SiaReport, SimError> {
+        if !self.trace.is_file() {
+            return Err(SimError::Config(format!(
+                "--trace {}: no such file; {DATA_HINT}",
+                self.trace.display()
+            )));
+        }
+        let traces = traces_beside(&self.trace).ok_or_else(|| {
+            SimError::Config(format!(
+                "--trace {}: no traces/ folder of Sia's data above it (expected \
+                 <data>/workloads/<set>/workload-N.csv beside <data>/traces/); {DATA_HINT}",
+                self.trace.display()
+            ))
+        })?;
+        let choice = SiaPolicyChoice::parse(&self.policy)?;
+        let cluster = match &self.cluster {
+            Some(c) => parse_cluster(c)?,
+            None => SiaCluster::default_64(),
+        };
+        let interval = self.round_s.unwrap_or(match choice {
+            SiaPolicyChoice::Sia(_) => 60,
+            SiaPolicyChoice::Gavel => 360,
+        });
+        if interval == 0 || interval > 86_400 {
+            return Err(SimError::Config(format!(
+                "--round {interval}: Sia's interval must be 1 to 86400 s"
+            )));
+        }
+        let cfg = |e: blox_pollux::TraceError| SimError::Config(e.to_string());
+        let workload = read_sia_workload(&self.trace).map_err(cfg)?;
+        if workload.is_empty() {
+            return Err(SimError::Config(format!(
+                "--trace {}: no jobs",
+                self.trace.display()
+            )));
+        }
+        let mut apps = SiaApps::new(&traces, cluster.clone());
+        let fixed = choice == SiaPolicyChoice::Gavel;
+        let jobs = build_jobs(&workload, &mut apps, fixed).map_err(cfg)?;
+        // A bound far past any workload's end (the longest shipped one ends near 110 h).
+        let last_arrival = workload.iter().map(|j| j.time).fold(0.0, f64::max);
+        let bound = last_arrival as i64 + 365 * 86_400;
+        let (summary, outcomes) = match &choice {
+            SiaPolicyChoice::Sia(params) => {
+                let policy = SiaPolicy::new(params.clone(), &cluster, jobs.len());
+                simulate(&cluster, jobs, policy, interval, bound)?
+            }
+            SiaPolicyChoice::Gavel => {
+                let policy = GavelBaseline::new(&cluster, jobs.len(), interval as f64);
+                simulate(&cluster, jobs, policy, interval, bound)?
+            }
+        };
+        let mut csv = String::from(
+            "source_id,application,arrival_s,completion_s,jct_s,restarts,gpu_seconds\n",
+        );
+        for (o, w) in outcomes.iter().zip(&workload) {
+            let _ = writeln!(
+                csv,
+                "{},{},{:?},{},{:?},{},{}",
+                o.name,
+                w.application,
+                o.submission_time,
+                o.completion_time,
+                o.jct(),
+                o.restarts,
+                o.gpu_seconds
+            );
+        }
+        let (policy, params, solver) = match &choice {
+            SiaPolicyChoice::Sia(p) => (
+                "sia",
+                Some(p.clone()),
+                "exact dynamic program (blox-sia::ilp; ties: previous, then last type first)",
+            ),
+            SiaPolicyChoice::Gavel => (
+                "gavel",
+                None,
+                "log-barrier interior point (max-sum-throughput LP)",
+            ),
+        };
+        let s = Summary {
+            semantics: "sia",
+            policy,
+            p: params.as_ref().map(|p| p.p),
+            lambda_n: params.as_ref().map(|p| p.lambda_n),
+            lambda_a: params.as_ref().map(|p| p.lambda_a),
+            solver,
+            interval_s: interval,
+            cluster: cluster
+                .types
+                .iter()
+                .map(|t| (t.name.clone(), t.nodes, t.gpus_per_node))
+                .collect(),
+            workload: self.trace.display().to_string(),
+            traces: traces.display().to_string(),
+            n_jobs: workload.len(),
+            avg_jct_s: summary.avg_jct,
+            p99_jct_s: summary.p99_jct,
+            makespan_s: summary.makespan,
+            gpu_hours_per_job: summary.gpu_hours_per_job,
+            restarts_per_job: summary.restarts_per_job,
+            contention_mean: summary.contention_mean,
+            contention_max: summary.contention_max,
+            rounds: summary.rounds,
+        };
+        let mut json = serde_json::to_vec_pretty(&s).expect("serialising to memory");
+        json.push(b'\n');
+        Ok(SiaReport {
+            summary,
+            jobs_csv: csv,
+            summary_json: json,
+            times: outcomes
+                .iter()
+                .map(|o| (o.submission_time, o.completion_time as f64))
+                .collect(),
+        })
+    }
+}
+
+/// One run of `jobs` under `policy` to completion (or `bound`): the metrics and outcomes.
+fn simulate<P: HeteroPolicy>(
+    cluster: &SiaCluster,
+    jobs: Vec<SiaJob>,
+    policy: P,
+    interval: u64,
+    bound: i64,
+) -> Result<(SiaSummary, Vec<blox_sia::SiaOutcome>), SimError> {
+    let mut sim = SiaSim::new(cluster.clone(), jobs, policy, interval as i64);
+    sim.run(bound)
+        .map_err(|e| SimError::Config(format!("sia: {e}")))?;
+    Ok((sim.summary(), sim.outcomes()))
+}
+
+impl SiaReport {
+    /// The report as the one report type of every semantics, its files written into the run's
+    /// folder if it has one.
+    pub fn finish(&self, r: &SiaRun) -> Result<crate::Finished, SimError> {
+        use blox_core::{Event, JobId, JobSpec, MetricSink, Time};
+        if let Some(dir) = &r.out {
+            crate::write_all_or_nothing(
+                dir,
+                &[
+                    ("jobs.csv", self.jobs_csv.as_bytes().to_vec()),
+                    ("summary.json", self.summary_json.clone()),
+                ],
+            )?;
+        }
+        let at = |s: f64| Time::from_secs_f64_ceil(s.max(0.0)).unwrap_or(Time(u64::MAX));
+        let mut log = blox_metrics::JobLog::default();
+        for (seq, &(arrival, done)) in self.times.iter().enumerate() {
+            let spec = JobSpec::new(at(arrival), 1, 0.0);
+            let (seq, job) = (seq as u64, JobId(seq as u32));
+            log.on_event(&Event::Arrived {
+                time: at(arrival),
+                seq,
+                spec: &spec,
+            });
+            log.on_event(&Event::Admitted {
+                time: at(arrival),
+                seq,
+                job,
+            });
+            log.on_event(&Event::Completed {
+                time: at(done),
+                job,
+            });
+        }
+        let s = &self.summary;
+        let mut metrics = blox_metrics::RunMetrics::compute_with(
+            r.policy.clone(),
+            &log,
+            &blox_metrics::Timeline::default(),
+            None,
+            0,
+            |_| None,
+        );
+        metrics.statistics.avg_jct_s = s.avg_jct;
+        let footer = format!(
+            "sia semantics | {} | {} rounds | avg JCT {:.1} s | p99 {:.1} s | makespan {:.1} s | \
+             {:.3} GPU-h/job | {:.3} restarts/job | contention mean {:.2} max {}",
+            r.policy,
+            s.rounds,
+            s.avg_jct,
+            s.p99_jct,
+            s.makespan,
+            s.gpu_hours_per_job,
+            s.restarts_per_job,
+            s.contention_mean,
+            s.contention_max
+        );
+        let context = format!(
+            "sia semantics | cluster {} | workload {}",
+            r.cluster
+                .as_deref()
+                .unwrap_or("6x4:aws,2x8:dgx-ext,3x8:rtx"),
+            r.trace.display()
+        );
+        Ok(crate::Finished {
+            model: crate::Model::Sia,
+            metrics,
+            preemptions: 0,
+            end_time_s: s.makespan,
+            details: String::new(),
+            footer,
+            more: Vec::new(),
+            context,
+            note: None,
+            out: r.out.clone(),
+            files: vec!["jobs.csv", "summary.json"],
+            report: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policies_and_parameters_parse_or_are_refused_by_name() {
+        assert_eq!(
+            SiaPolicyChoice::parse("sia").unwrap(),
+            SiaPolicyChoice::Sia(SiaParams::default())
+        );
+        let Ok(SiaPolicyChoice::Sia(p)) = SiaPolicyChoice::parse("sia:p=0.5,lambda_n=2") else {
+            panic!("sia with parameters parses");
+        };
+        assert_eq!((p.p, p.lambda_n), (0.5, 2.0));
+        assert_eq!(
+            SiaPolicyChoice::parse("gavel").unwrap(),
+            SiaPolicyChoice::Gavel
+        );
+        for bad in [
+            "sia:p=0",
+            "sia:q=1",
+            "sia:p=x",
+            "sia:p",
+            "fifo",
+            "gavel:x=1",
+        ] {
+            assert!(SiaPolicyChoice::parse(bad).is_err(), "{bad}");
+        }
+        let e = SiaPolicyChoice::parse("pollux").unwrap_err().to_string();
+        assert!(e.contains("not built yet"), "{e}");
+    }
+
+    #[test]
+    fn clusters_are_typed_groups_of_the_types_own_size() {
+        let c = parse_cluster("6x4:aws,2x8:dgx-ext,3x8:rtx").unwrap();
+        assert_eq!(c, SiaCluster::default_64());
+        assert!(parse_cluster("6x8:aws").is_err());
+        assert!(parse_cluster("2x8:h100").is_err());
+        assert!(parse_cluster("16x4").is_err());
+    }
+
+    #[test]
+    fn a_missing_workload_says_where_to_get_the_data() {
+        let r = SiaRun {
+            trace: PathBuf::from("/nonexistent/workloads/philly/workload-1.csv"),
+            cluster: None,
+            round_s: None,
+            policy: "sia".into(),
+            out: None,
+        };
+        let e = r.run().unwrap_err().to_string();
+        assert!(
+            e.contains("docs/data.md") && e.contains("SHA256SUMS"),
+            "{e}"
+        );
+    }
+}

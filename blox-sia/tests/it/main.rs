@@ -1,0 +1,7 @@
+//! blox-sia's integration tests: those named `sia_data_*` read the Sia artifact's data from
+//! `BLOX_SIA_DATA` and say by name that they did not run without it.
+
+mod data;
+mod replay;
+mod synthetic;
+mod vectors;
