@@ -191,7 +191,8 @@ struct ScenarioArgs {
     /// last checkpoint) or recover; `gpus[,type]` for a join of a new node (the next id).
     #[arg(long, value_name = "FILE")]
     node_events: Option<PathBuf>,
-    /// Seeded random failures of every node (or GPU): `mtbf=HOURS,mttr=HOURS[,scope=node|gpu]`.
+    /// Seeded random failures of every node (or GPU): `mtbf=HOURS,mttr=HOURS[,scope=node|gpu]`;
+    /// needs --max-sim-time (a failure can strike every job before it finishes).
     #[arg(long, value_name = "SPEC")]
     failures: Option<String>,
     /// Autoscaling by queue and utilisation:
@@ -203,7 +204,7 @@ struct ScenarioArgs {
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     checkpoint_interval: Option<f64>,
     /// End the run with an error once simulated time passes this many seconds (e.g. 86400 for
-    /// one simulated day) [default: no limit].
+    /// one simulated day) [default: no limit; required with --failures].
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = limit_secs)]
     max_sim_time: Option<f64>,
     /// Exact semantics: take decisions each round (`rounds`) or also at every arrival and
@@ -383,6 +384,10 @@ struct SweepArgs {
     /// Seconds between checkpoints, for every run (see `run --help`).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     checkpoint_interval: Option<f64>,
+    /// Stop each run with an error once simulated time passes SECONDS (see `run --help`);
+    /// needed with --failures.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = limit_secs)]
+    max_sim_time: Option<f64>,
     /// Output folder: runs/LABEL/ per run, results.csv and results.json.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -1023,6 +1028,7 @@ impl ScenarioArgs {
             "workload.paths" => !self.trace.is_empty(),
             "topology" => self.topology.is_some() || self.cluster.is_some(),
             "max_sim_time_s" => self.max_sim_time.is_some(),
+            "failures" => self.failures.is_some(),
             _ => false,
         };
         // With no scenario file every value came from a flag or a default.
@@ -1044,6 +1050,7 @@ impl ScenarioArgs {
             "workload.paths" => "--trace",
             "topology" => "--topology",
             "max_sim_time_s" => "--max-sim-time",
+            "failures" => "--failures",
             _ => return None,
         })
     }
@@ -1189,14 +1196,6 @@ fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     }
     if let Some(out) = &s.out {
         check_out(out)?;
-    }
-    if let (Some(f), None, None) = (s.failure_spec()?, s.checkpoint_interval_s, s.max_sim_time_s) {
-        eprintln!(
-            "warning: --failures {f}: without --checkpoint-interval a failure loses all of a \
-             job's work, so a job much longer than its nodes' mean time between failures may \
-             never finish and the run never end; --checkpoint-interval SECONDS or \
-             --max-sim-time SECONDS bounds it"
-        );
     }
     use blox_scenario::progress::ProgressMode;
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -1649,6 +1648,7 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         starvation: a.starvation,
         node_events: a.node_events.clone(),
         checkpoint_interval: a.checkpoint_interval,
+        max_sim_time: a.max_sim_time,
         ..ScenarioArgs::default()
     };
     let base = base_args.build()?;
@@ -1682,6 +1682,7 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
             let flag = match bad.key {
                 "workload.load" => "--load",
                 "cluster" => "--cluster",
+                "failures" => "--failures",
                 _ => "",
             };
             if flag.is_empty() {
@@ -1921,4 +1922,33 @@ fn workload_label(s: &Scenario) -> String {
             )
         }
     }
+}
+
+/// For the fuzz targets (`blox-workload/fuzz`, target `cli_args`), not an API: parse
+/// `blox-sim run ARGS` and check it as `run` does before any work (each flag's value, the
+/// scenario built from them, the component names), without running or writing anything.
+/// `Ok(None)` for the peer semantics whose runs check their own flags (Tiresias, Gavel).
+#[doc(hidden)]
+pub fn check_run_args(args: &[String]) -> Result<Option<Scenario>, String> {
+    use clap::Parser;
+    let argv = ["blox-sim".to_string(), "run".to_string()];
+    let cli = Cli::try_parse_from(argv.into_iter().chain(args.iter().cloned()))
+        .map_err(|e| e.to_string())?;
+    let Some(Command::Run(a)) = cli.command else {
+        return Err("not a run".into());
+    };
+    let model = a.scenario.semantics.unwrap_or_default();
+    a.pollux
+        .options(model == Model::Pollux)
+        .map_err(|e| e.to_string())?;
+    let model = a.scenario.model(&a.pollux).map_err(|e| e.to_string())?;
+    if matches!(model, Model::Tiresias | Model::Gavel) {
+        return Ok(None);
+    }
+    let mut s = a.scenario.build().map_err(|e| e.to_string())?;
+    if let Some(p) = a.policy {
+        s.policy = p;
+    }
+    check_names(&s, &Registry::default()).map_err(|e| e.to_string())?;
+    Ok(Some(s))
 }
