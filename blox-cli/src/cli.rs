@@ -1029,6 +1029,7 @@ impl ScenarioArgs {
             "topology" => self.topology.is_some() || self.cluster.is_some(),
             "max_sim_time_s" => self.max_sim_time.is_some(),
             "failures" => self.failures.is_some(),
+            "autoscale" => self.autoscale.is_some(),
             _ => false,
         };
         // With no scenario file every value came from a flag or a default.
@@ -1051,6 +1052,7 @@ impl ScenarioArgs {
             "topology" => "--topology",
             "max_sim_time_s" => "--max-sim-time",
             "failures" => "--failures",
+            "autoscale" => "--autoscale",
             _ => return None,
         })
     }

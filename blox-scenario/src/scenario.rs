@@ -754,6 +754,18 @@ impl Scenario {
                 );
             }
         }
+        // The node specs, by their keys (a scenario file's bad spec was reported only when the
+        // run built its cluster events, and then as a flag).
+        let node_message = |e: blox_nodes::NodeError| match e {
+            blox_nodes::NodeError::Input { message, .. } => message,
+            other => other.to_string(),
+        };
+        if let Some(Err(e)) = self.failures.as_deref().map(str::parse::<FailureSpec>) {
+            return bad("failures", node_message(e));
+        }
+        if let Some(Err(e)) = self.autoscale.as_deref().map(str::parse::<AutoscaleSpec>) {
+            return bad("autoscale", node_message(e));
+        }
         self.check_time_bound()?;
         if let Some(load) = self.load() {
             if !(load.is_finite() && load > 0.0) {

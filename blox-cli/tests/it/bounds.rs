@@ -350,6 +350,34 @@ fn random_failures_need_a_time_bound() {
         &["run", "--scenario", "s.toml"],
         &["s.toml", "failures", "max_sim_time_s"],
     );
+    // A bad spec in a scenario file is its key's error, with its line (found by the fuzz
+    // target `scenario`: `Scenario::from_file` accepted it, and the run reported it as the
+    // flag `--failures`).
+    std::fs::write(
+        d.join("bad.toml"),
+        "cluster = \"2x4\"\nfailures = \"mtbf=50,mttr== scope=gpu\"\nmax_sim_time_s = 1e6\n\
+         autoscale = \"min_nodes=1\"\n",
+    )
+    .unwrap();
+    let (code, err) = bounded(&d, &["run", "--scenario", "bad.toml"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("bad.toml:2")
+            && err.contains("field `failures`")
+            && !err.contains("--failures"),
+        "{err}"
+    );
+    std::fs::write(
+        d.join("bad.toml"),
+        "cluster = \"2x4\"\nautoscale = \"min_nodes=x\"\n",
+    )
+    .unwrap();
+    let (code, err) = bounded(&d, &["run", "--scenario", "bad.toml"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("bad.toml:2") && err.contains("field `autoscale`"),
+        "{err}"
+    );
     refused(
         &d,
         &[
