@@ -1,7 +1,9 @@
 //! The `blox-sim` command line: argument parsing and the commands.
 
 use blox_scenario::registry::Registry;
-use blox_scenario::values::{job_count, repeat, round_secs, seconds, threads, whole_secs};
+use blox_scenario::values::{
+    job_count, limit_secs, repeat, round_secs, seconds, threads, whole_secs,
+};
 use blox_scenario::{
     check_names, check_out, Finished, Model, Observe, PeerRun, Prepared, RunSettings, Scenario,
     Semantics, WorkloadConfig,
@@ -212,6 +214,10 @@ struct SweepArgs {
     /// Seconds between checkpoints, for every run (see `run --help`).
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     checkpoint_interval: Option<f64>,
+    /// Stop each run with an error once simulated time passes SECONDS (see `run --help`);
+    /// needed with --failures.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = limit_secs)]
+    max_sim_time: Option<f64>,
     /// Output folder: runs/LABEL/ per run, results.csv and results.json.
     #[arg(long, value_name = "DIR", required = true)]
     out: Option<PathBuf>,
@@ -393,29 +399,12 @@ fn progress_mode(when: &str) -> blox_scenario::progress::ProgressMode {
     }
 }
 
-/// Warns when random failures can make the run endless.
-fn warn_unbounded_failures(p: &Prepared) -> Result<(), SimError> {
-    let Some(s) = p.scenario() else {
-        return Ok(());
-    };
-    if let (Some(f), None, None) = (s.failure_spec()?, s.checkpoint_interval_s, s.max_sim_time_s) {
-        eprintln!(
-            "warning: --failures {f}: without --checkpoint-interval a failure loses all of a \
-             job's work, so a job much longer than its nodes' mean time between failures may \
-             never finish and the run never end; --checkpoint-interval SECONDS or \
-             --max-sim-time SECONDS bounds it"
-        );
-    }
-    Ok(())
-}
-
 /// `run`, under any semantics: one prepared run, its row, its lines and its files.
 fn run(a: RunArgs, reg: &Registry) -> Result<(), SimError> {
     let mut settings = a.settings;
     settings.policy = a.policy;
     settings.out = a.out;
     let prepared = settings.prepare(reg)?;
-    warn_unbounded_failures(&prepared)?;
     let observe = Observe::new(progress_mode(&a.progress), true);
     let started = Instant::now();
     let f = prepared
@@ -698,6 +687,7 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         starvation: a.starvation,
         node_events: a.node_events.clone(),
         checkpoint_interval: a.checkpoint_interval,
+        max_sim_time: a.max_sim_time,
         ..RunSettings::default()
     };
     // The engine's runs start from a scenario; a sweep of peers only needs none.
@@ -754,6 +744,7 @@ fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
             let flag = match bad.key {
                 "workload.load" => "--load",
                 "cluster" => "--cluster",
+                "failures" => "--failures",
                 _ => "",
             };
             if flag.is_empty() {
@@ -970,4 +961,25 @@ fn write_comparison(
         dir.display()
     );
     Ok(())
+}
+
+/// For the fuzz targets (`blox-workload/fuzz`, target `cli_args`), not an API: parse
+/// `blox-sim run ARGS` and check it as `run` does before any work (each flag's value, the
+/// model's settings, the scenario built from them, the component names), without running or
+/// writing anything. `Ok(None)` for the peers' runs, which are not engine scenarios.
+#[doc(hidden)]
+pub fn check_run_args(args: &[String]) -> Result<Option<Scenario>, String> {
+    use clap::Parser;
+    let argv = ["blox-sim".to_string(), "run".to_string()];
+    let cli = Cli::try_parse_from(argv.into_iter().chain(args.iter().cloned()))
+        .map_err(|e| e.to_string())?;
+    let Some(Command::Run(a)) = cli.command else {
+        return Err("not a run".into());
+    };
+    let mut settings = a.settings;
+    settings.policy = a.policy;
+    let prepared = settings
+        .prepare(&Registry::default())
+        .map_err(|e| e.to_string())?;
+    Ok(prepared.scenario().cloned())
 }

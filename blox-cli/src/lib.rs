@@ -21,6 +21,8 @@ pub use blox_scenario::{
     ThroughputChoice, WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS,
     DEFAULT_LOAD, MAX_GENERATED_JOBS, SYNERGY_CLUSTER, SYNERGY_LOAD, SYNERGY_SEED, SYNERGY_TRACK,
 };
+#[doc(hidden)]
+pub use cli::check_run_args;
 pub use cli::{main, main_with};
 
 /// The README's Rust examples, compiled and run as doctests.

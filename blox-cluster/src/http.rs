@@ -232,12 +232,38 @@ fn timeout_reply() -> Reply {
     error(408, "the request was not complete in time; send it whole")
 }
 
+/// Where a request's bytes come from: a connection read against its deadline ([`Conn`]), or
+/// a fuzz target's bytes in pieces ([`fuzzing`]).
+trait Source {
+    /// Read some bytes into `buf`; `Ok(0)` at the end of the stream.
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, ReadError>;
+    /// Tell the client to send its body (`Expect: 100-continue`).
+    fn send_continue(&mut self) -> Result<(), ReadError>;
+}
+
+/// A connection with the deadline of its request.
+struct Conn<'a> {
+    s: &'a mut TcpStream,
+    deadline: Instant,
+}
+
+impl Source for Conn<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, ReadError> {
+        read_some(self.s, buf, self.deadline)
+    }
+    fn send_continue(&mut self) -> Result<(), ReadError> {
+        self.s
+            .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
+            .map_err(|_| ReadError::Gone)
+    }
+}
+
 /// Read the head: returns it and the bytes of the body already read.
-fn read_head(s: &mut TcpStream, deadline: Instant) -> Result<(Head, Vec<u8>), ReadError> {
+fn read_head(s: &mut impl Source) -> Result<(Head, Vec<u8>), ReadError> {
     let mut buf: Vec<u8> = Vec::with_capacity(1024);
     let mut chunk = [0u8; 4096];
     let end = loop {
-        let n = read_some(s, &mut chunk, deadline)?;
+        let n = s.read(&mut chunk)?;
         if n == 0 {
             return Err(ReadError::Gone);
         }
@@ -246,7 +272,11 @@ fn read_head(s: &mut TcpStream, deadline: Instant) -> Result<(Head, Vec<u8>), Re
         if let Some(p) = buf[from..].windows(4).position(|w| w == b"\r\n\r\n") {
             break from + p;
         }
-        if buf.len() > MAX_HEAD {
+        // No end yet in MAX_HEAD + 4 bytes: any end to come is past the limit. (Checking
+        // `> MAX_HEAD` here would refuse a head of up to MAX_HEAD bytes whose end arrived in a
+        // later piece, and accept it when it came in one: the answer must not depend on how
+        // the bytes were cut.)
+        if buf.len() >= MAX_HEAD + 4 {
             return Err(ReadError::Reply(error(
                 431,
                 format!("request head over {MAX_HEAD} bytes"),
@@ -262,6 +292,11 @@ fn read_head(s: &mut TcpStream, deadline: Instant) -> Result<(Head, Vec<u8>), Re
     let rest = buf[end + 4..].to_vec();
     let bad = |m: &str| ReadError::Reply(error(400, m));
     let text = std::str::from_utf8(&buf[..end]).map_err(|_| bad("request head is not UTF-8"))?;
+    // Lines end with CRLF; a bare CR or LF (or a NUL) is refused, not taken as part of a
+    // target or a value (RFC 9112 §2.2).
+    if text.split("\r\n").any(|l| l.contains(['\r', '\n', '\0'])) {
+        return Err(bad("a bare CR, LF or NUL in the request head"));
+    }
     let mut lines = text.split("\r\n");
     let line = lines.next().unwrap_or("");
     let mut parts = line.split(' ');
@@ -270,7 +305,11 @@ fn read_head(s: &mut TcpStream, deadline: Instant) -> Result<(Head, Vec<u8>), Re
     else {
         return Err(bad("malformed request line"));
     };
-    if !version.starts_with("HTTP/1.") || method.is_empty() || !target.starts_with('/') {
+    if !version.starts_with("HTTP/1.")
+        || method.is_empty()
+        || !target.starts_with('/')
+        || line.chars().any(|c| c.is_control())
+    {
         return Err(bad("malformed request line"));
     }
     let mut headers = Vec::new();
@@ -278,7 +317,7 @@ fn read_head(s: &mut TcpStream, deadline: Instant) -> Result<(Head, Vec<u8>), Re
         let Some((k, v)) = l.split_once(':') else {
             return Err(bad("malformed header line"));
         };
-        if k.is_empty() || k.contains([' ', '\t']) {
+        if k.is_empty() || k.chars().any(|c| c.is_whitespace() || c.is_control()) {
             return Err(bad("malformed header name"));
         }
         if headers.len() == MAX_HEADERS {
@@ -328,7 +367,13 @@ fn serve_one(mut s: TcpStream, h: &dyn Handler, limits: &HttpLimits) {
     let deadline = Instant::now() + limits.request_timeout;
     let _ = s.set_write_timeout(Some(limits.request_timeout));
     let _ = s.set_nodelay(true);
-    let reply = match read_request(&mut s, h, deadline) {
+    let reply = match read_request(
+        &mut Conn {
+            s: &mut s,
+            deadline,
+        },
+        h,
+    ) {
         Ok(r) => r,
         Err(ReadError::Reply(r)) => r,
         Err(ReadError::Gone) => return,
@@ -336,8 +381,8 @@ fn serve_one(mut s: TcpStream, h: &dyn Handler, limits: &HttpLimits) {
     respond(s, &reply, Duration::from_millis(500));
 }
 
-fn read_request(s: &mut TcpStream, h: &dyn Handler, deadline: Instant) -> Result<Reply, ReadError> {
-    let (head, mut body) = read_head(s, deadline)?;
+fn read_request(s: &mut impl Source, h: &dyn Handler) -> Result<Reply, ReadError> {
+    let (head, mut body) = read_head(s)?;
     if let Err(r) = h.authorize(&head) {
         return Ok(r);
     }
@@ -353,13 +398,12 @@ fn read_request(s: &mut TcpStream, h: &dyn Handler, deadline: Instant) -> Result
         .is_some_and(|e| e.eq_ignore_ascii_case("100-continue"));
     if expects && body.len() < len {
         // The client (curl, for one) waits for this before it sends the body.
-        s.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
-            .map_err(|_| ReadError::Gone)?;
+        s.send_continue()?;
     }
     let mut chunk = [0u8; 16 * 1024];
     while body.len() < len {
         let want = (len - body.len()).min(chunk.len());
-        let n = read_some(s, &mut chunk[..want], deadline)?;
+        let n = s.read(&mut chunk[..want])?;
         if n == 0 {
             return Err(ReadError::Gone);
         }
@@ -427,6 +471,110 @@ fn respond(mut s: TcpStream, (code, body): &Reply, linger: Duration) {
     }
 }
 
+/// The request reader without a socket, for the fuzz targets (`blox-workload/fuzz`, target
+/// `http_request`); not an API.
+#[doc(hidden)]
+pub mod fuzzing {
+    use super::{Handler, Head, ReadError, Reply, Source};
+
+    /// A request as the server read it.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Request {
+        /// The method.
+        pub method: String,
+        /// The target (path and query).
+        pub target: String,
+        /// The headers, names in lower case, in order.
+        pub headers: Vec<(String, String)>,
+        /// The body.
+        pub body: Vec<u8>,
+    }
+
+    /// What reading one request came to.
+    #[derive(Clone, Debug, PartialEq)]
+    pub enum Outcome {
+        /// A whole request, handed to the handler.
+        Read(Request),
+        /// Refused with this status code (and JSON body).
+        Refused(u16, serde_json::Value),
+        /// The stream ended first: nothing to answer.
+        Gone,
+    }
+
+    /// `data` delivered `piece` bytes at a time (at least 1).
+    struct Pieces<'a> {
+        data: &'a [u8],
+        piece: usize,
+        continues: usize,
+    }
+
+    impl Source for Pieces<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> Result<usize, ReadError> {
+            let n = self.piece.max(1).min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+        fn send_continue(&mut self) -> Result<(), ReadError> {
+            self.continues += 1;
+            Ok(())
+        }
+    }
+
+    /// Accepts every request but those to `/unauthorized` (`401`, before the body), with
+    /// bodies up to its limit, and keeps the request it was handed.
+    struct Accept {
+        max_body: u64,
+        got: std::sync::Mutex<Option<Request>>,
+    }
+
+    impl Handler for Accept {
+        fn authorize(&self, head: &Head) -> Result<(), Reply> {
+            if head.target == "/unauthorized" {
+                return Err(super::error(401, "no token"));
+            }
+            Ok(())
+        }
+        fn max_body(&self, _: &Head) -> u64 {
+            self.max_body
+        }
+        fn handle(&self, head: &Head, body: &[u8]) -> Reply {
+            *self.got.lock().unwrap_or_else(|e| e.into_inner()) = Some(Request {
+                method: head.method.clone(),
+                target: head.target.clone(),
+                headers: head.headers.clone(),
+                body: body.to_vec(),
+            });
+            (200, serde_json::Value::Null)
+        }
+    }
+
+    /// Read one request from `data`, delivered `piece` bytes at a time, as the server reads
+    /// one from a connection, with bodies up to `max_body` bytes; also how many times the
+    /// reader sent `100 Continue`.
+    pub fn read_request(data: &[u8], piece: usize, max_body: u64) -> (Outcome, usize) {
+        let mut src = Pieces {
+            data,
+            piece,
+            continues: 0,
+        };
+        let h = Accept {
+            max_body,
+            got: std::sync::Mutex::new(None),
+        };
+        let outcome = match super::read_request(&mut src, &h) {
+            Err(ReadError::Gone) => Outcome::Gone,
+            Err(ReadError::Reply((code, body))) => Outcome::Refused(code, body),
+            Ok((200, _)) => match h.got.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                Some(r) => Outcome::Read(r),
+                None => Outcome::Refused(500, serde_json::Value::Null),
+            },
+            Ok((code, body)) => Outcome::Refused(code, body),
+        };
+        (outcome, src.continues)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,6 +605,66 @@ mod tests {
         let mut out = String::new();
         let _ = s.read_to_string(&mut out);
         out
+    }
+
+    #[test]
+    fn bare_cr_lf_nul_and_control_characters_in_a_head_are_refused() {
+        use fuzzing::{read_request, Outcome};
+        // Found by the fuzz target `http_request`: the target `/unauthor\rZeS` was accepted.
+        for head in [
+            &b"POST /unauthor\rZeS HTTP/1.1\r\nContent-Length: 0\r\n\r\n"[..],
+            b"GET /v1/jobs\x1b[31m HTTP/1.1\r\n\r\n",
+            b"GET / HTTP/1.1\nX: y\r\n\r\n",
+            b"GET / HTTP/1.1\r\nX: a\rb\r\n\r\n",
+            b"GET / HTTP/1.1\r\nX: a\0b\r\n\r\n",
+            b"GET / HTTP/1.1\r\nX\x01: y\r\n\r\n",
+        ] {
+            for piece in [1, usize::MAX] {
+                let (got, _) = read_request(head, piece, 0);
+                assert!(
+                    matches!(got, Outcome::Refused(400, _)),
+                    "{:?}: {got:?}",
+                    String::from_utf8_lossy(head)
+                );
+            }
+        }
+        // A tab in a value is fine.
+        let (got, _) = read_request(b"GET / HTTP/1.1\r\nX: a\tb\r\n\r\n", 1, 0);
+        assert!(matches!(got, Outcome::Read(_)), "{got:?}");
+    }
+
+    #[test]
+    fn a_head_of_the_limit_reads_the_same_however_it_arrives() {
+        use fuzzing::{read_request, Outcome};
+        for size in [
+            MAX_HEAD - 4,
+            MAX_HEAD - 1,
+            MAX_HEAD,
+            MAX_HEAD + 1,
+            MAX_HEAD + 3,
+        ] {
+            let line = "GET / HTTP/1.1\r\nX: ";
+            // The head is everything before the final CRLF CRLF.
+            let head = format!("{line}{}", "y".repeat(size - line.len()));
+            assert_eq!(head.len(), size);
+            let bytes = format!("{head}\r\n\r\n").into_bytes();
+            let answers: Vec<Outcome> = [1, 7, 4096, usize::MAX]
+                .into_iter()
+                .map(|piece| read_request(&bytes, piece, 0).0)
+                .collect();
+            assert!(
+                answers.windows(2).all(|w| w[0] == w[1]),
+                "{size}: {answers:?}"
+            );
+            if size <= MAX_HEAD {
+                assert!(
+                    matches!(answers[0], Outcome::Read(_)),
+                    "{size}: {answers:?}"
+                );
+            } else {
+                assert!(matches!(answers[0], Outcome::Refused(431, _)), "{size}");
+            }
+        }
     }
 
     #[test]

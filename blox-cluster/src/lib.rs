@@ -51,6 +51,8 @@ pub use client::{request, HttpResponse};
 pub use executor::{
     BoxExecutor, ExecError, ExecEvent, Executor, ExitStatus, Inventory, Launch, NodeInfo, NodeSlice,
 };
+#[doc(hidden)]
+pub use http::fuzzing as http_fuzzing;
 pub use http::HttpLimits;
 pub use local::{job_dir, JobLogs, LocalConfig, LocalExecutor};
 pub use lock::StateLock;

@@ -770,6 +770,19 @@ impl Scenario {
                 );
             }
         }
+        // The node specs, by their keys (a scenario file's bad spec was reported only when the
+        // run built its cluster events, and then as a flag).
+        let node_message = |e: blox_nodes::NodeError| match e {
+            blox_nodes::NodeError::Input { message, .. } => message,
+            other => other.to_string(),
+        };
+        if let Some(Err(e)) = self.failures.as_deref().map(str::parse::<FailureSpec>) {
+            return bad("failures", node_message(e));
+        }
+        if let Some(Err(e)) = self.autoscale.as_deref().map(str::parse::<AutoscaleSpec>) {
+            return bad("autoscale", node_message(e));
+        }
+        self.check_time_bound()?;
         if let Some(load) = self.load() {
             if !(load.is_finite() && load > 0.0) {
                 return bad(
@@ -842,6 +855,28 @@ impl Scenario {
         }
         if let Err(e) = self.topology_model() {
             return bad("topology", e.to_string());
+        }
+        Ok(())
+    }
+
+    /// Random failures can strike every job before it finishes, checkpoints or not (a
+    /// checkpoint interval longer than the time between failures saves nothing), so only a
+    /// bound on simulated time ends such a run for sure: they need `max_sim_time_s`. (A bad
+    /// failure spec is reported by the flag, later.)
+    fn check_time_bound(&self) -> Result<(), BadSetting> {
+        let random_failures = self
+            .failures
+            .as_deref()
+            .is_some_and(|f| f.parse::<FailureSpec>().is_ok());
+        if random_failures && self.max_sim_time_s.is_none() {
+            return Err(BadSetting {
+                key: "failures",
+                message: "random failures need a bound on simulated time, `max_sim_time_s` \
+                          (`--max-sim-time SECONDS`, e.g. 1e8): a job longer than its nodes' \
+                          time between failures may never finish, even with checkpoints, and \
+                          then nothing else ends the run"
+                    .into(),
+            });
         }
         Ok(())
     }
@@ -1358,6 +1393,9 @@ impl Scenario {
         warn: bool,
     ) -> Result<RunReport, SimError> {
         use crate::progress::{Progress, ProgressState, TimeLimit};
+        // Every run ends (scenarios built in code skip `check`).
+        self.check_time_bound()
+            .map_err(|bad| SimError::Config(bad.to_string()))?;
         let env = self.policy_env()?;
         let topology = self.topology_model()?;
         let policy = if self.semantics == Semantics::Synergy {

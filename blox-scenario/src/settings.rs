@@ -170,7 +170,8 @@ pub struct RunSettings {
     /// last checkpoint) or recover; `gpus[,type]` for a join of a new node (the next id).
     #[cfg_attr(feature = "clap", arg(long, value_name = "FILE"))]
     pub node_events: Option<PathBuf>,
-    /// Seeded random failures of every node (or GPU): `mtbf=HOURS,mttr=HOURS[,scope=node|gpu]`.
+    /// Seeded random failures of every node (or GPU): `mtbf=HOURS,mttr=HOURS[,scope=node|gpu]`;
+    /// needs --max-sim-time (a failure can strike every job before it finishes).
     #[cfg_attr(feature = "clap", arg(long, value_name = "SPEC"))]
     pub failures: Option<String>,
     /// Autoscaling by queue and utilisation:
@@ -185,7 +186,7 @@ pub struct RunSettings {
     )]
     pub checkpoint_interval: Option<f64>,
     /// End the run with an error once simulated time passes this many seconds (e.g. 86400 for
-    /// one simulated day) [default: no limit].
+    /// one simulated day) [default: no limit; required with --failures].
     #[cfg_attr(feature = "clap", arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = limit_secs))]
     pub max_sim_time: Option<f64>,
     /// Exact semantics: take decisions each round (`rounds`) or also at every arrival and
@@ -738,6 +739,8 @@ impl RunSettings {
             "workload.paths" => !self.trace.is_empty(),
             "topology" => self.topology.is_some() || self.cluster.is_some(),
             "max_sim_time_s" => self.max_sim_time.is_some(),
+            "failures" => self.failures.is_some(),
+            "autoscale" => self.autoscale.is_some(),
             _ => false,
         };
         // With no scenario file every value came from a flag or a default.
@@ -759,6 +762,8 @@ impl RunSettings {
             "workload.paths" => "--trace",
             "topology" => "--topology",
             "max_sim_time_s" => "--max-sim-time",
+            "failures" => "--failures",
+            "autoscale" => "--autoscale",
             _ => return None,
         })
     }

@@ -265,7 +265,9 @@ impl ClassSplit {
     /// The split written as Synergy's figures name it, e.g. `20,70,10`.
     pub fn label(&self) -> String {
         let f = |x: f64| {
-            if x.fract() == 0.0 {
+            // Whole numbers without a fraction, while exact (a larger share cast to an integer
+            // showed as 9223372036854775807).
+            if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
                 format!("{}", x as i64)
             } else {
                 format!("{x}")
@@ -370,6 +372,24 @@ impl OverallAssigner {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_class_split_reads_back_from_its_label() {
+        // Found by the fuzz target `values`: a huge share showed as i64::MAX.
+        for text in [
+            "20,70,10",
+            "33.5,33,33",
+            "20,70,144444444444444444444444444444444444444444444444",
+        ] {
+            let split: ClassSplit = text.parse().unwrap();
+            assert_eq!(
+                split.label().parse::<ClassSplit>().unwrap(),
+                split,
+                "{text}"
+            );
+        }
+        assert_eq!(ClassSplit::DEFAULT.label(), "20,70,10");
+    }
+
     use super::*;
 
     #[test]

@@ -88,7 +88,7 @@ def test_sweep_table_and_shards():
 
 
 def test_sweep_over_failures_has_a_failure_rate():
-    t = bloxsim.sweep(failures="none;mtbf=50,mttr=1", workload="poisson", load=3, jobs=100, cluster="2x4", progress=False)
+    t = bloxsim.sweep(failures="none;mtbf=50,mttr=1", max_sim_time=1e9, workload="poisson", load=3, jobs=100, cluster="2x4", progress=False)
     assert list(t.columns)[-1] == "failure_rate"
     assert t["failure_rate"].isna().tolist() == [True, False]
 
@@ -108,7 +108,7 @@ def test_read_trace(tmp_path):
 
 
 def test_runs_with_cluster_management_have_the_extra_columns():
-    r = bloxsim.run(workload="poisson", load=4, jobs=100, cluster="2x8", failures="mtbf=20,mttr=1", seed=2)
+    r = bloxsim.run(workload="poisson", load=4, jobs=100, cluster="2x8", failures="mtbf=20,mttr=1", max_sim_time=1e9, seed=2)
     assert list(r.jobs.columns)[-1] == "failures" and str(r.jobs["failures"].dtype) == "int64"
     assert list(r.timeline.columns)[-1] == "available_gpus"
 

@@ -57,9 +57,10 @@ CASES = {
     # Random node failures (the cluster-management columns and fields).
     "failures": (
         ["--workload", "poisson", "--load", "4", "--jobs", "300", "--cluster", "4x8",
-         "--failures", "mtbf=50,mttr=1", "--checkpoint-interval", "600", "--seed", "3"],
+         "--failures", "mtbf=50,mttr=1", "--checkpoint-interval", "600", "--max-sim-time", "1e9",
+         "--seed", "3"],
         dict(workload="poisson", load=4, jobs=300, cluster="4x8", failures="mtbf=50,mttr=1",
-             checkpoint_interval=600, seed=3),
+             checkpoint_interval=600, max_sim_time=1e9, seed=3),
     ),
 }
 
