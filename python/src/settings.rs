@@ -434,6 +434,15 @@ struct Ready {
     scratch: Option<PathBuf>,
 }
 
+impl Drop for Ready {
+    /// The scratch folder goes with the run, whether it ran, failed or never started.
+    fn drop(&mut self) {
+        if let Some(d) = &self.scratch {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
 static SCRATCH: AtomicU64 = AtomicU64::new(0);
 
 /// A fresh folder under the system's temporary folder.
@@ -481,16 +490,13 @@ fn ready(
     })
 }
 
-/// Run a prepared run (no GIL needed), reading a peer's files back.
+/// Run a prepared run (no GIL needed), reading a peer's files back (its scratch folder is
+/// removed when the `Ready` is dropped).
 fn go(r: &Ready) -> Result<Done, Failure<SimError>> {
-    let res = guarded(&r.slot, || {
+    guarded(&r.slot, || {
         let f = r.prepared.run(&r.registry, Observe::quiet())?;
         Done::of(f, &r.prepared)
-    });
-    if let Some(d) = &r.scratch {
-        let _ = std::fs::remove_dir_all(d);
-    }
-    res
+    })
 }
 
 /// A finished run as the Python side gets it.

@@ -155,3 +155,17 @@ def test_keyword_arguments_are_run_settings():
     assert st["skip_bad_lines"] is True and st["semantics"] is None
     st = json.loads(_native.settings_json(dict(admission={"kind": "load-based", "factor": 1.2}, policy={"kind": "las"})))
     assert st["admission"] == {"kind": "load-based", "factor": 1.2} and st["policy"] == "las"
+
+
+def test_a_peer_run_leaves_no_scratch_folder(traces):
+    """A peer run with no `out` runs in a scratch folder that is removed, also when it fails."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    _, kwargs = gavel_case(traces)
+    left = lambda: list(Path(tempfile.gettempdir()).glob(f"bloxsim-run-{os.getpid()}-*"))  # noqa: E731
+    bloxsim.run(**kwargs)
+    with pytest.raises(bloxsim.ConfigError):
+        bloxsim.compare("fifo,no-such-policy", **kwargs)
+    assert left() == []
