@@ -209,6 +209,7 @@ def compare(
     for k, n in zip(runs_kw, natives):
         label = n.label()
         settings = json.loads(n.settings())
+        settings["semantics"] = n.semantics()  # `pollux`, not the engine semantics it runs on
         peer = isinstance(n, _native.PeerReport)
         name = settings["policy"] if peer else label
         if several and settings["semantics"] != "synergy":

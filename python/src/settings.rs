@@ -390,8 +390,21 @@ pub(crate) fn pythonic(msg: &str, given: &Given) -> String {
                 None
             };
             if let Some(v) = value {
+                let quoted = v.starts_with('\'');
                 out.push_str(&format!("{kw}={v}"));
                 i += 1 + tok.len();
+                // A list of literals after it (`--semantics exact, blox, gavel`): each quoted.
+                while let Some(next) = msg[i..].strip_prefix(", ").filter(|_| quoted) {
+                    let n = next
+                        .find(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')'))
+                        .unwrap_or(next.len());
+                    let word = next[..n].trim_end_matches([':', '.']);
+                    if !literals.iter().any(|l| l == word) {
+                        break;
+                    }
+                    out.push_str(&format!(", '{word}'"));
+                    i += 2 + word.len();
+                }
                 continue;
             }
         }
