@@ -213,13 +213,29 @@ impl RunSettings {
     /// built once (an unknown policy fails here, not after other runs have written their
     /// files), and the output folder must be writable. The one place a model is matched.
     pub fn prepare(&self, registry: &Registry) -> Result<Prepared, SimError> {
+        self.prepare_from(None, registry)
+    }
+
+    /// [`RunSettings::prepare`] with the engine's scenario built on `base`, a scenario given as
+    /// data (see [`RunSettings::engine_scenario_from`]); a model that takes no scenario refuses
+    /// it as it refuses `--scenario`. `None` is [`RunSettings::prepare`].
+    pub fn prepare_from(
+        &self,
+        base: Option<Scenario>,
+        registry: &Registry,
+    ) -> Result<Prepared, SimError> {
         let model = self.model()?;
+        if base.is_some() {
+            model
+                .check(&[crate::Setting::Scenario])
+                .map_err(SimError::Config)?;
+        }
         if let Some(out) = &self.out {
             check_out(out)?;
         }
         match model {
             Model::Exact | Model::Blox | Model::Synergy | Model::Pollux => {
-                let mut s = self.engine_scenario()?;
+                let mut s = self.engine_scenario_from(base)?;
                 if let Some(p) = &self.policy {
                     s.policy = p
                         .parse()

@@ -346,9 +346,27 @@ impl RunSettings {
     /// preset's base), checked up front: a bad value is blamed on the setting that set it, else
     /// on the scenario file's key.
     pub fn engine_scenario(&self) -> Result<Scenario, SimError> {
-        let mut s = match &self.scenario {
-            Some(path) => Scenario::from_file(path)?,
-            None => Scenario::default(),
+        self.engine_scenario_from(None)
+    }
+
+    /// [`RunSettings::engine_scenario`] applied onto `base`, a scenario given as data rather
+    /// than as the `scenario` file (the Python package's `scenario=` dict, parsed and checked by
+    /// the caller). `base` counts as a given scenario, as a file does: Synergy's defaults are
+    /// not applied over it, and a check's error names the setting that set the key, else the
+    /// key. `None` is [`RunSettings::engine_scenario`]. Giving both `base` and a `scenario` file
+    /// is an error.
+    pub fn engine_scenario_from(&self, base: Option<Scenario>) -> Result<Scenario, SimError> {
+        let given_base = base.is_some() || self.scenario.is_some();
+        let mut s = match (base, &self.scenario) {
+            (Some(_), Some(path)) => {
+                return Err(SimError::Config(format!(
+                    "--scenario {}: a scenario is given twice (a file and as data)",
+                    path.display()
+                )))
+            }
+            (Some(b), None) => b,
+            (None, Some(path)) => Scenario::from_file(path)?,
+            (None, None) => Scenario::default(),
         };
         match self.semantics {
             Some(m @ (Model::Exact | Model::Blox | Model::Synergy)) => {
@@ -430,9 +448,7 @@ impl RunSettings {
                 load: self.load.unwrap_or(DEFAULT_LOAD),
             };
         } else if self.workload.as_deref() == Some("synergy-default")
-            || (self.workload.is_none()
-                && self.scenario.is_none()
-                && s.semantics == Semantics::Synergy)
+            || (self.workload.is_none() && !given_base && s.semantics == Semantics::Synergy)
             || self.class_split.is_some()
         {
             let (old_load, old_split) = match &s.workload {
@@ -504,7 +520,7 @@ impl RunSettings {
         }
         // Synergy's own defaults under its semantics, unless a scenario file or a flag says
         // otherwise.
-        if s.semantics == Semantics::Synergy && self.scenario.is_none() {
+        if s.semantics == Semantics::Synergy && !given_base {
             s.cluster = crate::SYNERGY_CLUSTER.into();
             s.seed = crate::SYNERGY_SEED;
             s.placement = Named::Peer(blox_synergy::SynergyPlacementConfig::default().to_string());
@@ -571,12 +587,13 @@ impl RunSettings {
         }
         // Validate everything up front so that errors come before any work: a bad value is
         // blamed on the flag that set it, else on the scenario file's key.
-        s.check()
-            .map_err(|bad| match (self.flag_of(bad.key), &self.scenario) {
+        s.check().map_err(
+            |bad| match (self.flag_of(bad.key, given_base), &self.scenario) {
                 (Some(flag), _) => SimError::Config(format!("{flag}: {}", bad.message)),
                 (None, Some(file)) => SimError::input(file, None, Some(bad.key), bad.message),
                 (None, None) => SimError::Config(format!("{bad}")),
-            })?;
+            },
+        )?;
         s.cluster_spec()?;
         s.sim_config()?;
         s.topology_model()?;
@@ -724,7 +741,8 @@ impl RunSettings {
     }
 
     /// The flag that set the scenario key `key` on this command line, if one did.
-    fn flag_of(&self, key: &str) -> Option<&'static str> {
+    /// `given_base`: a scenario (file or data) was given, so a key no flag set came from it.
+    fn flag_of(&self, key: &str, given_base: bool) -> Option<&'static str> {
         let given = match key {
             "cluster" => self.cluster.is_some(),
             "round_s" => self.round.is_some(),
@@ -744,7 +762,7 @@ impl RunSettings {
             _ => false,
         };
         // With no scenario file every value came from a flag or a default.
-        if !given && self.scenario.is_some() {
+        if !given && given_base {
             return None;
         }
         Some(match key {

@@ -10,11 +10,12 @@ plain Python classes and use them by name next to the stock (Rust) ones.
 >>> bloxsim.compare(policy="fifo,las,srtf", load=6)                # one row per policy
 >>> bloxsim.sweep(policy="fifo,las", load="1..9", seed="1..3")      # one row per run
 
-Every run is the Rust simulator's: the keyword arguments become a scenario that the Rust
-scenario parser checks as it checks a scenario file (``scenario=`` takes such a file or a dict
-of its keys), and a run releases the GIL. Semantics: ``exact`` (default), ``blox``,
-``synergy`` and ``pollux``; ``tiresias`` and ``gavel`` are not reachable from the Rust library
-yet and raise :class:`UnsupportedError` (use the ``blox-sim`` command line for them).
+Every run is the Rust simulator's, by the command line's own path: the keyword arguments are
+parsed by the flags ``blox-sim`` derives from the Rust ``RunSettings`` (the same names, defaults,
+checks and refusals; ``scenario=`` takes a scenario file or a dict of its keys), prepared for
+their semantics and run with the GIL released. Every semantics: ``exact`` (default), ``blox``,
+``synergy``, ``pollux`` (the engine's runs and the Pollux preset), and ``tiresias`` and
+``gavel`` (the peers' own simulators, job by job, with their own files).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from ._errors import (
 )
 from ._native import Context, Job, Queue
 from ._registry import register_admission, register_placement, register_policy, registered, unregister
-from ._results import COMPARE_DTYPES, JOBS_DTYPES, SWEEP_DTYPES, TIMELINE_DTYPES, Result, frame
+from ._results import COMPARE_DTYPES, GAVEL_JOBS_DTYPES, JOBS_DTYPES, SWEEP_DTYPES, TIMELINE_DTYPES, Result, frame
 
 __version__: str = _native.__version__
 
@@ -72,6 +73,7 @@ __all__ = [
     "SweepError",
     "UnsupportedError",
     "JOBS_DTYPES",
+    "GAVEL_JOBS_DTYPES",
     "TIMELINE_DTYPES",
     "COMPARE_DTYPES",
     "SWEEP_DTYPES",
@@ -91,9 +93,11 @@ def _registry() -> Dict[str, Dict[str, Any]]:
 
 
 def scenario(**flags: Any) -> Dict[str, Any]:
-    """The scenario the flags describe (every default filled in), as scenario-file keys: what
-    :func:`run` would run. Takes the keyword arguments of :func:`run` (``out`` and ``policy``
-    included)."""
+    """The engine scenario the flags describe (every default filled in), as scenario-file keys:
+    what :func:`run` would run under the engine's semantics (``exact``, ``blox``, ``synergy``)
+    or Pollux's. Takes the keyword arguments of :func:`run` (``out`` and ``policy`` included).
+    Under ``tiresias`` and ``gavel``, which run their own simulators, there is no such
+    scenario: :class:`UnsupportedError`."""
     s, _ = _flags.build(flags)
     return s
 
@@ -106,25 +110,34 @@ def run(
 ) -> Result:
     """Run one scenario, as ``blox-sim run`` does, and return its :class:`Result`.
 
-    Keyword arguments are the flags of ``blox-sim run`` with ``_`` for ``-``: ``scenario``
-    (a ``.toml``/``.json`` file or a dict of scenario keys; the other arguments override it),
-    ``semantics`` (``exact``, ``blox``, ``synergy``, ``pollux``), ``workload``, ``load``,
-    ``jobs``, ``durations``, ``gpus``, ``trace`` (files, or a DataFrame of jobs with
+    Keyword arguments are the flags of ``blox-sim run`` with ``_`` for ``-``, parsed by the
+    command line's own flags (the Rust ``RunSettings``): ``scenario`` (a ``.toml``/``.json``
+    file or a dict of scenario keys; the other arguments override it), ``semantics``
+    (``exact``, ``blox``, ``synergy``, ``pollux``, ``tiresias``, ``gavel``), ``workload``,
+    ``load``, ``jobs``, ``durations``, ``gpus``, ``trace`` (files, or a DataFrame of jobs with
     ``arrival_s``, ``n_gpus``, ``duration_s``), ``trace_format``, ``resample``, ``cluster``,
-    ``round``, ``admission``, ``policy``, ``placement`` (names as on the command line, e.g.
-    ``"load-based:1.2"``, registered Python components included), ``track``, ``seed``,
-    ``preemption_cost``, ``starvation``, ``topology``, ``throughput``, ``throughputs``,
-    ``node_events``, ``failures``, ``autoscale``, ``checkpoint_interval``, ``max_sim_time``,
-    ``decide``, ... and, under ``pollux``, ``pollux_traces``, ``interference``,
-    ``no_interference_avoidance``, ``generations``. With ``out``, the run's files are written
-    there as ``--out`` writes them (only once the run has completed).
+    ``cluster_spec`` (tiresias), ``round``, ``admission``, ``policy``, ``placement`` (names as
+    on the command line, e.g. ``"load-based:1.2"``, or dicts ``{"kind": ..., ...}``;
+    registered Python components included), ``track``, ``seed``, ``preemption_cost``,
+    ``starvation``, ``topology``, ``throughput``, ``throughputs``, ``node_events``,
+    ``failures``, ``autoscale``, ``checkpoint_interval``, ``max_sim_time``, ``decide``, ...
+    and, under ``pollux``, ``pollux_traces``, ``interference``,
+    ``no_interference_avoidance``, ``generations``. A setting the semantics does not take is
+    refused (a :class:`ConfigError` naming it and the semantics that take it), never ignored.
 
-    The GIL is released while the simulation runs. A Python component's exception stops the
-    run with a :class:`PolicyError` (round, time and the original traceback); a bad setting is
-    a :class:`ConfigError` naming the argument.
+    Under ``tiresias`` (a trace, e.g. ``trace_format="tiresias"``, with Tiresias' schedules and
+    placement schemes or any engine policy, registered Python ones included) and ``gavel`` (a
+    Gavel trace, ``throughputs``, a typed ``cluster`` such as ``"1x4:v100,1x4:p100"``), the
+    result holds the peer's own files: ``.jobs`` and ``.summary`` in the peer's columns and
+    keys, ``.timeline`` where it has one (tiresias), ``.files()`` every file.
+
+    With ``out``, the run's files are written there as ``--out`` writes them. The GIL is
+    released while the simulation runs. A Python component's exception stops the run with a
+    :class:`PolicyError` (round, time and the original traceback); a bad setting is a
+    :class:`ConfigError` naming the argument.
     """
-    s, popts = _flags.build({**flags, "policy": policy, "out": out})
-    native = _native.run(json.dumps(s), _registry(), popts)
+    kw, base = _flags.native_kwargs({**flags, "policy": policy, "out": out})
+    native = _native.run_settings(kw, base, _registry())
     w = native.overload_warning()
     if w:
         warnings.warn(w, OverloadWarning, stacklevel=2)
@@ -146,7 +159,7 @@ def _dir_name(spec: str) -> str:
 def compare(
     policy: Union[str, Sequence[Union[str, Mapping[str, Any]]]] = "fifo,las,srtf",
     *,
-    placements: Optional[Union[str, Sequence[str]]] = None,
+    placements: Optional[Union[str, Sequence[Union[str, Mapping[str, Any]]]]] = None,
     class_splits: Optional[Union[str, Sequence[str]]] = None,
     out: Optional[PathLike] = None,
     threads: Optional[int] = None,
@@ -161,51 +174,62 @@ def compare(
     ``policy`` is a comma list (``"fifo,las,tiresias:queues=2,threshold=3600"``) or a list;
     ``placements`` (each policy runs with each) and ``class_splits`` (``"20,70,10/50,0,50"``,
     with ``workload="synergy-default"``) as on the command line; the other keyword arguments
-    are :func:`run`'s. With ``out``, writes ``compare.csv``, ``compare.json``, ``jct_cdf.svg``
-    and one folder of files per run, as ``--out`` does (only after every run completed). With
+    are :func:`run`'s, under every semantics (``tiresias`` and ``gavel`` included: their
+    policies by their own names or engine ones; a setting a semantics has no value for, such as
+    Tiresias' ``seed``, is ``<NA>``). Every run is prepared before any starts, so a bad name
+    fails first. With ``out``, writes ``compare.csv``, ``compare.json``, ``jct_cdf.svg`` and
+    one folder of files per run, as ``--out`` does (only after every run completed). With
     ``results=True``, returns ``(table, {name: Result})``.
     """
     if "policy" in flags:
         raise TypeError("compare takes the policies as its first argument")
-    base, popts = _flags.build(flags)
-    policies = [_flags.component("policy", p) for p in _flags.split_specs(policy)]
-    pls = (
-        [_flags.component("placement", p) for p in _flags.split_specs(placements)]
-        if placements is not None
-        else [base["placement"]]
-    )
+    kw, base = _flags.native_kwargs(flags)
+    policies = _flags.split_specs(policy)
+    pls: List[Any] = _flags.split_specs(placements) if placements is not None else [None]
     splits: List[Optional[str]] = [None]
     if class_splits is not None:
-        if base["workload"]["kind"] != "synergy-default":
+        try:
+            workload = json.loads(_native.settings_scenario(kw, base))["workload"]["kind"]
+        except UnsupportedError:
+            workload = None
+        if workload != "synergy-default":
             raise ConfigError("class_splits goes with workload='synergy-default'")
         splits = [x.strip() for x in class_splits.split("/")] if isinstance(class_splits, str) else list(class_splits)
     several = len(pls) > 1
-    scenarios = []
+    runs_kw = []
     for split in splits:
         for pl in pls:
             for p in policies:
-                s = dict(base, policy=p, placement=pl, out=None)
+                k = dict(kw, policy=p)
+                if pl is not None:
+                    k["placement"] = pl
                 if split is not None:
-                    s["workload"] = dict(s["workload"], class_split=split)
-                scenarios.append(s)
-    natives = _native.run_many([json.dumps(s) for s in scenarios], _registry(), popts, threads)
+                    k["class_split"] = split
+                runs_kw.append(k)
+    natives = _native.run_settings_many(runs_kw, base, _registry(), threads)
     if natives:
         w = natives[0].overload_warning()
         if w:
             warnings.warn(w, OverloadWarning, stacklevel=2)
     runs: List[Result] = []
     rows = []
-    for s, n in zip(scenarios, natives):
+    labels = []
+    for k, n in zip(runs_kw, natives):
         label = n.label()
         settings = json.loads(n.settings())
-        name = label
-        if several and s["semantics"] != "synergy":
+        settings["semantics"] = n.semantics()  # `pollux`, not the engine semantics it runs on
+        peer = isinstance(n, _native.PeerReport)
+        name = settings["policy"] if peer else label
+        if several and settings["semantics"] != "synergy":
             name = f"{settings['policy']}+{settings['placement']}"
+        # The CLI labels Tiresias' rows by name when placements vary (a label is the policy).
+        labels.append(name if several and settings["semantics"] == "tiresias" else label)
         r = Result(n, name)
         runs.append(r)
         row = {"name": name, **settings, **json.loads(n.comparison_row())}
+        row["label"] = labels[-1]
         if class_splits is not None:
-            row["class_split"] = s["workload"]["class_split"]
+            row["class_split"] = k["class_split"]
         rows.append(row)
     dtypes = dict(COMPARE_DTYPES)
     if class_splits is not None:
@@ -215,7 +239,7 @@ def compare(
         d = Path(out)
         for r in runs:
             r.to_dir(d / _dir_name(r.name))
-        _native.write_comparison(os.fspath(d), [r._native for r in runs], [r._native.label() for r in runs])
+        _native.write_comparison_of(os.fspath(d), [r._native for r in runs], labels)
     if results:
         return table, {r.name: r for r in runs}
     return table

@@ -79,8 +79,9 @@ class SweepError(SimulationError):
 
 
 class UnsupportedError(BloxError, NotImplementedError):
-    """The Rust library does not offer this yet from Python (see the message for the
-    command-line equivalent)."""
+    """What was asked for does not exist for this run or is not offered from Python (a Gavel
+    run's timeline, the engine scenario of a peer's own simulator, a recorded run under
+    ``synergy``); the message says what there is instead."""
 
 
 for _cls in (

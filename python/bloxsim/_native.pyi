@@ -1,6 +1,6 @@
 """Type stubs of ``bloxsim._native``, the Rust extension (pyo3). Use the ``bloxsim`` package."""
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 __version__: str
 JOB_COLUMNS: List[str]
@@ -195,6 +195,8 @@ class Report:
         """``summary.json``."""
     def scenario_json(self) -> str:
         """The scenario that ran."""
+    def semantics(self) -> str:
+        """The semantics it ran under (``pollux`` for the Pollux preset)."""
     def label(self) -> str:
         """The run's name in tables."""
     def jcts_s(self) -> List[float]:
@@ -209,6 +211,41 @@ class Report:
         """The CLI's overload warning, if any."""
     def write(self, dir: str) -> None:
         """Write the CLI's files into ``dir``."""
+
+class PeerReport:
+    """A finished run of a peer's own simulator (``tiresias``, ``gavel``): its files as ``blox-sim
+    run --out`` writes them, and its statistics in every semantics' columns."""
+
+    def semantics(self) -> str:
+        """``tiresias`` or ``gavel``."""
+    def file_names(self) -> List[str]:
+        """The files' names."""
+    def file_bytes(self, name: str) -> Optional[bytes]:
+        """One file's bytes."""
+    def jobs_csv(self) -> Optional[bytes]:
+        """``jobs.csv``."""
+    def timeline_csv(self) -> Optional[bytes]:
+        """``timeline.csv`` (``None`` under gavel)."""
+    def summary_json(self) -> Optional[bytes]:
+        """``summary.json``."""
+    def label(self) -> str:
+        """The run's name in tables."""
+    def jcts_s(self) -> List[float]:
+        """The completed jobs' JCTs."""
+    def comparison_row(self) -> str:
+        """``compare.csv``'s row, as JSON."""
+    def settings(self) -> str:
+        """Semantics, cluster, components, load and seed (``null`` where it has none), as JSON."""
+    def end_time_s(self) -> float:
+        """When the run ended on its clock."""
+    def lines(self) -> List[str]:
+        """What ``blox-sim run`` prints under its table."""
+    def note(self) -> Optional[str]:
+        """Said under a comparison's table (e.g. jobs that never completed)."""
+    def overload_warning(self) -> Optional[str]:
+        """Always ``None``."""
+    def write(self, dir: str) -> None:
+        """Write the run's files into ``dir``."""
 
 class SweepHandle:
     """A sweep running on a background thread."""
@@ -226,16 +263,22 @@ class SweepHandle:
     def result(self) -> Tuple[str, int, int, int]:
         """``(rows_json, ran, skipped, cancelled)``; raises the first failure."""
 
-def run(scenario_json: str, registry: Optional[Mapping[str, Any]] = None, pollux: Optional[Mapping[str, Any]] = None) -> Report:
-    """Run one scenario."""
-def run_many(
-    scenarios: Sequence[str],
+def run_settings(
+    kwargs: Mapping[str, Any], base_json: Optional[str] = None, registry: Optional[Mapping[str, Any]] = None
+) -> Union[Report, PeerReport]:
+    """Run keyword arguments (``blox-sim run``'s flags) under their semantics."""
+def run_settings_many(
+    runs: Sequence[Mapping[str, Any]],
+    base_json: Optional[str] = None,
     registry: Optional[Mapping[str, Any]] = None,
-    pollux: Optional[Mapping[str, Any]] = None,
     threads: Optional[int] = None,
-) -> List[Report]:
-    """Run scenarios in parallel."""
-def write_comparison(dir: str, reports: Sequence[Report], labels: Sequence[str]) -> None:
+) -> List[Union[Report, PeerReport]]:
+    """Prepare every run, then run them in parallel."""
+def settings_scenario(kwargs: Mapping[str, Any], base_json: Optional[str] = None) -> str:
+    """The engine scenario the keyword arguments describe, as JSON."""
+def settings_json(kwargs: Mapping[str, Any]) -> str:
+    """The keyword arguments as the Rust ``RunSettings``, as JSON."""
+def write_comparison_of(dir: str, reports: Sequence[Union[Report, PeerReport]], labels: Sequence[str]) -> None:
     """Write ``compare.csv``, ``compare.json``, ``jct_cdf.svg``."""
 def check_scenario(json: str) -> str:
     """Check a scenario; every default filled in."""

@@ -46,8 +46,24 @@ TIMELINE_DTYPES: Dict[str, str] = {
     "available_gpus": "int64",
 }
 
+#: ``jobs.csv``'s columns and dtypes under ``semantics="gavel"`` (Gavel's own: one row per
+#: trace job, times at full precision, ``status`` ``completed`` or ``dropped``).
+GAVEL_JOBS_DTYPES: Dict[str, str] = {
+    "job_id": "int64",
+    "job_type": "string",
+    "scale_factor": "int64",
+    "total_steps": "int64",
+    "arrival_s": "float64",
+    "finish_s": "float64",
+    "jct_s": "float64",
+    "status": "string",
+    "gpu_types": "string",
+    "micro_tasks": "int64",
+}
+
 #: The columns of ``compare()``'s table: the settings of each run, then ``compare.csv``'s
-#: statistics.
+#: statistics. A setting a semantics has none of is missing (``<NA>``/NaN): Tiresias' and
+#: Gavel's admission and load, Tiresias' seed (hence the nullable ``Int64``).
 COMPARE_DTYPES: Dict[str, str] = {
     "name": "string",
     "label": "string",
@@ -57,7 +73,7 @@ COMPARE_DTYPES: Dict[str, str] = {
     "policy": "string",
     "placement": "string",
     "load": "float64",
-    "seed": "int64",
+    "seed": "Int64",
     "n_tracked": "int64",
     "n_completed": "int64",
     "avg_jct_s": "float64",
@@ -128,6 +144,12 @@ def frame(rows: List[Dict[str, Any]], dtypes: Dict[str, str]) -> "pd.DataFrame":
     return df.astype({c: ("float64" if dtypes[c] == "float64" else dtypes[c]) for c in cols})
 
 
+def _unsupported(msg: str) -> Exception:
+    from ._errors import UnsupportedError
+
+    return UnsupportedError(msg)
+
+
 class Result:
     """One finished run: its jobs, timeline and summary, and its files.
 
@@ -136,14 +158,29 @@ class Result:
     counts ``int64``, times ``float64`` with NaN for "never", ``tracked`` ``bool``, names
     ``string``); ``summary`` is ``summary.json`` as a dict; :meth:`to_dir` writes the CLI's
     files byte for byte.
+
+    Under ``tiresias`` and ``gavel`` (the peers' own simulators) they are the peer's files, as
+    ``blox-sim run --out`` writes them: Tiresias' ``jobs.csv`` (the columns above),
+    ``timeline.csv``, ``summary.json`` (its own keys), ``job.csv`` and ``jct_cdf.csv``; Gavel's
+    ``jobs.csv`` (``GAVEL_JOBS_DTYPES``) and ``summary.json``, and no timeline.
     """
 
-    def __init__(self, native: "_native.Report", name: Optional[str] = None) -> None:
+    def __init__(self, native: Any, name: Optional[str] = None) -> None:
         self._native = native
         self._name = name
         self._jobs: Optional["pd.DataFrame"] = None
         self._timeline: Optional["pd.DataFrame"] = None
         self._summary: Optional[Dict[str, Any]] = None
+
+    @property
+    def _peer(self) -> bool:
+        return hasattr(self._native, "file_names")
+
+    @property
+    def semantics(self) -> str:
+        """The semantics the run had: ``exact``, ``blox``, ``synergy``, ``pollux``,
+        ``tiresias`` or ``gavel``."""
+        return self._native.semantics()
 
     @property
     def name(self) -> str:
@@ -153,42 +190,57 @@ class Result:
 
     @property
     def jobs(self) -> "pd.DataFrame":
-        """``jobs.csv`` as a DataFrame: one row per admitted job, in id order."""
+        """``jobs.csv`` as a DataFrame: one row per admitted job, in id order (under
+        ``gavel``, Gavel's columns: one row per trace job)."""
         if self._jobs is None:
-            self._jobs = read_csv(self._native.jobs_csv(), JOBS_DTYPES)
+            dtypes = GAVEL_JOBS_DTYPES if self.semantics == "gavel" else JOBS_DTYPES
+            self._jobs = read_csv(self._native.jobs_csv(), dtypes)
         return self._jobs
 
     @property
     def timeline(self) -> "pd.DataFrame":
         """``timeline.csv`` as a DataFrame: a step function of the cluster's state per round
-        (a stretch of alike rounds is its first and last rows)."""
+        (a stretch of alike rounds is its first and last rows). Gavel's simulator keeps no
+        timeline: :class:`UnsupportedError` under ``gavel``."""
         if self._timeline is None:
-            self._timeline = read_csv(self._native.timeline_csv(), TIMELINE_DTYPES)
+            data = self._native.timeline_csv()
+            if data is None:
+                raise _unsupported(
+                    f"semantics={self.semantics!r} writes no timeline.csv (its files: "
+                    f"{', '.join(self._native.file_names())})"
+                )
+            self._timeline = read_csv(data, TIMELINE_DTYPES)
         return self._timeline
 
     @property
     def summary(self) -> Dict[str, Any]:
         """``summary.json`` as a dict (``avg_jct_s``, ``statistics``, ``cluster``, ``run``,
-        ``workload``, ``config``, ...)."""
+        ``workload``, ``config``, ...; under ``tiresias`` and ``gavel``, the peer's keys)."""
         if self._summary is None:
             self._summary = json.loads(self._native.summary_json())
         return self._summary
 
     @property
     def scenario(self) -> Dict[str, Any]:
-        """The scenario that ran (every default filled in), as scenario-file keys."""
+        """The scenario that ran (every default filled in), as scenario-file keys (the
+        engine's runs and Pollux's; the peers with simulators of their own have none)."""
+        if self._peer:
+            raise _unsupported(f"semantics={self.semantics!r} runs its own simulator: no engine scenario")
         return json.loads(self._native.scenario_json())
 
     @property
     def outcome(self) -> Dict[str, Any]:
         """The engine's counters: ``end_time``, ``rounds``, ``rounds_processed``, ``arrived``,
-        ``admitted``, ``rejected``, ``completed``, ``preemptions``."""
+        ``admitted``, ``rejected``, ``completed``, ``preemptions`` (the engine's runs)."""
+        if self._peer:
+            raise _unsupported(f"semantics={self.semantics!r} runs its own simulator: no engine counters")
         return json.loads(self._native.outcome_json())
 
     @property
     def avg_jct_s(self) -> float:
-        """Mean JCT of the tracked jobs, seconds."""
-        return float(self.summary["avg_jct_s"])
+        """Mean JCT of the tracked jobs, seconds (NaN if none completed)."""
+        v = self.summary.get("avg_jct_s")
+        return float("nan") if v is None else float(v)
 
     @property
     def jcts_s(self) -> "np.ndarray":
@@ -205,7 +257,10 @@ class Result:
         return row
 
     def files(self) -> Dict[str, bytes]:
-        """The bytes of ``jobs.csv``, ``timeline.csv`` and ``summary.json``."""
+        """The bytes of ``jobs.csv``, ``timeline.csv`` and ``summary.json`` (under
+        ``tiresias`` and ``gavel``: every file the peer writes)."""
+        if self._peer:
+            return {n: self._native.file_bytes(n) for n in self._native.file_names()}
         return {
             "jobs.csv": self._native.jobs_csv(),
             "timeline.csv": self._native.timeline_csv(),
@@ -216,12 +271,20 @@ class Result:
         """Write the run's files into ``path`` (created if missing) exactly as ``blox-sim run
         --out PATH`` writes them: ``jobs.csv``, ``timeline.csv``, ``summary.json``,
         ``fairness.csv``, ``jct_cdf.csv``, ``timeline.svg`` (and ``pollux.json`` under
-        ``pollux``), all or nothing. ``summary.json`` records ``path`` as the scenario's
-        ``out``, as the CLI does, so the same path gives the same bytes. Returns the path."""
+        ``pollux``; the peer's own files under ``tiresias`` and ``gavel``), all or nothing.
+        ``summary.json`` records ``path`` as the scenario's ``out``, as the CLI does, so the
+        same path gives the same bytes. Returns the path."""
         self._native.write(os.fspath(path))
         return Path(path)
 
     def __repr__(self) -> str:
+        if self._peer:
+            row = json.loads(self._native.comparison_row())
+            return (
+                f"<bloxsim.Result {self.name!r} ({self.semantics}): {row['n_completed']} of "
+                f"{row['n_tracked']} jobs completed, avg JCT {row['avg_jct_s'] / 3600:.2f} h, "
+                f"{row['preemptions']} preemptions, end {self._native.end_time_s():.0f} s>"
+            )
         s = self.summary
         return (
             f"<bloxsim.Result {self.name!r}: {s['n_tracked']} tracked jobs, avg JCT "

@@ -7,18 +7,21 @@
 //!
 //! - `blox_scenario`: [`Scenario`] (a whole run as data, parsed and checked by the same code as the
 //!   CLI's scenario files), [`RunReport`] (and its `jobs.csv`/`timeline.csv`/`summary.json`
-//!   writers), the [`Registry`] of user components, the sweep expansion ([`Sweep`],
-//!   [`run_one_with`], [`merge`]), the Pollux preset ([`run_pollux`]) and the presets that
-//!   build stock components under each semantics ([`preset`], for recorded runs).
+//!   writers), the [`Registry`] of user components, [`RunSettings`] (every setting of a run,
+//!   the CLI's flags, with its `clap` arguments) prepared into a [`Prepared`] run of any
+//!   semantics and run ([`PeerRun`]) into the one report type [`Finished`], the sweep expansion
+//!   ([`Sweep`], [`run_one_with`], [`merge`]) and the presets that build stock components under
+//!   each semantics ([`preset`], for recorded runs).
 //! - `blox_core`: the component traits and what they see and return.
 //! - `blox_sim`, `blox_metrics`, `blox_workload`: errors, the engine (recorded runs only),
 //!   sinks and writers, trace readers.
 
-pub(crate) use blox_scenario::pollux::{run as run_pollux, PolluxOptions};
+pub(crate) use blox_scenario::pollux::PolluxOptions;
 pub(crate) use blox_scenario::preset;
 pub(crate) use blox_scenario::sweep::{merge, run_one_with, Sweep, SweepRow, SweepRun};
 pub(crate) use blox_scenario::{
-    ModelChoice, Registry, RunReport, Scenario, Semantics, WorkloadConfig,
+    did_you_mean, Finished, Model, ModelChoice, Observe, PeerRun, Prepared, Registry, RunReport,
+    RunSettings, Scenario, Semantics, WorkloadConfig,
 };
 
 pub(crate) use blox_core::{

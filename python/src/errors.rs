@@ -29,6 +29,11 @@ pub(crate) fn new_error(
 /// `InputError` when it names a file), `StalledError`, `InvalidDecisionError` or
 /// `BloxIOError`.
 pub(crate) fn sim_error(py: Python<'_>, e: &SimError) -> PyErr {
+    sim_error_with(py, e, &e.to_string())
+}
+
+/// [`sim_error`] with the message `msg` (e.g. the error's, its flags written as keywords).
+pub(crate) fn sim_error_with(py: Python<'_>, e: &SimError, msg: &str) -> PyErr {
     let class = match e {
         SimError::Input { .. } => "InputError",
         SimError::Config(_) => "ConfigError",
@@ -37,7 +42,7 @@ pub(crate) fn sim_error(py: Python<'_>, e: &SimError) -> PyErr {
         SimError::Io { .. } => "BloxIOError",
         _ => "SimulationError",
     };
-    new_error(py, class, &e.to_string(), &[])
+    new_error(py, class, msg, &[])
 }
 
 /// A configuration error with a message.

@@ -9,7 +9,8 @@
 //! | `api` | every import of the blox Rust crates (the one place to change if they move) |
 //! | `context` | what a Python component sees (`Context`, `Job`, `Queue`) |
 //! | `components` | Python objects as `blox_core` components, registered in a `Registry` |
-//! | `runs` | run, run in parallel, sweep with progress, recorded runs, trace reading |
+//! | `settings` | keyword arguments as `RunSettings` (the CLI's flags), runs under every semantics |
+//! | `runs` | the engine's report, sweep with progress, recorded runs, trace reading |
 //! | `remote` | one sweep run as a task for any executor, and the merge after |
 //! | `errors` | Rust errors as `bloxsim` exceptions |
 
@@ -19,6 +20,7 @@ mod context;
 mod errors;
 mod remote;
 mod runs;
+mod settings;
 
 use pyo3::prelude::*;
 
@@ -30,9 +32,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<context::Queue>()?;
     m.add_class::<runs::Report>()?;
     m.add_class::<runs::SweepHandle>()?;
-    m.add_function(wrap_pyfunction!(runs::run, m)?)?;
-    m.add_function(wrap_pyfunction!(runs::run_many, m)?)?;
-    m.add_function(wrap_pyfunction!(runs::write_comparison, m)?)?;
+    m.add_class::<settings::PeerReport>()?;
+    m.add_function(wrap_pyfunction!(settings::run_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(settings::run_settings_many, m)?)?;
+    m.add_function(wrap_pyfunction!(settings::settings_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(settings::settings_json, m)?)?;
+    m.add_function(wrap_pyfunction!(settings::write_comparison_of, m)?)?;
     m.add_function(wrap_pyfunction!(runs::check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(runs::component, m)?)?;
     m.add_function(wrap_pyfunction!(runs::scenario_from_file, m)?)?;

@@ -1,12 +1,12 @@
-//! Runs: one scenario, several in parallel (compare), a sweep on a background thread with
-//! progress, a recorded run (every engine event, for property tests), and trace reading.
+//! The engine's runs: their report (`Report`), a sweep on a background thread with progress, a
+//! recorded run (every engine event, for property tests), and trace reading. `run` and
+//! `compare` go through `settings` (every semantics, one path).
 //!
-//! Every run is a `blox_scenario::Scenario` parsed from JSON by the Rust deserialiser and checked
-//! as the CLI checks it, run by `Scenario::run_with` (or the Pollux preset), with the GIL
-//! released.
+//! A scenario given as data is a `blox_scenario::Scenario` parsed from JSON by the Rust
+//! deserialiser and checked as the CLI checks a scenario file; runs release the GIL.
 
 use crate::api::{
-    merge, plot_jct_cdf, preset, read_traces, run_one_with, run_pollux, write_all_or_nothing,
+    merge, plot_jct_cdf, preset, read_traces, run_one_with, write_all_or_nothing,
     write_comparison_csv, write_comparison_json, Applications, Cluster, ComparisonRow, Event,
     JobLog, MetricSink, ModelChoice, Pipeline, PolluxOptions, PolluxPolicyConfig, ReadOptions,
     RunReport, Scenario, Semantics, SimError, Simulator, Sweep, SweepRow, SweepRun, Timeline,
@@ -102,31 +102,9 @@ pub(crate) fn scenario_from_file(py: Python<'_>, path: PathBuf) -> PyResult<Stri
     serde_json::to_string(&s).map_err(|e| config_error(py, &e.to_string()))
 }
 
-/// The Pollux preset's options, from `{"traces": ..., "interference": ...,
-/// "no_interference_avoidance": ..., "generations": ...}`.
-fn pollux_options(d: &Bound<'_, PyDict>) -> PyResult<PolluxOptions> {
-    let mut o = PolluxOptions::default();
-    if let Some(v) = d.get_item("traces")?.filter(|v| !v.is_none()) {
-        o.traces = Some(v.extract()?);
-    }
-    if let Some(v) = d.get_item("interference")?.filter(|v| !v.is_none()) {
-        o.interference = v.extract()?;
-    }
-    if let Some(v) = d
-        .get_item("no_interference_avoidance")?
-        .filter(|v| !v.is_none())
-    {
-        o.no_avoidance = v.extract()?;
-    }
-    if let Some(v) = d.get_item("generations")?.filter(|v| !v.is_none()) {
-        o.generations = Some(v.extract()?);
-    }
-    Ok(o)
-}
-
 /// `pollux.json`: which preset and knobs a Pollux run used (as `blox-sim run --semantics
 /// pollux --out DIR` writes it).
-fn pollux_meta(s: &Scenario, o: &PolluxOptions) -> Option<Vec<u8>> {
+pub(crate) fn pollux_meta(s: &Scenario, o: &PolluxOptions) -> Option<Vec<u8>> {
     let WorkloadConfig::Trace { paths, .. } = &s.workload else {
         return None;
     };
@@ -149,29 +127,12 @@ fn pollux_meta(s: &Scenario, o: &PolluxOptions) -> Option<Vec<u8>> {
     serde_json::to_vec_pretty(&meta).ok()
 }
 
-/// Run one scenario with the given Python components (GIL released while it runs).
-fn run_scenario(
-    py: Python<'_>,
-    s: &Scenario,
-    regs: &PyRegs,
-    pollux: Option<&PolluxOptions>,
-) -> Result<RunReport, Failure<SimError>> {
-    let slot = Arc::new(ErrorSlot::default());
-    let reg = regs.registry(py, s.seed, &slot);
-    py.detach(|| {
-        guarded(&slot, || match pollux {
-            Some(o) => run_pollux(s, o, &reg),
-            None => s.run_with(&reg),
-        })
-    })
-}
-
 /// A finished run: the CLI's `RunReport`, and its files.
 #[pyclass(module = "bloxsim._native", name = "Report")]
 pub(crate) struct Report {
-    report: RunReport,
+    pub(crate) report: RunReport,
     /// `pollux.json` of a Pollux run.
-    pollux_meta: Option<Vec<u8>>,
+    pub(crate) pollux_meta: Option<Vec<u8>>,
 }
 
 #[pymethods]
@@ -191,6 +152,14 @@ impl Report {
     /// The scenario that ran, every default filled in, as JSON.
     fn scenario_json(&self) -> String {
         serde_json::to_string(&self.report.scenario).unwrap_or_default()
+    }
+    /// The semantics it ran under (`pollux` for the Pollux preset).
+    fn semantics(&self) -> String {
+        if self.pollux_meta.is_some() {
+            "pollux".into()
+        } else {
+            self.report.scenario.semantics.to_string()
+        }
     }
     /// The run's name in tables (the policy, or Synergy's scheduler string).
     fn label(&self) -> String {
@@ -248,120 +217,36 @@ impl Report {
     }
 }
 
-fn row_of(r: &RunReport) -> ComparisonRow {
+pub(crate) fn row_of(r: &RunReport) -> ComparisonRow {
     let mut row = r.metrics.row();
     row.preemptions = r.outcome.preemptions;
     row
 }
 
-/// Run one scenario (JSON) with the Python components of `registry`; with `pollux`, under the
-/// Pollux preset. Releases the GIL while it runs.
-#[pyfunction]
-#[pyo3(signature = (scenario_json, registry = None, pollux = None))]
-pub(crate) fn run(
+/// Write `compare.csv`, `compare.json` and `jct_cdf.svg` of these rows (each run's tracked
+/// JCTs in `jcts`) into `dir`, as `blox-sim compare --out DIR` does.
+pub(crate) fn write_comparison_rows(
     py: Python<'_>,
-    scenario_json: &str,
-    registry: Option<&Bound<'_, PyDict>>,
-    pollux: Option<&Bound<'_, PyDict>>,
-) -> PyResult<Report> {
-    let s = parse_scenario(py, scenario_json)?;
-    let regs = PyRegs::from_dict(registry)?;
-    let opts = pollux.map(pollux_options).transpose()?;
-    let report = run_scenario(py, &s, &regs, opts.as_ref()).map_err(|f| failure_err(py, f))?;
-    Ok(Report {
-        pollux_meta: opts.as_ref().and_then(|o| pollux_meta(&s, o)),
-        report,
-    })
-}
-
-/// Run several scenarios in parallel (at most `threads` at once; default: all cores) and
-/// return their reports in order; the first failure (in order) is raised.
-#[pyfunction]
-#[pyo3(signature = (scenarios, registry = None, pollux = None, threads = None))]
-pub(crate) fn run_many(
-    py: Python<'_>,
-    scenarios: Vec<String>,
-    registry: Option<&Bound<'_, PyDict>>,
-    pollux: Option<&Bound<'_, PyDict>>,
-    threads: Option<usize>,
-) -> PyResult<Vec<Report>> {
-    let parsed = scenarios
-        .iter()
-        .map(|j| parse_scenario(py, j))
-        .collect::<PyResult<Vec<_>>>()?;
-    let regs = PyRegs::from_dict(registry)?;
-    let opts = pollux.map(pollux_options).transpose()?;
-    let prepared: Vec<_> = parsed
-        .iter()
-        .map(|s| {
-            let slot = Arc::new(ErrorSlot::default());
-            let reg = regs.registry(py, s.seed, &slot);
-            (s, slot, reg)
-        })
-        .collect();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
-        .build()
-        .map_err(|e| config_error(py, &format!("threads: {e}")))?;
-    let o = opts.as_ref();
-    let results: Vec<Result<RunReport, Failure<SimError>>> = py.detach(|| {
-        pool.install(|| {
-            prepared
-                .par_iter()
-                .map(|(s, slot, reg)| {
-                    guarded(slot, || match o {
-                        Some(o) => run_pollux(s, o, reg),
-                        None => s.run_with(reg),
-                    })
-                })
-                .collect()
-        })
-    });
-    let mut out = Vec::with_capacity(results.len());
-    for (r, s) in results.into_iter().zip(&parsed) {
-        let report = r.map_err(|f| failure_err(py, f))?;
-        out.push(Report {
-            pollux_meta: o.and_then(|o| pollux_meta(s, o)),
-            report,
-        });
-    }
-    Ok(out)
-}
-
-/// Write `compare.csv`, `compare.json` and `jct_cdf.svg` of these runs into `dir`, as `blox-sim
-/// compare --out DIR` does (rows labelled `labels`).
-#[pyfunction]
-pub(crate) fn write_comparison(
-    py: Python<'_>,
-    dir: PathBuf,
-    reports: Vec<PyRef<'_, Report>>,
-    labels: Vec<String>,
+    dir: &Path,
+    rows: &[ComparisonRow],
+    jcts: &[Vec<f64>],
 ) -> PyResult<()> {
-    let rows: Vec<ComparisonRow> = reports
-        .iter()
-        .zip(&labels)
-        .map(|(r, l)| {
-            let mut row = row_of(&r.report);
-            row.label = l.clone();
-            row
-        })
-        .collect();
     let series: Vec<(&str, &[f64])> = rows
         .iter()
-        .zip(&reports)
-        .map(|(row, r)| (row.label.as_str(), r.report.metrics.jcts_s.as_slice()))
+        .zip(jcts)
+        .map(|(row, j)| (row.label.as_str(), j.as_slice()))
         .collect();
-    let io = |e: std::io::Error| sim_error(py, &SimError::io(&dir, e));
-    std::fs::create_dir_all(&dir).map_err(io)?;
+    let io = |e: std::io::Error| sim_error(py, &SimError::io(dir, e));
+    std::fs::create_dir_all(dir).map_err(io)?;
     let mut csv = Vec::new();
-    write_comparison_csv(&mut csv, &rows).map_err(io)?;
+    write_comparison_csv(&mut csv, rows).map_err(io)?;
     let mut json = Vec::new();
-    write_comparison_json(&mut json, &rows).map_err(io)?;
+    write_comparison_json(&mut json, rows).map_err(io)?;
     let mut svg = Vec::new();
     plot_jct_cdf(&mut svg, "JCT CDF of the tracked jobs", &series)
         .map_err(|e| config_error(py, &format!("CDF plot: {e}")))?;
     write_all_or_nothing(
-        &dir,
+        dir,
         &[
             ("compare.csv", csv),
             ("compare.json", json),

@@ -291,3 +291,6 @@ def test_python_policies_under_pollux_semantics(traces, tmp_path):
     b = bloxsim.run(policy="py-las", **kw)
     assert a.files()["jobs.csv"] == b.files()["jobs.csv"]
     assert b.summary["n_tracked"] == 12
+    assert b.semantics == "pollux"
+    table = bloxsim.compare("las,py-las", **kw)
+    assert (table["semantics"] == "pollux").all() and table.loc[0, "avg_jct_s"] == table.loc[1, "avg_jct_s"]
