@@ -558,9 +558,9 @@ fn node_error(e: blox_nodes::NodeError) -> SimError {
     }
 }
 
-/// The peer simulators' semantics, which `run` and `compare` take and scenario files and sweeps
+/// The peer simulators' semantics, which `run`, `compare` and `sweep` take and scenario files
 /// do not.
-const PEER_SEMANTICS: [&str; 3] = ["tiresias", "gavel", "pollux"];
+const PEER_SEMANTICS: [&str; 4] = ["tiresias", "gavel", "pollux", "sia"];
 
 /// What to say of a peer simulator's semantics named where only the engine's are taken
 /// (scenario files): which commands take it. `None` for any other name.

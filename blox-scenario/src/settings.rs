@@ -31,13 +31,13 @@ pub struct RunSettings {
     /// --class-split 20,70,10 --cluster 16x8 with 24 CPUs and 500 GB per node
     /// --placement synergy:mode=tune --track 4000..4999 --seed 42), `tiresias` (the Tiresias
     /// authors' simulator job by job, with its schedules and placements by their own names, or
-    /// any engine policy and placement on its clock; `run` and `compare`, on a trace), `gavel`
-    /// (Gavel's trace simulator job by job: `run` or `compare` with a gavel --trace, --cluster
+    /// any engine policy and placement on its clock, on a trace), `gavel`
+    /// (Gavel's trace simulator job by job: a gavel --trace, --cluster
     /// of v100/p100/k80, --round, --seed and Gavel's --policy names or any engine policy; or
     /// Gavel's generated jobs with --workload gavel-generated) or
     /// `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
-    /// policies pollux, optimus and tiresias, or any engine policy on its goodput-aware jobs; `run`
-    /// and `compare`, on a pollux --trace) or `sia` (the Sia artifact's simulator on a Sia
+    /// policies pollux, optimus and tiresias, or any engine policy on its goodput-aware jobs, on a
+    /// pollux --trace) or `sia` (the Sia artifact's simulator on a Sia
     /// workload with --policy sia[:p=P,lambda_n=L] or gavel (its Gavel+TunedJobs baseline, 360 s
     /// rounds), its heterogeneous --cluster such as 6x4:aws,2x8:dgx-ext,3x8:rtx (the default)
     /// and --round; its data is fetched, see docs/data.md) [default: exact].
@@ -373,7 +373,7 @@ impl RunSettings {
                 s.semantics = m.engine().expect("an engine model")
             }
             // The Pollux preset keeps the scenario's semantics for what it shares (labels);
-            // `run` and `compare` dispatch to it after building the scenario.
+            // `RunSettings::prepare` runs it on the engine after building the scenario.
             Some(Model::Pollux) => {}
             Some(Model::Tiresias) => {
                 return Err(SimError::Config(
