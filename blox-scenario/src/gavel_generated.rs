@@ -225,36 +225,12 @@ impl GavelGeneratedReport {
     /// The measured jobs' statistics in the columns every semantics reports (JCTs on the
     /// engine's millisecond clock; the mean at Gavel's full precision, numpy's pairwise sum).
     pub fn metrics(&self) -> blox_metrics::RunMetrics {
-        use blox_core::{Event, JobId, JobSpec, MetricSink, Time};
-        let at = |s: f64| Time::from_secs_f64_ceil(s.max(0.0)).unwrap_or(Time(u64::MAX));
-        let mut log = blox_metrics::JobLog::default();
-        for (seq, j) in self.out.measured().enumerate() {
-            let arrival = at(j.arrival);
-            let spec = JobSpec::new(arrival, j.scale_factor, 0.0);
-            let seq = seq as u64;
-            log.on_event(&Event::Arrived {
-                time: arrival,
-                seq,
-                spec: &spec,
-            });
-            let job = JobId(seq as u32);
-            log.on_event(&Event::Admitted {
-                time: arrival,
-                seq,
-                job,
-            });
-            if let Some(f) = j.finish {
-                log.on_event(&Event::Completed { time: at(f), job });
-            }
-        }
+        let jobs = self.out.measured();
         let total: u32 = self.types.iter().map(|(_, n)| n).sum();
-        let mut m = blox_metrics::RunMetrics::compute_with(
-            self.label.clone(),
-            &log,
-            &blox_metrics::Timeline::default(),
-            None,
+        let mut m = crate::peer::metrics_of_times(
+            &self.label,
+            jobs.map(|j| (j.arrival, j.finish, j.scale_factor)),
             total,
-            |_| None,
         );
         if let Some(avg) = self.out.avg_jct {
             m.statistics.avg_jct_s = avg;

@@ -101,6 +101,46 @@ pub trait PeerRun {
     fn run(&self, registry: &Registry, observe: Observe) -> Result<Finished, SimError>;
 }
 
+/// The statistics of a peer's run in the columns every semantics reports, from each measured
+/// job's `(arrival_s, completion_s or None, GPUs)` on the peer's clock (JCTs on the engine's
+/// millisecond clock; the caller may set the mean at the peer's own precision). No timeline:
+/// utilisation is 0 unless the caller sets it.
+#[cfg(any(feature = "gavel", feature = "sia"))]
+pub(crate) fn metrics_of_times(
+    label: &str,
+    jobs: impl Iterator<Item = (f64, Option<f64>, u32)>,
+    total_gpus: u32,
+) -> RunMetrics {
+    use blox_core::{Event, JobId, JobSpec, MetricSink, Time};
+    let at = |s: f64| Time::from_secs_f64_ceil(s.max(0.0)).unwrap_or(Time(u64::MAX));
+    let mut log = blox_metrics::JobLog::default();
+    for (seq, (arrival, finish, gpus)) in jobs.enumerate() {
+        let (seq, job, arrival) = (seq as u64, JobId(seq as u32), at(arrival));
+        let spec = JobSpec::new(arrival, gpus, 0.0);
+        log.on_event(&Event::Arrived {
+            time: arrival,
+            seq,
+            spec: &spec,
+        });
+        log.on_event(&Event::Admitted {
+            time: arrival,
+            seq,
+            job,
+        });
+        if let Some(f) = finish {
+            log.on_event(&Event::Completed { time: at(f), job });
+        }
+    }
+    RunMetrics::compute_with(
+        label,
+        &log,
+        &blox_metrics::Timeline::default(),
+        None,
+        total_gpus,
+        |_| None,
+    )
+}
+
 /// A run under one of the models: the one enum every command matches on (through
 /// [`PeerRun`]), built by [`RunSettings::prepare`].
 #[derive(Clone, Debug)]

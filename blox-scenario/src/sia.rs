@@ -329,7 +329,6 @@ impl SiaReport {
     /// The report as the one report type of every semantics, its files written into the run's
     /// folder if it has one.
     pub fn finish(&self, r: &SiaRun) -> Result<crate::Finished, SimError> {
-        use blox_core::{Event, JobId, JobSpec, MetricSink, Time};
         if let Some(dir) = &r.out {
             crate::write_all_or_nothing(
                 dir,
@@ -339,35 +338,9 @@ impl SiaReport {
                 ],
             )?;
         }
-        let at = |s: f64| Time::from_secs_f64_ceil(s.max(0.0)).unwrap_or(Time(u64::MAX));
-        let mut log = blox_metrics::JobLog::default();
-        for (seq, &(arrival, done)) in self.times.iter().enumerate() {
-            let spec = JobSpec::new(at(arrival), 1, 0.0);
-            let (seq, job) = (seq as u64, JobId(seq as u32));
-            log.on_event(&Event::Arrived {
-                time: at(arrival),
-                seq,
-                spec: &spec,
-            });
-            log.on_event(&Event::Admitted {
-                time: at(arrival),
-                seq,
-                job,
-            });
-            log.on_event(&Event::Completed {
-                time: at(done),
-                job,
-            });
-        }
         let s = &self.summary;
-        let mut metrics = blox_metrics::RunMetrics::compute_with(
-            r.policy.clone(),
-            &log,
-            &blox_metrics::Timeline::default(),
-            None,
-            0,
-            |_| None,
-        );
+        let times = self.times.iter().map(|&(a, done)| (a, Some(done), 1));
+        let mut metrics = crate::peer::metrics_of_times(&r.policy, times, 0);
         metrics.statistics.avg_jct_s = s.avg_jct;
         let footer = format!(
             "sia semantics | {} | {} rounds | avg JCT {:.1} s | p99 {:.1} s | makespan {:.1} s | \
