@@ -43,7 +43,8 @@ use sweep::{merge, sweep, SweepArgs};
         blox-sim compare --policy fifo,las,srtf --load 6\n\n\
         Exit status: 0 done; 2 bad input (a flag, a value, a file that does not exist, a \
         scenario file or trace that does not read); 1 a run that could not finish (it stalled, \
-        a component made an invalid decision, an output could not be written)."
+        a component made an invalid decision, an output could not be written); 141 standard \
+        output was closed early (a reader such as `head` stopped)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -144,6 +145,7 @@ pub fn main() -> ExitCode {
 /// }
 /// ```
 pub fn main_with(registry: Registry) -> ExitCode {
+    quiet_on_closed_stdout();
     if let Err(e) = registry.check() {
         eprintln!("error: {e}");
         return ExitCode::from(2);
@@ -194,6 +196,26 @@ pub fn main_with(registry: Registry) -> ExitCode {
             }
         }
     }
+}
+
+/// A reader that stops early (`blox-sim compare | head -3`) closes standard output; printing then
+/// fails, and `println!` would panic. End quietly instead, with the status a shell gives a
+/// program killed by SIGPIPE (128 + 13), as other command-line tools do; every other panic is
+/// reported as usual.
+fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if text.contains("failed printing to stdout") && text.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
 }
 
 /// Parse the command line, with `--help` of `run`, `compare` and `sweep` listing the names

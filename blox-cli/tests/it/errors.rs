@@ -98,3 +98,30 @@ fn run_err(s: &Scenario) -> String {
         Err(e) => e.to_string(),
     }
 }
+
+/// A reader that closes standard output early (`blox-sim compare | head -1`) ends the program
+/// quietly with the SIGPIPE status, never with a panic.
+#[test]
+fn a_closed_standard_output_is_no_panic() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_blox-sim"))
+        .args([
+            "compare",
+            "--cluster",
+            "4x4",
+            "--load",
+            "2",
+            "--track",
+            "10..20",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the reading end before the program prints anything.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+}
