@@ -13,8 +13,8 @@ pub(super) struct SweepArgs {
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
     /// Semantics to try, e.g. `blox,exact`: `blox`, `exact`, `synergy`, or a peer's
-    /// `tiresias`, `gavel`, `pollux` (a peer's runs cross --cluster, --policy, --placement and
-    /// --seed; it refuses the other lists).
+    /// `tiresias`, `gavel`, `pollux`, `sia` (a peer's runs cross --cluster, --policy,
+    /// --placement, --rate and --seed; it refuses the other lists).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     semantics: Vec<Model>,
     /// The workload every run generates (see `run --help`): with --load lists for the engine's
