@@ -416,11 +416,14 @@ impl<C: StockConfig> FromStr for Named<C> {
             return C::from_str(s).map(Named::Stock);
         }
         // Stock names are case-insensitive (`LAS` is `las`).
-        let t = s.trim();
-        let (head, tail) = t.split_at(t.find(':').unwrap_or(t.len()));
-        let lower = head.to_ascii_lowercase();
-        if lower != head && is_stock::<C>(&lower) {
-            return C::from_str(&format!("{lower}{tail}")).map(Named::Stock);
+        let lower = spec.name.to_ascii_lowercase();
+        let renamed = |name: &str| {
+            let mut named = spec.clone();
+            named.name = name;
+            registered(&named)
+        };
+        if lower != spec.name && is_stock::<C>(&lower) {
+            return C::from_str(&renamed(&lower)?).map(Named::Stock);
         }
         // Stock aliases (`place`, `topology-aware`) are not in the name lists.
         if let Ok(c) = C::from_str(s) {
@@ -428,10 +431,40 @@ impl<C: StockConfig> FromStr for Named<C> {
         }
         // The peers' names, case-insensitive too.
         if let Some(p) = peer::<C>(spec.name).or_else(|| peer::<C>(&lower)) {
-            return p.canonical(&format!("{}{tail}", p.name)).map(Named::Peer);
+            return p.canonical(&renamed(p.name)?).map(Named::Peer);
         }
-        Ok(Named::Registered(s.trim().to_string()))
+        registered(&spec).map(Named::Registered)
     }
+}
+
+/// The canonical `name[:value | :key=value,...]` text of a registered component's spec: the
+/// form its scenario-file table (`{ kind = NAME, key = "value" }`) reads back to, so a spec
+/// survives being saved and read again. A parameter named `kind` or `value`, an empty name or
+/// a name given twice has no table form and is refused.
+fn registered(spec: &ComponentSpec<'_>) -> Result<String, ConfigError> {
+    let mut out = spec.name.to_string();
+    if let Some(v) = spec.value {
+        out.push(':');
+        out.push_str(v);
+    }
+    for (i, (k, v)) in spec.params.iter().enumerate() {
+        let name = spec.name;
+        if k.is_empty() || *k == "kind" || *k == "value" {
+            return Err(ConfigError::new(format!(
+                "component `{name}`: `{k}` cannot name a parameter"
+            )));
+        }
+        if spec.params[..i].iter().any(|(seen, _)| seen == k) {
+            return Err(ConfigError::new(format!(
+                "component `{name}`: parameter `{k}` is given twice"
+            )));
+        }
+        out.push(if i == 0 { ':' } else { ',' });
+        out.push_str(k);
+        out.push('=');
+        out.push_str(v);
+    }
+    Ok(out)
 }
 
 impl<C: fmt::Display> fmt::Display for Named<C> {
@@ -538,6 +571,66 @@ impl<'de, C: StockConfig> Deserialize<'de> for Named<C> {
             spec.push(':');
             spec.push_str(&params.join(","));
         }
-        Ok(Named::Registered(spec))
+        // As the command line reads it: `kind = " las"` or `"LAS"` is the stock `las`, and a
+        // registered spec is kept in its canonical form.
+        spec.parse().map_err(D::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from_table(json: &str) -> Result<Named<PolicyConfig>, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    /// A table reads as the command line reads the same text, and what it reads survives
+    /// being written and read again (a fuzzed scenario with `kind = " las"` was a registered
+    /// component `" las"` that then failed the run and came back from its JSON as `las`).
+    #[test]
+    fn a_table_reads_as_the_command_line_and_round_trips() {
+        for (table, flag) in [
+            (r#"{"kind": " las"}"#, "las"),
+            (r#"{"kind": "LAS"}"#, "las"),
+            (
+                r#"{"kind": " my-policy ", "b": "2", "a": " 1"}"#,
+                "my-policy:a=1,b=2",
+            ),
+            (r#"{"kind": "my-policy", "value": 3}"#, "my-policy:3"),
+        ] {
+            let named = from_table(table).unwrap();
+            assert_eq!(
+                named,
+                flag.parse::<Named<PolicyConfig>>().unwrap(),
+                "{table}"
+            );
+            let back = from_table(&serde_json::to_string(&named).unwrap()).unwrap();
+            assert_eq!(back, named, "{table}");
+        }
+        assert_eq!(
+            from_table(r#"{"kind": " las"}"#).unwrap(),
+            Named::Stock(PolicyConfig::Las)
+        );
+        assert_eq!(
+            " my-policy : a = 1 "
+                .parse::<Named<PolicyConfig>>()
+                .unwrap(),
+            Named::Registered("my-policy:a=1".into())
+        );
+    }
+
+    /// Specs that have no table form are refused with the reason, not changed on the way.
+    #[test]
+    fn specs_without_a_table_form_are_refused() {
+        for (spec, why) in [
+            ("my-policy:a=1,a=2", "`a` is given twice"),
+            ("my-policy:kind=x", "`kind` cannot name a parameter"),
+            ("my-policy:value=x", "`value` cannot name a parameter"),
+            ("my-policy:=x", "`` cannot name a parameter"),
+        ] {
+            let e = spec.parse::<Named<PolicyConfig>>().unwrap_err().to_string();
+            assert!(e.contains(why), "{spec}: {e}");
+        }
     }
 }

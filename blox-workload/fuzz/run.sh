@@ -2,13 +2,18 @@
 # Fuzz every reader of user input with libFuzzer, on the stable toolchain: the trace readers
 # for SECONDS each (default 8), the other targets (scenario files, the flags' value parsers,
 # `run`'s command line, node-event files, the server's HTTP request reader) for OTHER_SECONDS
-# each (default SECONDS). The targets are built with the coverage flags cargo-fuzz passes
+# each (default SECONDS). With `--runs`, each target instead runs a fixed number of inputs
+# from a fixed random seed (FUZZ_SEED, default 1) and an empty corpus: how much is fuzzed does
+# not depend on the machine's speed or load (libFuzzer is nearly, not exactly, deterministic
+# for a seed). CI uses that form; a timed run (or another FUZZ_SEED) explores further. The targets are built with the coverage flags cargo-fuzz passes
 # (sancov, --cfg fuzzing) but no sanitizer, which is what needs nightly (the code is safe Rust:
 # a panic or an abort is the failure to catch), with debug assertions and overflow checks on.
 # Seeds come from seeds/TARGET (committed, read-only); new inputs go to corpus/TARGET (ignored
 # by git), crashes to artifacts/TARGET/. Exits non-zero on the first crash.
 #
-#   bash blox-workload/fuzz/run.sh 8 5      # CI: 8 s per trace reader, 5 s per other target
+#   bash blox-workload/fuzz/run.sh --runs 60000 40000   # CI: 60,000 inputs per trace reader,
+#                                                         # 40,000 per other target, seed 1
+#   bash blox-workload/fuzz/run.sh 8 5      # 8 s per trace reader, 5 s per other target
 #   bash blox-workload/fuzz/run.sh 600      # a longer run: 10 min per target
 #   TARGETS="canonical http_request" bash blox-workload/fuzz/run.sh 60
 #
@@ -16,8 +21,14 @@
 # `cargo +nightly fuzz run canonical corpus/canonical seeds/canonical` (AddressSanitizer on).
 set -euo pipefail
 cd "$(dirname "$0")"
+MODE=time
+if [ "${1:-}" = "--runs" ]; then
+    MODE=runs
+    shift
+fi
 SECONDS_EACH=${1:-8}
 OTHER_SECONDS=${2:-$SECONDS_EACH}
+SEED=${FUZZ_SEED:-1}
 READERS="canonical itp tiresias pollux alibaba2023 helios philly gavel"
 TARGETS=${TARGETS:-"$READERS scenario values cli_args node_events http_request"}
 TRIPLE=$(rustc -vV | sed -n 's/^host: //p')
@@ -35,8 +46,19 @@ for t in $TARGETS; do
     case " $READERS " in *" $t "*) secs=$SECONDS_EACH ;; esac
     mkdir -p "corpus/$t" "artifacts/$t"
     log="artifacts/$t/last-run.log"
-    if ! "$bin_dir/$t" "corpus/$t" "seeds/$t" \
-        -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    corpus="corpus/$t"
+    if [ "$MODE" = runs ]; then
+        # An empty corpus of its own, so earlier local runs (kept in corpus/) do not change
+        # what is explored.
+        corpus=$(mktemp -d)
+        budget=(-runs="$secs" -seed="$SEED")
+        unit="inputs (seed $SEED)"
+    else
+        budget=(-max_total_time="$secs")
+        unit="s"
+    fi
+    if ! "$bin_dir/$t" "$corpus" "seeds/$t" \
+        "${budget[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -artifact_prefix="artifacts/$t/" -print_final_stats=1 >"$log" 2>&1; then
         tail -40 "$log"
         echo "fuzz: target $t FAILED; the crashing input is in $(pwd)/artifacts/$t/" >&2
@@ -44,8 +66,9 @@ for t in $TARGETS; do
     fi
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     total=$((total + ${execs:-0}))
-    summary+=$(printf '%-12s %10s execs in %s s, corpus %s files\n' "$t" "${execs:-?}" \
-        "$secs" "$(ls "corpus/$t" | wc -l)")$'\n'
+    summary+=$(printf '%-12s %10s execs for %s %s, corpus %s files\n' "$t" "${execs:-?}" \
+        "$secs" "$unit" "$(ls "$corpus" | wc -l)")$'\n'
+    if [ "$MODE" = runs ]; then rm -rf "$corpus"; fi
 done
 printf '%s' "$summary"
 echo "fuzz: $total execs in all, 0 crashes"
