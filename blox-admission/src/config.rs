@@ -1,5 +1,6 @@
 use crate::{AcceptAll, LoadBased, Overflow, QueueCap};
-use blox_core::{parse_f64, BoxAdmission, ComponentSpec, ConfigError};
+use blox_core::spec_form::{self, field};
+use blox_core::{BoxAdmission, ConfigError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -10,7 +11,11 @@ use std::str::FromStr;
 /// Unknown fields are rejected. On the command line: `accept-all`, `load-based:1.2` or
 /// `load-based:factor=1.2`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case", from = "AdmissionConfigDe")]
+#[serde(
+    tag = "kind",
+    rename_all = "kebab-case",
+    try_from = "AdmissionConfigDe"
+)]
 pub enum AdmissionConfig {
     /// [`AcceptAll`].
     #[default]
@@ -36,24 +41,30 @@ pub enum AdmissionConfig {
 enum AdmissionConfigDe {
     AcceptAll {},
     LoadBased {
+        #[serde(deserialize_with = "field::f64")]
         factor: f64,
     },
     QueueCap {
+        #[serde(deserialize_with = "field::u32")]
         limit: u32,
         #[serde(default)]
         mode: Overflow,
     },
 }
 
-impl From<AdmissionConfigDe> for AdmissionConfig {
-    fn from(d: AdmissionConfigDe) -> Self {
-        match d {
+impl TryFrom<AdmissionConfigDe> for AdmissionConfig {
+    type Error = ConfigError;
+    fn try_from(d: AdmissionConfigDe) -> Result<Self, ConfigError> {
+        let cfg = match d {
             AdmissionConfigDe::AcceptAll {} => AdmissionConfig::AcceptAll,
             AdmissionConfigDe::LoadBased { factor } => AdmissionConfig::LoadBased { factor },
             AdmissionConfigDe::QueueCap { limit, mode } => {
                 AdmissionConfig::QueueCap { limit, mode }
             }
-        }
+        };
+        // The parameters' bounds, checked where the value is read.
+        cfg.build()?;
+        Ok(cfg)
     }
 }
 
@@ -78,86 +89,59 @@ impl AdmissionConfig {
 impl FromStr for AdmissionConfig {
     type Err = ConfigError;
     fn from_str(s: &str) -> Result<Self, ConfigError> {
-        let spec = ComponentSpec::parse(s, "admission")?;
-        match spec.name {
-            "accept-all" => {
-                spec.no_args("admission")?;
-                Ok(AdmissionConfig::AcceptAll)
-            }
-            "load-based" => {
-                let raw = match (spec.value, spec.params.as_slice()) {
-                    (Some(v), []) => v,
-                    (None, [("factor", v)]) => v,
-                    _ => {
-                        return Err(ConfigError::new(format!(
-                            "admission `{s}`: load-based takes one factor, e.g. `load-based:1.2`"
-                        )))
-                    }
-                };
-                let factor = parse_f64("load-based admission factor", raw)?;
-                LoadBased::new(factor)?;
-                Ok(AdmissionConfig::LoadBased { factor })
-            }
-            "queue-cap" => {
-                let mut limit = None;
-                let mut mode = Overflow::Hold;
-                if let Some(v) = spec.value {
-                    limit = Some(v);
-                }
-                for &(k, v) in &spec.params {
-                    match k {
-                        "limit" => limit = Some(v),
-                        "mode" => {
-                            mode = match v {
-                                "hold" => Overflow::Hold,
-                                "reject" => Overflow::Reject,
-                                _ => {
-                                    return Err(ConfigError::new(format!(
-                                        "queue-cap admission: mode `{v}` (expected hold or reject)"
-                                    )))
-                                }
-                            }
-                        }
-                        _ => {
-                            return Err(ConfigError::new(format!(
-                            "queue-cap admission: unknown parameter `{k}` (expected limit, mode)"
-                        )))
-                        }
-                    }
-                }
-                let raw = limit.ok_or_else(|| {
-                    ConfigError::new(
-                        "queue-cap admission needs a limit, e.g. `queue-cap:limit=100`",
-                    )
-                })?;
-                let limit: u32 = raw.parse().map_err(|_| {
-                    ConfigError::new(format!(
-                        "queue-cap admission: limit `{raw}` is not a whole number"
-                    ))
-                })?;
-                QueueCap::new(limit, mode)?;
-                Ok(AdmissionConfig::QueueCap { limit, mode })
-            }
-            other => Err(ConfigError::new(format!(
-                "unknown admission policy `{other}` (expected one of: {})",
-                Self::NAMES.join(", ")
-            ))),
-        }
+        spec_form::read(s, "admission")
     }
 }
 
 impl fmt::Display for AdmissionConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AdmissionConfig::AcceptAll => f.write_str("accept-all"),
-            AdmissionConfig::LoadBased { factor } => write!(f, "load-based:{factor}"),
-            AdmissionConfig::QueueCap { limit, mode } => {
-                let mode = match mode {
-                    Overflow::Hold => "hold",
-                    Overflow::Reject => "reject",
-                };
-                write!(f, "queue-cap:limit={limit},mode={mode}")
-            }
+        f.write_str(&spec_form::write(self, "admission"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Files and the command line are one form (`blox_core::spec_form`), and a value's text
+    /// reads back as the same value.
+    #[test]
+    fn one_form_for_files_and_the_command_line() {
+        assert_eq!(
+            spec_form::kinds::<AdmissionConfig>(),
+            ["accept-all", "load-based", "queue-cap"]
+        );
+        for (text, shown) in [
+            ("accept-all", "accept-all"),
+            ("load-based:1.2", "load-based:1.2"),
+            ("load-based:factor=1.2", "load-based:1.2"),
+            ("queue-cap:100", "queue-cap:limit=100,mode=hold"),
+            (
+                "queue-cap:limit=5,mode=reject",
+                "queue-cap:limit=5,mode=reject",
+            ),
+        ] {
+            let c: AdmissionConfig = text.parse().unwrap();
+            assert_eq!(c.to_string(), shown);
+            assert_eq!(shown.parse::<AdmissionConfig>().unwrap(), c);
+            let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(serde_json::from_str::<AdmissionConfig>(&json).unwrap(), c);
         }
+        let e = |s: &str| s.parse::<AdmissionConfig>().unwrap_err().to_string();
+        assert_eq!(
+            e("queue-cap:mode=hold"),
+            "admission `queue-cap`: parameter `limit` is required"
+        );
+        assert_eq!(
+            e("queue-cap:limit=5,mode=drop"),
+            "admission `queue-cap`, parameter `mode`: `drop` is not one of: hold, reject"
+        );
+        assert_eq!(
+            e("load-based:x"),
+            "admission `load-based`, parameter `factor`: `x` is not a finite number"
+        );
+        // Bounds are checked when a file is read too, not first when the run is built.
+        let bad = serde_json::from_str::<AdmissionConfig>(r#"{"kind":"queue-cap","limit":0}"#);
+        assert!(bad.is_err());
     }
 }

@@ -556,6 +556,9 @@ impl Executor for LocalExecutor {
                 continue;
             }
             if all_done {
+                // Its last reports (written before it exited) are read before its exit is
+                // reported, so the server sees every iteration it did.
+                r.tail.poll(job, out);
                 let statuses: Vec<ExitStatus> = r.ranks.iter().filter_map(|k| k.done).collect();
                 let status = launch_status(&statuses, r.preempt.is_some());
                 // Stragglers go with it: the group (e.g. a command's own children), then any

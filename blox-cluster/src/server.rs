@@ -656,6 +656,14 @@ impl<E: Executor> Server<E> {
                     }
                     let live = self.lives.remove(&job).expect("checked");
                     let running_now = self.table.get(job).is_some_and(|j| j.is_running());
+                    // It reported every iteration: its work is done, even if the stop signal
+                    // ended it while it was exiting (it must not run again).
+                    let all_reported = self
+                        .rows
+                        .get(&job)
+                        .and_then(|r| self.entries.get(r))
+                        .and_then(|e| e.sub.total_iterations)
+                        .is_some_and(|total| live.credited_iter >= total);
                     let cancelling = self.entry(job).is_some_and(|(_, e)| e.cancelling);
                     if let Some((_, e)) = self.entry(job) {
                         e.run.live = None;
@@ -675,7 +683,7 @@ impl<E: Executor> Server<E> {
                             e.state = JobState::Failed;
                             e.run.exit_status = Some(format!("{reason} ({status})"));
                         }
-                    } else if live.stopping && !status.success() {
+                    } else if live.stopping && !status.success() && !all_reported {
                         let st = if running_now {
                             JobState::Starting
                         } else {
@@ -701,8 +709,9 @@ impl<E: Executor> Server<E> {
                             e.run.gpus.clear();
                             e.state = JobState::Waiting;
                         }
-                    } else if status.success() {
-                        // Also when it was being stopped: it finished before the signal did.
+                    } else if status.success() || (live.stopping && all_reported) {
+                        // Also when it was being stopped: it finished before the signal did
+                        // (or the signal ended it after its last iteration).
                         // It did every iteration, reported or not (its last report may still
                         // have been unread when it exited): credit the rest.
                         let sub = self.rows.get(&job).and_then(|r| self.entries.get(r));

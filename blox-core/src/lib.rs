@@ -76,6 +76,7 @@ pub mod order;
 pub mod prelude;
 mod rng;
 mod spec;
+pub mod spec_form;
 mod time;
 mod traits;
 

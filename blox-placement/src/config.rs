@@ -1,5 +1,6 @@
 use crate::{Consolidated, FirstFit, ResourceAware, Scattered, Topology, TopologyAware};
-use blox_core::{BoxPlacement, ComponentSpec, ConfigError};
+use blox_core::spec_form::{self, field};
+use blox_core::{BoxPlacement, ConfigError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -60,31 +61,33 @@ fn yes() -> bool {
 #[derive(Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 enum PlacementConfigDe {
+    #[serde(alias = "place")]
     Scattered {},
     FirstFit {
-        #[serde(default = "yes")]
+        #[serde(default = "yes", deserialize_with = "field::bool")]
         preempt: bool,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "field::bool")]
         backfill: bool,
     },
     Consolidated {
-        #[serde(default)]
+        #[serde(default, deserialize_with = "field::bool")]
         wait: bool,
-        #[serde(default = "yes")]
+        #[serde(default = "yes", deserialize_with = "field::bool")]
         preempt: bool,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "field::bool")]
         backfill: bool,
     },
+    #[serde(alias = "topology-aware")]
     Topology {
-        #[serde(default = "yes")]
+        #[serde(default = "yes", deserialize_with = "field::bool")]
         preempt: bool,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "field::bool")]
         backfill: bool,
     },
     ResourceAware {
-        #[serde(default = "yes")]
+        #[serde(default = "yes", deserialize_with = "field::bool")]
         preempt: bool,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "field::bool")]
         backfill: bool,
     },
 }
@@ -182,100 +185,20 @@ impl PlacementConfig {
     }
 }
 
-fn parse_bool(name: &str, key: &str, v: &str) -> Result<bool, ConfigError> {
-    match v {
-        "true" | "yes" | "on" | "1" => Ok(true),
-        "false" | "no" | "off" | "0" => Ok(false),
-        _ => Err(ConfigError::new(format!(
-            "placement `{name}`: `{key}={v}` is not true or false"
-        ))),
-    }
-}
-
+/// The command-line form `name:key=value,...`, read through the serde form
+/// ([`blox_core::spec_form`]): the same names, options and defaults as a file's table.
 impl FromStr for PlacementConfig {
     type Err = ConfigError;
     fn from_str(s: &str) -> Result<Self, ConfigError> {
-        let spec = ComponentSpec::parse(s, "placement")?;
-        let name = spec.name;
-        let allowed: &[&str] = match name {
-            "scattered" | "place" => {
-                spec.no_args("placement")?;
-                return Ok(PlacementConfig::Scattered);
-            }
-            "consolidated" => &["wait", "preempt", "backfill"],
-            "first-fit" | "topology" | "topology-aware" | "resource-aware" => {
-                &["preempt", "backfill"]
-            }
-            other => {
-                return Err(ConfigError::new(format!(
-                    "unknown placement `{other}` (expected one of: {})",
-                    Self::NAMES.join(", ")
-                )))
-            }
-        };
-        if let Some(v) = spec.value {
-            return Err(ConfigError::new(format!(
-                "placement `{name}`: `{v}` is not key=value (options: {})",
-                allowed.join(", ")
-            )));
-        }
-        let (mut wait, mut preempt, mut backfill) = (false, true, false);
-        for &(k, v) in &spec.params {
-            if !allowed.contains(&k) {
-                return Err(ConfigError::new(format!(
-                    "placement `{name}`: unknown option `{k}` (options: {})",
-                    allowed.join(", ")
-                )));
-            }
-            let b = parse_bool(name, k, v)?;
-            match k {
-                "wait" => wait = b,
-                "preempt" => preempt = b,
-                _ => backfill = b,
-            }
-        }
-        Ok(match name {
-            "first-fit" => PlacementConfig::FirstFit { preempt, backfill },
-            "consolidated" => PlacementConfig::Consolidated {
-                wait,
-                preempt,
-                backfill,
-            },
-            "topology" | "topology-aware" => PlacementConfig::Topology { preempt, backfill },
-            _ => PlacementConfig::ResourceAware { preempt, backfill },
-        })
+        spec_form::read(s, "placement")
     }
 }
 
+/// The command-line form: `name`, or `name:key=value,...` for the options that differ from
+/// their defaults; it parses back to the same value.
 impl fmt::Display for PlacementConfig {
-    /// The command-line form, with the options that differ from their defaults.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())?;
-        let (wait, preempt, backfill) = match *self {
-            PlacementConfig::Scattered => return Ok(()),
-            PlacementConfig::Consolidated {
-                wait,
-                preempt,
-                backfill,
-            } => (wait, preempt, backfill),
-            PlacementConfig::FirstFit { preempt, backfill }
-            | PlacementConfig::Topology { preempt, backfill }
-            | PlacementConfig::ResourceAware { preempt, backfill } => (false, preempt, backfill),
-        };
-        let mut opts = Vec::new();
-        if wait {
-            opts.push("wait=true");
-        }
-        if !preempt {
-            opts.push("preempt=false");
-        }
-        if backfill {
-            opts.push("backfill=true");
-        }
-        if !opts.is_empty() {
-            write!(f, ":{}", opts.join(","))?;
-        }
-        Ok(())
+        f.write_str(&spec_form::write(self, "placement"))
     }
 }
 
@@ -332,5 +255,22 @@ mod tests {
             .unwrap_err()
             .0
             .contains("first-fit"));
+        // One form: the names come from the serde form; aliases read in files too.
+        assert_eq!(
+            spec_form::kinds::<PlacementConfig>(),
+            PlacementConfig::NAMES
+        );
+        let t: PlacementConfig =
+            serde_json::from_str(r#"{"kind":"topology-aware","backfill":"yes"}"#).unwrap();
+        assert_eq!(t.to_string(), "topology:backfill=true");
+        let f: PlacementConfig = "first-fit:preempt=0".parse().unwrap();
+        assert_eq!(f.to_string(), "first-fit:preempt=false");
+        assert_eq!(
+            "first-fit:wait=true"
+                .parse::<PlacementConfig>()
+                .unwrap_err()
+                .to_string(),
+            "placement `first-fit`: unknown parameter `wait` (expected: preempt, backfill)"
+        );
     }
 }

@@ -1,9 +1,8 @@
 use crate::gavel::MaxMinSolver;
 use crate::tiresias::TIRESIAS_THRESHOLD;
 use crate::{Amdahl, Fifo, Gavel, Las, Optimus, Sjf, Srtf, Themis, Tiresias};
-use blox_core::{
-    BoxScheduling, BoxThroughput, ComponentSpec, ConfigError, ConstantSpeed, ThroughputTable,
-};
+use blox_core::spec_form::{self, field};
+use blox_core::{BoxScheduling, BoxThroughput, ConfigError, ConstantSpeed, ThroughputTable};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -119,8 +118,9 @@ impl Default for OptimusParams {
     }
 }
 
-/// The file form: struct variants, so serde rejects unknown fields (it does not for unit
-/// variants of an internally tagged enum), with every parameter optional.
+/// The serde form, in files and (through [`blox_core::spec_form`]) on the command line: struct
+/// variants, so serde rejects unknown fields (it does not for unit variants of an internally
+/// tagged enum), with every parameter optional.
 #[derive(Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
 enum PolicyConfigRepr {
@@ -128,31 +128,121 @@ enum PolicyConfigRepr {
     Las {},
     Srtf {},
     Sjf {
-        #[serde(default = "yes", skip_serializing_if = "is_true")]
+        #[serde(
+            default = "yes",
+            skip_serializing_if = "is_true",
+            deserialize_with = "field::bool"
+        )]
         preemptive: bool,
     },
     Tiresias {
+        /// Default `[3600]`; or `queues`/`threshold`, not both.
         #[serde(
-            default = "default_thresholds",
-            skip_serializing_if = "is_default_thresholds"
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "field::opt_f64_list"
         )]
-        thresholds: Vec<f64>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thresholds: Option<Vec<f64>>,
+        /// `queues` queues (default 2) with thresholds `threshold × 10^i`.
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "field::opt_u32"
+        )]
+        queues: Option<u32>,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "field::opt_f64"
+        )]
+        threshold: Option<f64>,
+        /// `0` is off, as leaving it out.
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "field::opt_f64"
+        )]
         starvation: Option<f64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        gittins: Option<f64>,
+        gittins: Option<Gittins>,
     },
     Optimus {
-        #[serde(default = "default_p", skip_serializing_if = "is_default_p")]
+        #[serde(
+            default = "default_p",
+            skip_serializing_if = "is_default_p",
+            deserialize_with = "field::f64"
+        )]
         parallel_fraction: f64,
     },
+    /// `gavel-style` says what it is: an adaptation to this engine, not Gavel's simulator
+    /// (that is `--semantics gavel`, `blox-gavel`).
+    #[serde(alias = "gavel-style")]
     Gavel {
         #[serde(default, skip_serializing_if = "is_default_solver")]
         solver: MaxMinSolver,
-        #[serde(default = "yes", skip_serializing_if = "is_true")]
+        #[serde(
+            default = "yes",
+            skip_serializing_if = "is_true",
+            deserialize_with = "field::bool"
+        )]
         hetero: bool,
     },
+    #[serde(alias = "ftf-greedy")]
     Themis {},
+}
+
+/// Tiresias-G's `gittins`: a quantum in GPU-seconds, or `true` for the first threshold.
+#[derive(Clone, Copy)]
+enum Gittins {
+    Flag(bool),
+    Quantum(f64),
+}
+
+impl Serialize for Gittins {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Gittins::Flag(b) => s.serialize_bool(b),
+            Gittins::Quantum(d) => s.serialize_f64(d),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Gittins {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Gittins;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a quantum in GPU-seconds, or true/on or false/off")
+            }
+            fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Gittins, E> {
+                Ok(Gittins::Flag(b))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Gittins, E> {
+                Ok(Gittins::Quantum(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Gittins, E> {
+                Ok(Gittins::Quantum(v as f64))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Gittins, E> {
+                Ok(Gittins::Quantum(v as f64))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Gittins, E> {
+                match v.trim() {
+                    "true" | "on" => Ok(Gittins::Flag(true)),
+                    "false" | "off" => Ok(Gittins::Flag(false)),
+                    t => blox_core::parse_f64("gittins", t)
+                        .map(Gittins::Quantum)
+                        .map_err(|_| {
+                            E::custom(format!(
+                                "`{v}` is not a quantum in GPU-seconds, or true or false"
+                            ))
+                        }),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 fn yes() -> bool {
@@ -160,12 +250,6 @@ fn yes() -> bool {
 }
 fn is_true(b: &bool) -> bool {
     *b
-}
-fn default_thresholds() -> Vec<f64> {
-    TiresiasParams::default().thresholds
-}
-fn is_default_thresholds(t: &[f64]) -> bool {
-    t == default_thresholds().as_slice()
 }
 fn default_p() -> f64 {
     OptimusParams::default().parallel_fraction
@@ -175,6 +259,32 @@ fn is_default_p(p: &f64) -> bool {
 }
 fn is_default_solver(s: &MaxMinSolver) -> bool {
     *s == MaxMinSolver::default()
+}
+
+/// Tiresias' thresholds from the form's `thresholds`, or `queues` and `threshold`.
+fn tiresias_thresholds(
+    thresholds: Option<Vec<f64>>,
+    queues: Option<u32>,
+    threshold: Option<f64>,
+) -> Result<Vec<f64>, ConfigError> {
+    if let Some(t) = thresholds {
+        if queues.is_some() || threshold.is_some() {
+            return Err(ConfigError::new(
+                "policy `tiresias`: give either `thresholds` or `queues`/`threshold`, not both",
+            ));
+        }
+        return Ok(t);
+    }
+    let queues = queues.unwrap_or(2);
+    if !(1..=16).contains(&queues) {
+        return Err(ConfigError::new(format!(
+            "policy `tiresias`: `queues` is {queues}; it must be from 1 to 16"
+        )));
+    }
+    let first = threshold.unwrap_or(TIRESIAS_THRESHOLD);
+    Ok((0..queues - 1)
+        .map(|i| first * 10f64.powi(i as i32))
+        .collect())
 }
 
 impl TryFrom<PolicyConfigRepr> for PolicyConfig {
@@ -187,13 +297,25 @@ impl TryFrom<PolicyConfigRepr> for PolicyConfig {
             PolicyConfigRepr::Sjf { preemptive } => PolicyConfig::Sjf { preemptive },
             PolicyConfigRepr::Tiresias {
                 thresholds,
+                queues,
+                threshold,
                 starvation,
                 gittins,
-            } => PolicyConfig::tiresias(TiresiasParams {
-                thresholds,
-                starvation,
-                gittins,
-            }),
+            } => {
+                let thresholds = tiresias_thresholds(thresholds, queues, threshold)?;
+                let gittins = match gittins {
+                    None | Some(Gittins::Flag(false)) => None,
+                    Some(Gittins::Flag(true)) => {
+                        Some(thresholds.first().copied().unwrap_or(TIRESIAS_THRESHOLD))
+                    }
+                    Some(Gittins::Quantum(d)) => Some(d),
+                };
+                PolicyConfig::tiresias(TiresiasParams {
+                    thresholds,
+                    starvation: starvation.filter(|&k| k != 0.0),
+                    gittins,
+                })
+            }
             PolicyConfigRepr::Optimus { parallel_fraction } => {
                 PolicyConfig::optimus(OptimusParams { parallel_fraction })
             }
@@ -214,9 +336,12 @@ impl From<PolicyConfig> for PolicyConfigRepr {
             PolicyConfig::Sjf { preemptive } => PolicyConfigRepr::Sjf { preemptive },
             PolicyConfig::Tiresias => PolicyConfig::TiresiasWith(TiresiasParams::default()).into(),
             PolicyConfig::TiresiasWith(p) => PolicyConfigRepr::Tiresias {
-                thresholds: p.thresholds,
+                thresholds: (p.thresholds != TiresiasParams::default().thresholds)
+                    .then_some(p.thresholds),
+                queues: None,
+                threshold: None,
                 starvation: p.starvation,
-                gittins: p.gittins,
+                gittins: p.gittins.map(Gittins::Quantum),
             },
             PolicyConfig::Optimus => PolicyConfig::OptimusWith(OptimusParams::default()).into(),
             PolicyConfig::OptimusWith(p) => PolicyConfigRepr::Optimus {
@@ -365,200 +490,20 @@ impl PolicyConfig {
     }
 }
 
-fn parse_bool(what: &str, v: &str) -> Result<bool, ConfigError> {
-    match v {
-        "true" | "yes" | "1" => Ok(true),
-        "false" | "no" | "0" => Ok(false),
-        _ => Err(ConfigError::new(format!(
-            "{what}: `{v}` is not a boolean (true or false)"
-        ))),
-    }
-}
-
-fn parse_num(what: &str, v: &str) -> Result<f64, ConfigError> {
-    blox_core::parse_f64(what, v)
-}
-
+/// The command-line form `name:key=value,...`, read through the serde form
+/// ([`blox_core::spec_form`]): the same names, parameters and defaults as a file's table.
 impl FromStr for PolicyConfig {
     type Err = ConfigError;
     fn from_str(s: &str) -> Result<Self, ConfigError> {
-        let spec = ComponentSpec::parse(s, "policy")?;
-        // Aliases that say what these two are: adaptations to this engine, not the peers'
-        // simulators (those are `--semantics gavel`'s policies, `blox-gavel`).
-        let name = match spec.name {
-            "gavel-style" => "gavel",
-            "ftf-greedy" => "themis",
-            n => n,
-        };
-        let keys: &[&str] = match name {
-            "fifo" | "las" | "srtf" | "themis" => &[],
-            "sjf" => &["preemptive"],
-            "tiresias" => &["thresholds", "queues", "threshold", "starvation", "gittins"],
-            "optimus" => &["parallel_fraction"],
-            "gavel" => &["solver", "hetero"],
-            other => {
-                return Err(ConfigError::new(format!(
-                    "unknown policy `{other}` (expected one of: {})",
-                    Self::NAMES.join(", ")
-                )))
-            }
-        };
-        if keys.is_empty() {
-            spec.no_args("policy")?;
-        }
-        if let Some(v) = spec.value {
-            return Err(ConfigError::new(format!(
-                "policy `{name}`: `{v}` is not key=value (parameters: {})",
-                keys.join(", ")
-            )));
-        }
-        for (i, (k, _)) in spec.params.iter().enumerate() {
-            if !keys.contains(k) {
-                return Err(ConfigError::new(format!(
-                    "policy `{name}`: unknown parameter `{k}` (expected: {})",
-                    keys.join(", ")
-                )));
-            }
-            if spec.params[..i].iter().any(|(k2, _)| k2 == k) {
-                return Err(ConfigError::new(format!(
-                    "policy `{name}`: parameter `{k}` given twice"
-                )));
-            }
-        }
-        let get = |k: &str| spec.params.iter().find(|(k2, _)| *k2 == k).map(|&(_, v)| v);
-        let what = |k: &str| format!("policy `{name}`, parameter `{k}`");
-        let cfg = match name {
-            "fifo" => PolicyConfig::Fifo,
-            "las" => PolicyConfig::Las,
-            "srtf" => PolicyConfig::Srtf,
-            "themis" => PolicyConfig::Themis,
-            "sjf" => PolicyConfig::Sjf {
-                preemptive: get("preemptive")
-                    .map(|v| parse_bool(&what("preemptive"), v))
-                    .transpose()?
-                    .unwrap_or(true),
-            },
-            "gavel" => PolicyConfig::Gavel {
-                solver: get("solver")
-                    .map(|v| v.parse::<MaxMinSolver>())
-                    .transpose()
-                    .map_err(|e| ConfigError::new(format!("{}: {e}", what("solver"))))?
-                    .unwrap_or_default(),
-                hetero: get("hetero")
-                    .map(|v| parse_bool(&what("hetero"), v))
-                    .transpose()?
-                    .unwrap_or(true),
-            },
-            "optimus" => PolicyConfig::optimus(OptimusParams {
-                parallel_fraction: get("parallel_fraction")
-                    .map(|v| parse_num(&what("parallel_fraction"), v))
-                    .transpose()?
-                    .unwrap_or_else(default_p),
-            }),
-            _ => {
-                // tiresias
-                let starvation = match get("starvation") {
-                    None => None,
-                    Some(v) => {
-                        let k = parse_num(&what("starvation"), v)?;
-                        (k != 0.0).then_some(k)
-                    }
-                };
-                let thresholds = if let Some(list) = get("thresholds") {
-                    if get("queues").is_some() || get("threshold").is_some() {
-                        return Err(ConfigError::new(
-                            "policy `tiresias`: give either `thresholds` or `queues`/`threshold`, \
-                             not both",
-                        ));
-                    }
-                    if list.is_empty() || list == "none" {
-                        Vec::new()
-                    } else {
-                        list.split('/')
-                            .map(|v| parse_num(&what("thresholds"), v.trim()))
-                            .collect::<Result<Vec<f64>, _>>()?
-                    }
-                } else {
-                    let queues = match get("queues") {
-                        None => 2,
-                        Some(v) => v
-                            .parse::<u32>()
-                            .ok()
-                            .filter(|&q| (1..=16).contains(&q))
-                            .ok_or_else(|| {
-                                ConfigError::new(format!(
-                                    "{}: `{v}` is not a whole number from 1 to 16",
-                                    what("queues")
-                                ))
-                            })?,
-                    };
-                    let first = get("threshold")
-                        .map(|v| parse_num(&what("threshold"), v))
-                        .transpose()?
-                        .unwrap_or(TIRESIAS_THRESHOLD);
-                    (0..queues - 1)
-                        .map(|i| first * 10f64.powi(i as i32))
-                        .collect()
-                };
-                let gittins = match get("gittins") {
-                    None | Some("false") | Some("off") => None,
-                    Some("true") | Some("on") => {
-                        Some(thresholds.first().copied().unwrap_or(TIRESIAS_THRESHOLD))
-                    }
-                    Some(v) => Some(parse_num(&what("gittins"), v)?),
-                };
-                PolicyConfig::tiresias(TiresiasParams {
-                    thresholds,
-                    starvation,
-                    gittins,
-                })
-            }
-        };
-        cfg.validate()?;
-        Ok(cfg)
+        spec_form::read(s, "policy")
     }
 }
 
-/// The command-line form: `name`, or `name:key=value,...` for non-default parameters; it parses
-/// back to the same value.
+/// The command-line form: `name`, or `name:key=value,...` for the parameters that differ from
+/// their defaults; it parses back to the same value.
 impl fmt::Display for PolicyConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())?;
-        match self {
-            PolicyConfig::Sjf { preemptive: false } => f.write_str(":preemptive=false"),
-            PolicyConfig::TiresiasWith(p) => {
-                f.write_str(":thresholds=")?;
-                if p.thresholds.is_empty() {
-                    f.write_str("none")?;
-                }
-                for (i, t) in p.thresholds.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str("/")?;
-                    }
-                    write!(f, "{t}")?;
-                }
-                if let Some(k) = p.starvation {
-                    write!(f, ",starvation={k}")?;
-                }
-                if let Some(d) = p.gittins {
-                    write!(f, ",gittins={d}")?;
-                }
-                Ok(())
-            }
-            PolicyConfig::OptimusWith(p) => write!(f, ":parallel_fraction={}", p.parallel_fraction),
-            PolicyConfig::Gavel { solver, hetero } => {
-                let mut sep = ':';
-                if *solver != MaxMinSolver::default() {
-                    write!(f, "{sep}solver={solver}")?;
-                    sep = ',';
-                }
-                if !*hetero {
-                    write!(f, "{sep}hetero=false")?;
-                }
-                Ok(())
-            }
-            _ => Ok(()),
-        }
+        f.write_str(&spec_form::write(self, "policy"))
     }
 }
 
@@ -606,6 +551,32 @@ mod tests {
             },
             PolicyConfig::Themis,
         ]
+    }
+
+    /// The command line and files are one form: the names come from the serde form, and
+    /// what the command line takes (`queues`, `gittins=true`, `starvation=0`) a file takes too.
+    #[test]
+    fn one_form_for_files_and_the_command_line() {
+        assert_eq!(spec_form::kinds::<PolicyConfig>(), PolicyConfig::NAMES);
+        for (json, text) in [
+            (r#"{"kind":"tiresias","queues":3}"#, "tiresias:queues=3"),
+            (
+                r#"{"kind":"tiresias","gittins":true}"#,
+                "tiresias:gittins=on",
+            ),
+            (r#"{"kind":"tiresias","starvation":0}"#, "tiresias"),
+            (
+                r#"{"kind":"sjf","preemptive":"no"}"#,
+                "sjf:preemptive=false",
+            ),
+            (r#"{"kind":"gavel-style","solver":"lp"}"#, "gavel:solver=lp"),
+        ] {
+            let from_file: PolicyConfig = serde_json::from_str(json).unwrap();
+            assert_eq!(from_file, text.parse().unwrap(), "{json}");
+        }
+        // Parameters at their defaults are left out of the text.
+        let p: PolicyConfig = "tiresias:thresholds=3600,starvation=2".parse().unwrap();
+        assert_eq!(p.to_string(), "tiresias:starvation=2");
     }
 
     #[test]

@@ -8,9 +8,9 @@
 //! follows the stock names in error texts, and is built under every semantics. It is a
 //! [`Named::Peer`](crate::Named::Peer) holding its canonical spec.
 //!
-//! A peer gives, per component, a configuration type in the stock components' three forms
-//! (`FromStr`/`Display` for `name:key=value`, serde for the `{ kind = ... }` table) and its
-//! builder; [`all`] is the one place peers are wired in.
+//! A peer gives, per component, a configuration type in the stock components' one form (a
+//! `kind`-tagged serde enum, read and written as `name:key=value` by
+//! [`blox_core::spec_form`]) and its builder; [`all`] is the one place peers are wired in.
 
 use blox_core::{BoxPlacement, BoxScheduling, ConfigError};
 use blox_placement::Topology;
@@ -101,16 +101,16 @@ pub struct PeerComponents {
 }
 
 impl PeerComponents {
-    /// Add the scheduling policies named `names`, configured by `T` and built by `build`.
+    /// Add the scheduling policies configured by `T` (its kinds, [`blox_core::spec_form`]) and
+    /// built by `build`.
     pub fn policies<T>(
         mut self,
-        names: &[&'static str],
         build: fn(&T, &PolicyEnv) -> Result<BoxScheduling, ConfigError>,
     ) -> Self
     where
         T: FromStr<Err = ConfigError> + Display + Serialize + DeserializeOwned + 'static,
     {
-        for &name in names {
+        for name in blox_core::spec_form::kinds::<T>() {
             self.policies.push(PeerComponent {
                 syntax: PeerSyntax::of::<T>(name),
                 build: Box::new(move |s: &str, env: &PolicyEnv| build(&s.parse::<T>()?, env)),
@@ -119,16 +119,16 @@ impl PeerComponents {
         self
     }
 
-    /// Add the placements named `names`, configured by `T` and built by `build`.
+    /// Add the placements configured by `T` (its kinds, [`blox_core::spec_form`]) and built by
+    /// `build`.
     pub fn placements<T>(
         mut self,
-        names: &[&'static str],
         build: fn(&T, Option<Arc<Topology>>) -> Result<BoxPlacement, ConfigError>,
     ) -> Self
     where
         T: FromStr<Err = ConfigError> + Display + Serialize + DeserializeOwned + 'static,
     {
-        for &name in names {
+        for name in blox_core::spec_form::kinds::<T>() {
             self.placements.push(PeerComponent {
                 syntax: PeerSyntax::of::<T>(name),
                 build: Box::new(move |s: &str, topology: Option<Arc<Topology>>| {
@@ -146,8 +146,8 @@ pub fn all() -> &'static PeerComponents {
     ALL.get_or_init(|| {
         use blox_synergy::{SynergyPlacementConfig as SynergyPl, SynergyPolicyConfig as SynergyPo};
         PeerComponents::default()
-            .policies(SynergyPo::NAMES, SynergyPo::build)
-            .placements(SynergyPl::NAMES, SynergyPl::build)
+            .policies(SynergyPo::build)
+            .placements(SynergyPl::build)
     })
 }
 

@@ -311,8 +311,10 @@ fn peer_hint(role: &str, name: &str) -> Option<String> {
 pub trait StockConfig:
     FromStr<Err = ConfigError> + fmt::Display + Serialize + DeserializeOwned + Clone
 {
-    /// Every stock name of the role.
-    fn names() -> &'static [&'static str];
+    /// Every stock name of the role (without aliases), from its serde form.
+    fn names() -> Vec<&'static str> {
+        blox_core::spec_form::kinds::<Self>()
+    }
 
     /// The names the peer crates add to the role ([`crate::peer_components`]).
     fn peers() -> Vec<PeerSyntax> {
@@ -322,7 +324,7 @@ pub trait StockConfig:
 
 /// The stock names of the role and then the peers', for help and error texts.
 fn stock_names<C: StockConfig>() -> Vec<&'static str> {
-    let mut names = C::names().to_vec();
+    let mut names = C::names();
     names.extend(C::peers().iter().map(|p| p.name));
     names
 }
@@ -333,30 +335,18 @@ fn peer<C: StockConfig>(name: &str) -> Option<PeerSyntax> {
 }
 
 impl StockConfig for PolicyConfig {
-    fn names() -> &'static [&'static str] {
-        PolicyConfig::NAMES
-    }
     fn peers() -> Vec<PeerSyntax> {
         let all = &peer_components::all().policies;
         all.iter().map(|p| p.syntax).collect()
     }
 }
 impl StockConfig for PlacementConfig {
-    fn names() -> &'static [&'static str] {
-        PlacementConfig::NAMES
-    }
     fn peers() -> Vec<PeerSyntax> {
         let all = &peer_components::all().placements;
         all.iter().map(|p| p.syntax).collect()
     }
 }
-impl StockConfig for AdmissionConfig {
-    fn names() -> &'static [&'static str] {
-        // `AdmissionConfig::NAMES` spells the forms for help texts (`load-based:FACTOR`); the
-        // bare kinds are what a spec's name is matched against.
-        &["accept-all", "load-based", "queue-cap"]
-    }
-}
+impl StockConfig for AdmissionConfig {}
 
 /// A component named by the user: a stock configuration, or the `name:key=value` spec of a
 /// component that a [`Registry`] builds.
@@ -402,10 +392,9 @@ impl<C: PartialEq> PartialEq<C> for Named<C> {
     }
 }
 
-/// Whether `name` is a stock component of the role. The name lists may show a value form
-/// (`load-based:FACTOR`), so only the part before `:` is compared.
+/// Whether `name` is a stock component of the role.
 fn is_stock<C: StockConfig>(name: &str) -> bool {
-    C::names().iter().any(|n| n.split(':').next() == Some(name))
+    C::names().contains(&name)
 }
 
 impl<C: StockConfig> FromStr for Named<C> {

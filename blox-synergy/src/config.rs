@@ -8,7 +8,8 @@
 
 use crate::placement::{SynergyMode, SynergyPlacement};
 use crate::policies::{SynergyFifo, SynergyFtf, SynergyLas, SynergySrtf};
-use blox_core::{BoxPlacement, BoxScheduling, ComponentSpec, ConfigError};
+use blox_core::spec_form;
+use blox_core::{BoxPlacement, BoxScheduling, ConfigError};
 use blox_placement::Topology;
 use blox_policies::PolicyEnv;
 use serde::{Deserialize, Serialize};
@@ -49,25 +50,13 @@ impl SynergyPolicyConfig {
 impl FromStr for SynergyPolicyConfig {
     type Err = ConfigError;
     fn from_str(s: &str) -> Result<Self, ConfigError> {
-        let spec = ComponentSpec::parse(s, "policy")?;
-        match spec.name {
-            "ftf" => {
-                spec.no_args("policy")?;
-                Ok(SynergyPolicyConfig::Ftf {})
-            }
-            other => Err(ConfigError::new(format!(
-                "unknown policy `{other}` (expected one of: {})",
-                Self::NAMES.join(", ")
-            ))),
-        }
+        spec_form::read(s, "policy")
     }
 }
 
 impl fmt::Display for SynergyPolicyConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SynergyPolicyConfig::Ftf {} => f.write_str("ftf"),
-        }
+        f.write_str(&spec_form::write(self, "policy"))
     }
 }
 
@@ -87,8 +76,8 @@ impl fmt::Display for SynergyPolicyConfig {
 pub enum SynergyPlacementConfig {
     /// [`SynergyPlacement`].
     Synergy {
-        /// The mechanism.
-        #[serde(default)]
+        /// The mechanism (its aliases, e.g. `proportional`, in files too).
+        #[serde(default, deserialize_with = "spec_form::field::from_str")]
         mode: SynergyMode,
     },
 }
@@ -121,43 +110,14 @@ impl SynergyPlacementConfig {
 impl FromStr for SynergyPlacementConfig {
     type Err = ConfigError;
     fn from_str(s: &str) -> Result<Self, ConfigError> {
-        let spec = ComponentSpec::parse(s, "placement")?;
-        if spec.name != "synergy" {
-            return Err(ConfigError::new(format!(
-                "unknown placement `{}` (expected one of: {})",
-                spec.name,
-                Self::NAMES.join(", ")
-            )));
-        }
-        if let Some(v) = spec.value {
-            return Err(ConfigError::new(format!(
-                "placement `synergy`: `{v}` is not key=value (options: mode=fair|greedy|tune)"
-            )));
-        }
-        let mut mode = SynergyMode::default();
-        for &(k, v) in &spec.params {
-            if k != "mode" {
-                return Err(ConfigError::new(format!(
-                    "placement `synergy`: unknown option `{k}` (options: mode)"
-                )));
-            }
-            mode = v
-                .parse()
-                .map_err(|e: String| ConfigError::new(format!("placement `synergy`: {e}")))?;
-        }
-        Ok(SynergyPlacementConfig::Synergy { mode })
+        spec_form::read(s, "placement")
     }
 }
 
+/// The command-line form, with the mode when it is not the default.
 impl fmt::Display for SynergyPlacementConfig {
-    /// The command-line form, with the mode when it is not the default.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("synergy")?;
-        let mode = self.mode();
-        if mode != SynergyMode::default() {
-            write!(f, ":mode={mode}")?;
-        }
-        Ok(())
+        f.write_str(&spec_form::write(self, "placement"))
     }
 }
 
@@ -204,7 +164,7 @@ mod tests {
         let err = |s: &str| s.parse::<SynergyPlacementConfig>().unwrap_err().0;
         assert!(err("synergy:mode=opt").contains("matrix"));
         assert!(err("synergy:mode=best").contains("fair, greedy or tune"));
-        assert!(err("synergy:speed=1").contains("unknown option `speed`"));
+        assert!(err("synergy:speed=1").contains("unknown parameter `speed`"));
         assert!(err("synergy:3").contains("not key=value"));
         assert!(s.build(None).is_ok());
     }

@@ -33,3 +33,28 @@ fn docs_cli_md_is_current() {
         );
     }
 }
+
+/// `--help` of `run` names every stock policy, placement and admission kind the serde forms
+/// declare (the help's lists are prose; a kind added without them fails here).
+#[test]
+fn run_help_names_every_stock_component() {
+    use blox_core::spec_form::kinds;
+    let out = Command::new(env!("CARGO_BIN_EXE_blox-sim"))
+        .args(["run", "--help"])
+        .output()
+        .expect("blox-sim runs");
+    let help = String::from_utf8(out.stdout).unwrap();
+    let all = [
+        kinds::<blox_policies::PolicyConfig>(),
+        kinds::<blox_placement::PlacementConfig>(),
+        kinds::<blox_admission::AdmissionConfig>(),
+        kinds::<blox_synergy::SynergyPolicyConfig>(),
+        kinds::<blox_synergy::SynergyPlacementConfig>(),
+    ];
+    for kind in all.iter().flatten() {
+        assert!(
+            help.contains(kind),
+            "`blox-sim run --help` does not name `{kind}`"
+        );
+    }
+}

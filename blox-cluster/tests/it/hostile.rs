@@ -579,3 +579,55 @@ fn the_server_survives_hostile_clients_with_nothing_lost_or_run_twice() {
         "no job process is left"
     );
 }
+
+/// A job that reported its last iteration and is then ended by the stop signal while it exits
+/// (here: it never exits by itself, so the preemption's signal ends it) has done its work: it
+/// completes, once, and is not launched again. (CPython restores the default SIGTERM action
+/// while it shuts down, so a stub stopped at that moment died by the signal and was requeued,
+/// finishing twice.)
+#[test]
+fn a_job_stopped_after_its_last_iteration_completes_once() {
+    let _g = crate::common::serial();
+    let dir = TempDir::new("stopped-after-done");
+    let state = dir.0.join("state");
+    let args = [
+        "--nodes",
+        "1x1",
+        "--round",
+        "1",
+        "--policy",
+        "las",
+        "--grace",
+        "5",
+        "--min-run",
+        "1",
+    ];
+    let mut s = Server::start(&state, &args);
+    // Says it started, reports all 5 iterations, then waits to be stopped.
+    let body = serde_json::json!({
+        "command": "printf '{\"event\":\"started\"}\\n{\"iter\":5,\"event\":\"done\"}\\n' \
+                    >> \"$BLOX_METRICS_FILE\"; exec sleep 600",
+        "n_gpus": 1,
+        "total_iterations": 5,
+        "iteration_time_s": 2.0,
+    });
+    let first = submit_ok(&s, &body.to_string());
+    let j = wait_state(&s, first, "running", Duration::from_secs(60));
+    let t0 = Instant::now();
+    while s.call("GET", &format!("/v1/jobs/{first}"), None).json()["iterations"] != 5 {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no progress: {j}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A job with less attained service takes the one GPU: LAS stops the first.
+    let second = s.submit(1, 3, 0.1);
+    let done = wait_state(&s, first, "completed", Duration::from_secs(120));
+    assert_eq!(
+        done["launches"], 1,
+        "launched again after its work was done: {done}"
+    );
+    // The stop was issued (and counted), and its signal is what ended it.
+    assert_eq!(done["exit_status"], "exit 143", "{done}");
+    assert_eq!(done["iterations"], 5, "{done}");
+    wait_state(&s, second, "completed", Duration::from_secs(120));
+    s.stop();
+}
