@@ -430,6 +430,15 @@ impl PolicyConfig {
     /// Check the parameters without building anything.
     pub fn validate(&self) -> Result<(), ConfigError> {
         match self {
+            PolicyConfig::Gavel {
+                solver: MaxMinSolver::Lp,
+                ..
+            } if !cfg!(feature = "lp") => {
+                return Err(ConfigError::new(format!(
+                    "gavel:solver=lp: {}",
+                    crate::gavel::LP_MISSING
+                )))
+            }
             PolicyConfig::TiresiasWith(p) => {
                 let t = Tiresias::new(p.thresholds.clone(), p.starvation)?;
                 if let Some(delta) = p.gittins {
@@ -465,6 +474,14 @@ impl PolicyConfig {
             PolicyConfig::Optimus => Box::new(Optimus::with_model(Amdahl::default())),
             PolicyConfig::OptimusWith(p) => Box::new(Optimus::with_model(self.amdahl(p)?)),
             PolicyConfig::Gavel { solver, hetero } => {
+                if *hetero && env.throughputs.is_some() && !cfg!(feature = "lp") {
+                    return Err(ConfigError::new(format!(
+                        "gavel with a throughput table (several GPU types): {}; or use \
+                         `gavel:hetero=false`",
+                        crate::gavel::LP_MISSING
+                    )));
+                }
+                self.validate()?;
                 let g = Gavel::new(*solver).with_hetero(*hetero);
                 Box::new(match &env.throughputs {
                     Some(t) => g.with_throughputs(Arc::clone(t), env.reference_gpu_type.clone()),
@@ -577,6 +594,27 @@ mod tests {
         // Parameters at their defaults are left out of the text.
         let p: PolicyConfig = "tiresias:thresholds=3600,starvation=2".parse().unwrap();
         assert_eq!(p.to_string(), "tiresias:starvation=2");
+    }
+
+    /// Built without the `lp` feature (CI: `cargo test -p blox-policies --no-default-features
+    /// --lib without_lp`), the configurations that need the LP are refused, never run as
+    /// something else.
+    #[cfg(not(feature = "lp"))]
+    #[test]
+    fn without_lp_the_lp_configurations_are_refused() {
+        let e = "gavel:solver=lp"
+            .parse::<PolicyConfig>()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`lp` feature"), "{e}");
+        let table = Arc::new(ThroughputTable::new());
+        let env = PolicyEnv::new(None).with_throughputs(table, "v100");
+        let gavel: PolicyConfig = "gavel".parse().unwrap();
+        let e = gavel.build(&env).err().unwrap().to_string();
+        assert!(e.contains("gavel:hetero=false"), "{e}");
+        let agnostic: PolicyConfig = "gavel:hetero=false".parse().unwrap();
+        assert!(agnostic.build(&env).is_ok());
+        assert!(gavel.build(&PolicyEnv::new(None)).is_ok());
     }
 
     #[test]

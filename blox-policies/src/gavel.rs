@@ -2,6 +2,7 @@ use blox_core::{
     Cluster, ConfigError, Ctx, GpuTypeId, Job, JobId, Schedule, SchedulingPolicy, ThroughputTable,
     Time,
 };
+#[cfg(feature = "lp")]
 use microlp::{ComparisonOp, OptimizationDirection, Problem};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -782,8 +783,26 @@ fn solve_classes(
     }
 }
 
+/// Without the `lp` feature there is no solver: every solve is an error (the configurations
+/// that need one are refused when they are built, [`crate::PolicyConfig::build`]).
+#[cfg(not(feature = "lp"))]
+fn lp_stage(
+    _: &[(u32, usize, f64)],
+    _: &[Vec<f64>],
+    _: &[u32],
+    _: Option<f64>,
+) -> Result<(Vec<Vec<f64>>, f64), LpError> {
+    Err(LpError(LP_MISSING.into()))
+}
+
+/// Why an LP configuration is refused without the `lp` feature.
+pub(crate) const LP_MISSING: &str =
+    "Gavel's linear program needs blox-policies' `lp` feature (on by default), which this \
+     program was built without";
+
 /// One stage of [`solve_classes`]: with `floor = None`, maximise the smallest share `t`; with
 /// `Some(f)`, maximise `Σ count · scale · θ · x` subject to every share `≥ f`.
+#[cfg(feature = "lp")]
 fn lp_stage(
     classes: &[(u32, usize, f64)],
     theta: &[Vec<f64>],
@@ -852,7 +871,7 @@ fn lp_stage(
 }
 
 /// The LP with one class per job (no symmetry reduction), to cross-check the reduction.
-#[cfg(test)]
+#[cfg(all(test, feature = "lp"))]
 fn max_min_lp_unreduced(
     throughputs: &[Vec<f64>],
     scale: &[u32],
@@ -867,7 +886,8 @@ fn max_min_lp_unreduced(
     })
 }
 
-#[cfg(test)]
+// Most of these solve the LP; without the `lp` feature, `config`'s tests check the refusals.
+#[cfg(all(test, feature = "lp"))]
 mod tests {
     use super::*;
     use crate::testing::{check_ordering_policy, order, run, Table};

@@ -2,7 +2,8 @@
 //!
 //! Scheduling policies: in what order active jobs get GPUs, and how many each gets. Every
 //! policy here depends on `blox-core` only (plus `microlp`, a pure-Rust LP solver, for Gavel's
-//! linear program).
+//! linear program: the default feature `lp`; a crate that needs no LP builds faster with
+//! `default-features = false`, and then the configurations that need it are refused).
 //!
 //! | component | what (ascending after the engine's starvation class; ties by lowest id unless said) | cost per round | source |
 //! |---|---|---|---|
