@@ -177,6 +177,10 @@ impl Sweep {
                 self.peer_runs(model, &mut runs)?;
                 continue;
             };
+            // A setting for every run that the engine does not take is refused, as `run` does.
+            model
+                .check(&self.settings.given())
+                .map_err(SimError::Config)?;
             if !self.rates.is_empty() {
                 return Err(SimError::Config(format!(
                     "--rate is the arrival rate of Gavel's generated jobs (--semantics gavel \

@@ -247,8 +247,14 @@ fn parse_with_registered_names(registry: &Registry) -> Cli {
             });
         }
     }
+    cmd = cmd.mut_subcommand("sweep", sweep::with_run_flags);
     let matches = cmd.get_matches();
-    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let (Some(Command::Sweep(a)), Some(("sweep", m))) = (&mut cli.command, matches.subcommand())
+    {
+        a.every_run = sweep::every_run(m).unwrap_or_else(|e| e.exit());
+    }
+    cli
 }
 
 /// Split a comma list of component specs, keeping `key=value` parameters with their component:

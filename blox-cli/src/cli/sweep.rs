@@ -9,6 +9,9 @@ pub(super) struct SweepArgs {
     /// `sweep status DIR`: the runs of a sweep submitted with --slurm.
     #[command(subcommand)]
     pub(super) action: Option<crate::sweep_slurm::SweepAction>,
+    /// The flags of `run` this struct does not declare, for every run ([`with_run_flags`]).
+    #[arg(skip)]
+    pub(super) every_run: Option<Box<RunSettings>>,
     /// Scenario file (TOML or JSON) every run starts from.
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
@@ -167,6 +170,76 @@ pub(super) fn parse_numbers(s: &Option<String>, what: &str) -> Result<Vec<f64>, 
     Ok(out)
 }
 
+/// The heading under which `sweep --help` lists the flags of `run` it takes for every run.
+const EVERY_RUN: &str = "Every run (the other flags of `run`, one value for all runs)";
+
+/// `sweep` with every flag of `run` (a field of [`RunSettings`]) that it does not declare
+/// itself, for every run: a flag added to `run` is a sweep flag too, with no second list.
+pub(super) fn with_run_flags(sweep: clap::Command) -> clap::Command {
+    let run = RunSettings::augment_args(clap::Command::new("run"));
+    let mut sweep = sweep;
+    for arg in run.get_arguments() {
+        let taken = sweep.get_arguments().any(|a| {
+            a.get_id() == arg.get_id() || (a.get_long().is_some() && a.get_long() == arg.get_long())
+        });
+        if !taken {
+            sweep = sweep.arg(arg.clone().help_heading(EVERY_RUN));
+        }
+    }
+    sweep
+}
+
+/// The settings given by the flags [`with_run_flags`] added, read as `run` reads them.
+pub(super) fn every_run(m: &clap::ArgMatches) -> Result<Option<Box<RunSettings>>, clap::Error> {
+    use clap::parser::ValueSource;
+    let own = SweepArgs::augment_args(clap::Command::new("sweep"));
+    let run = RunSettings::augment_args(clap::Command::new("run").no_binary_name(true));
+    let mut tokens: Vec<std::ffi::OsString> = Vec::new();
+    for arg in run.get_arguments() {
+        let id = arg.get_id().as_str();
+        let declared = own.get_arguments().any(|a| {
+            a.get_id() == arg.get_id() || (a.get_long().is_some() && a.get_long() == arg.get_long())
+        });
+        if declared || m.value_source(id) != Some(ValueSource::CommandLine) {
+            continue;
+        }
+        let Some(long) = arg.get_long() else { continue };
+        let flag = std::ffi::OsString::from(format!("--{long}"));
+        if arg.get_action().takes_values() {
+            for v in m.get_raw(id).into_iter().flatten() {
+                tokens.push(flag.clone());
+                tokens.push(v.to_owned());
+            }
+        } else {
+            tokens.push(flag);
+        }
+    }
+    if tokens.is_empty() {
+        return Ok(None);
+    }
+    let parsed = run.try_get_matches_from(tokens)?;
+    <RunSettings as clap::FromArgMatches>::from_arg_matches(&parsed).map(|s| Some(Box::new(s)))
+}
+
+/// `base` with every setting `every` gives (a field that is not at its default) in its place.
+fn overlay(base: RunSettings, every: Option<&RunSettings>) -> Result<RunSettings, SimError> {
+    let Some(every) = every else {
+        return Ok(base);
+    };
+    let json = |s: &RunSettings| {
+        serde_json::to_value(s).map_err(|e| SimError::Config(format!("sweep settings: {e}")))
+    };
+    let (mut b, e, d) = (json(&base)?, json(every)?, json(&RunSettings::default())?);
+    if let (Some(b), Some(e), Some(d)) = (b.as_object_mut(), e.as_object(), d.as_object()) {
+        for (k, v) in e {
+            if d.get(k) != Some(v) {
+                b.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    serde_json::from_value(b).map_err(|e| SimError::Config(format!("sweep settings: {e}")))
+}
+
 pub(super) fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
     use blox_scenario::sweep::{run_one_with, Sweep};
     use rayon::prelude::*;
@@ -197,6 +270,7 @@ pub(super) fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         max_sim_time: a.max_sim_time,
         ..RunSettings::default()
     };
+    let base_args = overlay(base_args, a.every_run.as_deref())?;
     // The engine's runs start from a scenario; a sweep of peers only needs none.
     let engine = a.semantics.is_empty() || a.semantics.iter().any(|m| m.engine().is_some());
     let base = if engine {

@@ -298,3 +298,89 @@ fn a_sweep_over_seeds_reports_their_spread() {
     );
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// Every flag of `run` is a flag of `sweep` (for every run): the engine's `--durations` and
+/// `--gpus`, Pollux's `--interference` and `--no-interference-avoidance`, each run equal to
+/// `run` with the same flags; a flag the run's semantics does not take is refused as `run`
+/// refuses it, before anything runs.
+#[test]
+fn a_sweep_takes_every_flag_of_run_for_every_run() {
+    let engine = [
+        "--workload",
+        "poisson",
+        "--jobs",
+        "30",
+        "--durations",
+        "constant:500",
+        "--gpus",
+        "2",
+        "--cluster",
+        "2x4",
+        "--track",
+        "0..29",
+        "--seed",
+        "3",
+    ];
+    let trace = traces().join("pollux/workloads/workload-6.csv");
+    let pollux = [
+        "--semantics",
+        "pollux",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--trace-format",
+        "pollux",
+        "--interference",
+        "0.2",
+        "--no-interference-avoidance",
+        "--cluster",
+        "16x4",
+        "--seed",
+        "1",
+    ];
+    for (name, common, policies) in [
+        ("engine", &engine[..], "fifo,las"),
+        ("pollux", &pollux[..], "tiresias"),
+    ] {
+        let out = tmp(&format!("sweep-every-{name}"));
+        let mut args = vec!["sweep"];
+        args.extend_from_slice(common);
+        args.extend_from_slice(&["--policy", policies, "--out", out.to_str().unwrap()]);
+        let (code, stdout, stderr) = blox_sim(&args);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        let rows = results(&out);
+        assert_eq!(rows.len(), policies.split(',').count(), "{rows:?}");
+        for row in &rows {
+            let mut a = common.to_vec();
+            a.extend_from_slice(&["--policy", row["policy"].as_str()]);
+            let single = run_out(&format!("every-{name}-{}", row["policy"]), &a);
+            let run_dir = out.join("runs").join(&row["label"]);
+            assert_eq!(
+                std::fs::read(single.join("jobs.csv")).unwrap(),
+                std::fs::read(run_dir.join("jobs.csv")).unwrap(),
+                "{name} {}",
+                row["policy"]
+            );
+            std::fs::remove_dir_all(&single).unwrap();
+        }
+        std::fs::remove_dir_all(&out).unwrap();
+    }
+    let out = tmp("sweep-every-refused");
+    let (code, _, stderr) = blox_sim(&[
+        "sweep",
+        "--interference",
+        "0.1",
+        "--cluster",
+        "2x4",
+        "--load",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--interference has no meaning under --semantics exact")
+            && stderr.contains("--interference is taken by --semantics pollux"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing is written when a flag is refused");
+}
