@@ -632,6 +632,7 @@ pub mod field {
         d.deserialize_any(Bool)
     }
 
+    #[derive(Clone, Copy)]
     struct F64;
     impl Visitor<'_> for F64 {
         type Value = f64;
@@ -661,44 +662,49 @@ pub mod field {
         d.deserialize_any(F64)
     }
 
-    struct OptF64;
-    impl<'de> Visitor<'de> for OptF64 {
-        type Value = Option<f64>;
+    /// `Option` of what `V` reads: `None` for a missing value, JSON's `null` or the text
+    /// `none`.
+    #[derive(Clone, Copy)]
+    struct Opt<V>(V);
+    impl<'de, V: Visitor<'de> + Copy> Visitor<'de> for Opt<V> {
+        type Value = Option<V::Value>;
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a finite number or none")
+            self.0.expecting(f)?;
+            f.write_str(" or none")
         }
-        fn visit_none<E: de::Error>(self) -> Result<Option<f64>, E> {
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
             Ok(None)
         }
-        fn visit_unit<E: de::Error>(self) -> Result<Option<f64>, E> {
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
             Ok(None)
         }
-        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<f64>, D::Error> {
+        fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
             d.deserialize_any(self)
         }
-        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<f64>, E> {
-            F64.visit_f64(v).map(Some)
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            self.0.visit_f64(v).map(Some)
         }
-        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<f64>, E> {
-            F64.visit_u64(v).map(Some)
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            self.0.visit_u64(v).map(Some)
         }
-        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<f64>, E> {
-            F64.visit_i64(v).map(Some)
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            self.0.visit_i64(v).map(Some)
         }
-        fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<f64>, E> {
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
             if v.trim() == "none" {
                 return Ok(None);
             }
-            F64.visit_str(v).map(Some)
+            self.0.visit_str(v).map(Some)
         }
     }
 
     /// An optional finite number (`none` or a missing field: `None`); for a field with
     /// `#[serde(default)]`.
     pub fn opt_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
-        d.deserialize_any(OptF64)
+        d.deserialize_any(Opt(F64))
     }
 
+    #[derive(Clone, Copy)]
     struct U32;
     impl Visitor<'_> for U32 {
         type Value = u32;
@@ -728,38 +734,7 @@ pub mod field {
 
     /// An optional [`u32`] (`none`: `None`); for a field with `#[serde(default)]`.
     pub fn opt_u32<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Option<u32>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a whole number or none")
-            }
-            fn visit_none<E: de::Error>(self) -> Result<Option<u32>, E> {
-                Ok(None)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Option<u32>, E> {
-                Ok(None)
-            }
-            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Option<u32>, D::Error> {
-                d.deserialize_any(self)
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Option<u32>, E> {
-                U32.visit_u64(v).map(Some)
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Option<u32>, E> {
-                U32.visit_i64(v).map(Some)
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Option<u32>, E> {
-                U32.visit_f64(v).map(Some)
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Option<u32>, E> {
-                if v.trim() == "none" {
-                    return Ok(None);
-                }
-                U32.visit_str(v).map(Some)
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_any(Opt(U32))
     }
 
     struct List;
