@@ -131,7 +131,8 @@ fn csv_text(s: &str) -> String {
 /// Write `compare.csv`: one row per run, in the given order. Columns: `label`, `n_tracked`,
 /// `n_completed`, `avg_jct_s`, `p50_jct_s`, `p99_jct_s`, `makespan_s` (seconds),
 /// `utilisation` (fraction of GPUs busy, time-weighted, 0–1), `worst_rho`, `preemptions`.
-/// Numbers are printed in Rust's shortest round-trip form.
+/// Numbers are printed in Rust's shortest round-trip form; a value the run did not measure
+/// (NaN: utilisation and worst ρ under Gavel's trace mode and Sia) is an empty cell.
 pub fn write_comparison_csv(out: &mut impl Write, rows: &[ComparisonRow]) -> io::Result<()> {
     writeln!(out, "{COMPARISON_CSV_HEADER}")?;
     for r in rows {
@@ -145,12 +146,25 @@ pub fn write_comparison_csv(out: &mut impl Write, rows: &[ComparisonRow]) -> io:
             r.p50_jct_s,
             r.p99_jct_s,
             r.makespan_s,
-            r.utilisation,
-            r.worst_rho,
+            Measured(r.utilisation),
+            Measured(r.worst_rho),
             r.preemptions
         )?;
     }
     Ok(())
+}
+
+/// A number, or nothing when it was not measured (NaN).
+struct Measured(f64);
+
+impl std::fmt::Display for Measured {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_nan() {
+            Ok(())
+        } else {
+            self.0.fmt(f)
+        }
+    }
 }
 
 /// Write `compare.json`: a pretty-printed JSON array with one object per run, whose keys are
@@ -160,8 +174,17 @@ pub fn write_comparison_json(out: &mut impl Write, rows: &[ComparisonRow]) -> io
     writeln!(out)
 }
 
+/// `x` with `digits` decimals, or `—` when it was not measured (NaN).
+fn measured(x: f64, digits: usize) -> String {
+    if x.is_nan() {
+        "—".to_string()
+    } else {
+        format!("{x:.digits$}")
+    }
+}
+
 /// The comparison as an aligned text table for a terminal: one line per run, times in hours,
-/// utilisation in percent. Ends with a newline; a header and a rule only when `rows` is empty.
+/// utilisation in percent (`—` where the run did not measure it). Ends with a newline; a header and a rule only when `rows` is empty.
 ///
 /// ```text
 /// policy  tracked  avg JCT (h)  p50 JCT (h)  p99 JCT (h)  makespan (h)  util (%)  worst ρ  preemptions
@@ -191,8 +214,8 @@ pub fn comparison_table(rows: &[ComparisonRow]) -> String {
                 format!("{:.2}", h(r.p50_jct_s)),
                 format!("{:.2}", h(r.p99_jct_s)),
                 format!("{:.1}", h(r.makespan_s)),
-                format!("{:.1}", r.utilisation * 100.0),
-                format!("{:.2}", r.worst_rho),
+                measured(r.utilisation * 100.0, 1),
+                measured(r.worst_rho, 2),
                 r.preemptions.to_string(),
             ]
         })
@@ -301,5 +324,30 @@ las, \"tuned\"        2         1.50         1.00         2.00           2.0    
 ";
         assert_eq!(t, expected);
         assert_eq!(comparison_table(&[]).lines().count(), 2);
+    }
+
+    /// What a run did not measure (NaN) is an empty cell, `null` and `—`, never a 0.
+    #[test]
+    fn unmeasured_values_are_not_zeros() {
+        let mut r = rows().remove(0);
+        r.utilisation = f64::NAN;
+        r.worst_rho = f64::NAN;
+        let mut csv = Vec::new();
+        write_comparison_csv(&mut csv, std::slice::from_ref(&r)).unwrap();
+        let text = String::from_utf8(csv).unwrap();
+        assert!(
+            text.ends_with("\nfifo,2,2,5400,3600,7200,7200,,,0\n"),
+            "{text}"
+        );
+        let mut json = Vec::new();
+        write_comparison_json(&mut json, std::slice::from_ref(&r)).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        assert!(v[0]["utilisation"].is_null() && v[0]["worst_rho"].is_null());
+        let t = comparison_table(&[r]);
+        let last = t.lines().last().unwrap();
+        assert!(
+            last.ends_with("2.0         —        —            0"),
+            "{last}"
+        );
     }
 }

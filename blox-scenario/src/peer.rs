@@ -103,8 +103,9 @@ pub trait PeerRun {
 
 /// The statistics of a peer's run in the columns every semantics reports, from each measured
 /// job's `(arrival_s, completion_s or None, GPUs)` on the peer's clock (JCTs on the engine's
-/// millisecond clock; the caller may set the mean at the peer's own precision). No timeline:
-/// utilisation is 0 unless the caller sets it.
+/// millisecond clock; the caller may set the mean at the peer's own precision). No timeline
+/// and no isolated times: utilisation and worst ρ are NaN (not measured; an empty cell in
+/// `compare.csv`, `—` in the table) unless the caller sets them.
 #[cfg(any(feature = "gavel", feature = "sia"))]
 pub(crate) fn metrics_of_times(
     label: &str,
@@ -131,14 +132,17 @@ pub(crate) fn metrics_of_times(
             log.on_event(&Event::Completed { time: at(f), job });
         }
     }
-    RunMetrics::compute_with(
+    let mut m = RunMetrics::compute_with(
         label,
         &log,
         &blox_metrics::Timeline::default(),
         None,
         total_gpus,
         |_| None,
-    )
+    );
+    m.cluster.mean_utilisation = f64::NAN;
+    m.statistics.worst_rho = f64::NAN;
+    m
 }
 
 /// A run under one of the models: the one enum every command matches on (through

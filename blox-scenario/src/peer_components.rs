@@ -159,6 +159,41 @@ pub(crate) fn find<'a, B: ?Sized>(
     list.iter().find(|p| p.syntax.name == name)
 }
 
+/// A peer simulator's own component name used where only the engine's are taken: which
+/// `--semantics` takes it.
+pub(crate) fn semantics_hint(role: &str, name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase().replace('-', "_");
+    #[cfg(not(any(feature = "gavel", feature = "tiresias")))]
+    let _ = &lower;
+    #[cfg(feature = "gavel")]
+    let gavel = blox_gavel::GavelPolicyKind::ALL
+        .iter()
+        .any(|k| k.as_str().replace('-', "_") == lower);
+    #[cfg(not(feature = "gavel"))]
+    let gavel = false;
+    #[cfg(feature = "tiresias")]
+    let (tiresias_schedule, tiresias_scheme) = (
+        blox_tiresias::PeerSchedule::ALL
+            .iter()
+            .any(|k| k.name().replace('-', "_") == lower),
+        blox_tiresias::PeerScheme::ALL
+            .iter()
+            .any(|k| k.name() == lower),
+    );
+    #[cfg(not(feature = "tiresias"))]
+    let (tiresias_schedule, tiresias_scheme) = (false, false);
+    let semantics = match role {
+        "policy" if gavel => "gavel",
+        "policy" if tiresias_schedule => "tiresias",
+        "placement" if tiresias_scheme => "tiresias",
+        _ => return None,
+    };
+    Some(format!(
+        "; `{name}` is a {role} of --semantics {semantics} (its simulator's own), add \
+         --semantics {semantics}"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::{Named, Registry};

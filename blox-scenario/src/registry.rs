@@ -254,7 +254,7 @@ fn lookup<'r, B: ?Sized>(
     map.get(name).ok_or_else(|| {
         let mut known: Vec<&str> = stock.to_vec();
         known.extend(map.keys().map(String::as_str));
-        let hint = peer_hint(role, name)
+        let hint = peer_components::semantics_hint(role, name)
             .or_else(|| crate::did_you_mean(name, &known).map(|k| format!("; did you mean `{k}`?")))
             .unwrap_or_default();
         ConfigError::new(format!(
@@ -269,41 +269,6 @@ fn unknown_peer<C: StockConfig>(role: &str, name: &str) -> ConfigError {
     ConfigError::new(format!(
         "unknown {role} `{name}` (expected one of: {})",
         stock_names::<C>().join(", ")
-    ))
-}
-
-/// A peer simulator's own component name used where only the engine's are taken: which
-/// `--semantics` takes it.
-fn peer_hint(role: &str, name: &str) -> Option<String> {
-    let lower = name.to_ascii_lowercase().replace('-', "_");
-    #[cfg(not(any(feature = "gavel", feature = "tiresias")))]
-    let _ = &lower;
-    #[cfg(feature = "gavel")]
-    let gavel = blox_gavel::GavelPolicyKind::ALL
-        .iter()
-        .any(|k| k.as_str().replace('-', "_") == lower);
-    #[cfg(not(feature = "gavel"))]
-    let gavel = false;
-    #[cfg(feature = "tiresias")]
-    let (tiresias_schedule, tiresias_scheme) = (
-        blox_tiresias::PeerSchedule::ALL
-            .iter()
-            .any(|k| k.name().replace('-', "_") == lower),
-        blox_tiresias::PeerScheme::ALL
-            .iter()
-            .any(|k| k.name() == lower),
-    );
-    #[cfg(not(feature = "tiresias"))]
-    let (tiresias_schedule, tiresias_scheme) = (false, false);
-    let semantics = match role {
-        "policy" if gavel => "gavel",
-        "policy" if tiresias_schedule => "tiresias",
-        "placement" if tiresias_scheme => "tiresias",
-        _ => return None,
-    };
-    Some(format!(
-        "; `{name}` is a {role} of --semantics {semantics} (its simulator's own), add \
-         --semantics {semantics}"
     ))
 }
 
