@@ -59,6 +59,14 @@ pub struct SiaJob {
     pub used_gpu_seconds: i64,
     /// Restarts after the first allocation, migrations included (`None` before the first).
     pub num_restarts: Option<u32>,
+    /// Heterogeneity-unaware (`h_unaware`, SIA-SEMANTICS §7.2, the Pollux baseline): one
+    /// profile merged across types (the first observation of a key wins) and one fitted model,
+    /// used on every type, instead of one of each per type.
+    pub unaware: bool,
+    /// The merged profile of an unaware job, in the order first seen.
+    pub merged_profile: Vec<Observation>,
+    /// The one fitted model of an unaware job.
+    pub merged_perf: Option<PerfParams>,
 }
 
 impl SiaJob {
@@ -88,6 +96,9 @@ impl SiaJob {
             wasted_gpu_seconds: 0,
             used_gpu_seconds: 0,
             num_restarts: None,
+            unaware: false,
+            merged_profile: Vec::new(),
+            merged_perf: None,
         }
     }
 
@@ -106,6 +117,25 @@ impl SiaJob {
         self.profiles[t].iter().map(|o| o.0 .1).max().unwrap_or(0)
     }
 
+    /// The largest replica count in an unaware job's merged profile (0 before it ran).
+    pub fn max_merged_replicas(&self) -> u32 {
+        self.merged_profile
+            .iter()
+            .map(|o| o.0 .1)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The fitted model the job's own batch choice reads on type `t`: the type's own, or the
+    /// merged one of an unaware job.
+    fn perf_on(&self, t: usize) -> Option<PerfParams> {
+        if self.unaware {
+            self.merged_perf
+        } else {
+            self.perf_params[t]
+        }
+    }
+
     /// Choose atomic batch and accumulation for `placement` on the current type (§4.3).
     pub fn update_local_bsz(&mut self, placement: &[u32]) {
         let Some(t) = self.gpu_type else {
@@ -121,7 +151,7 @@ impl SiaJob {
         let lmax = app.max_local_bsz_at(placement).unwrap_or(app.max_local_bsz);
         let fixed = if self.fixed_batch {
             Some(self.target_batch_size)
-        } else if self.perf_params[t].is_none() {
+        } else if self.perf_on(t).is_none() {
             Some(
                 app.init_batch_size
                     .max(app.min_local_bsz * u64::from(replicas)),
@@ -129,7 +159,7 @@ impl SiaJob {
         } else {
             None
         };
-        let tuned = match (fixed, self.perf_params[t], self.grad_params) {
+        let tuned = match (fixed, self.perf_on(t), self.grad_params) {
             (None, Some(perf), Some(grad)) => Some(GoodputFunction {
                 perf,
                 grad,
@@ -166,6 +196,15 @@ impl SiaJob {
 
     fn update_params(&mut self, t: usize, key: (u32, u32, u64), st: f64, sy: f64, g: GradParams) {
         self.grad_params = Some(g);
+        if self.unaware {
+            if self.merged_profile.iter().any(|o| o.0 == key) {
+                return;
+            }
+            self.merged_profile.push((key, (st, sy)));
+            // The fit reads only the profile and the stopping rule, which every type shares.
+            self.merged_perf = Some(self.app.per_type[t].fit_perf_params(&self.merged_profile));
+            return;
+        }
         if self.profiles[t].iter().any(|o| o.0 == key) {
             return;
         }

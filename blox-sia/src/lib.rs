@@ -18,11 +18,14 @@
 //!   fairness power of §6.3–§6.5;
 //! - [`SiaPolicy`]: the Sia policy (§6): utilities, the integer program ([`ilp`], an exact
 //!   dynamic program with a documented tie rule) and placement;
+//! - [`PolluxUnaware`]: the heterogeneity-unaware Pollux baseline (§7.2): blox-pollux's
+//!   genetic search on virtual 4-GPU nodes, merged profiles, repair to one type;
 //! - [`SiaSim`]: the round loop (§1.2) and the metrics of §9;
 //! - [`read_sia_workload`]: Sia's workload CSVs (§8).
 //!
 //! The artifact's data has no licence: nothing of it is in this repository (see
-//! `docs/data.md` for the fetch step). Everything here is deterministic.
+//! `docs/data.md` for the fetch step). Everything here is deterministic (the Pollux
+//! baseline for a given seed).
 
 // The numeric kernels (simplex tableaux, the dynamic program) index several arrays in step.
 #![allow(clippy::needless_range_loop)]
@@ -34,6 +37,7 @@ pub mod ilp;
 mod job;
 mod model;
 mod policy;
+mod pollux_unaware;
 mod sim;
 mod workload;
 
@@ -44,5 +48,6 @@ pub use model::{
     max_local_override, restart_delay, restart_penalty, slowdown, SiaApp, SiaApps, SIA_FTOL,
 };
 pub use policy::{place, placement_tuple, Decision, SiaParams, SiaPolicy};
+pub use pollux_unaware::{keep_one_type, replica_cap, PolluxUnaware, VirtualNodes, KEEP_ORDER};
 pub use sim::{build_jobs, HeteroPolicy, SiaOutcome, SiaSim, SiaSummary, SimError};
 pub use workload::{parse_sia_workload, read_sia_workload, SiaWorkloadJob};
