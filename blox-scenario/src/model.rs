@@ -297,7 +297,7 @@ const TIRESIAS: &[Setting] = &[
 
 /// Sia's simulator: a Sia workload, its typed cluster and its interval (and `--policy`,
 /// `--out`).
-const SIA: &[Setting] = &[S::Trace, S::TraceFormat, S::Cluster, S::Round];
+const SIA: &[Setting] = &[S::Trace, S::TraceFormat, S::Cluster, S::Round, S::Seed];
 
 impl Model {
     /// Every semantics, in `--help` order.

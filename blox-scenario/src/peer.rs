@@ -480,6 +480,7 @@ impl RunSettings {
             cluster: self.cluster.clone(),
             round_s: self.round,
             policy,
+            seed: self.seed.unwrap_or(0),
             out: self.out.clone(),
         })
     }

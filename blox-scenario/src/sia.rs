@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use blox_core::ClusterSpec;
 use blox_sia::{
-    build_jobs, read_sia_workload, GavelBaseline, HeteroPolicy, SiaApps, SiaCluster, SiaJob,
-    SiaParams, SiaPolicy, SiaSim, SiaSummary,
+    build_jobs, read_sia_workload, GavelBaseline, HeteroPolicy, PolluxUnaware, SiaApps,
+    SiaCluster, SiaJob, SiaParams, SiaPolicy, SiaSim, SiaSummary,
 };
 use blox_sim::SimError;
 use serde::Serialize;
@@ -30,8 +30,12 @@ pub struct SiaRun {
     pub cluster: Option<String>,
     /// Round length, seconds (`None` = the policy's: 60 for Sia, 360 for Gavel).
     pub round_s: Option<u64>,
-    /// The policy and its parameters, e.g. `sia`, `sia:p=-0.5,lambda_n=1.1` or `gavel`.
+    /// The policy and its parameters, e.g. `sia`, `sia:p=-0.5,lambda_n=1.1`, `gavel` or
+    /// `pollux`.
     pub policy: String,
+    /// The run's seed: the streams of the Pollux baseline's genetic search (Sia and Gavel draw
+    /// nothing).
+    pub seed: u64,
     /// Where the files go.
     pub out: Option<PathBuf>,
 }
@@ -43,11 +47,13 @@ pub enum SiaPolicyChoice {
     Sia(SiaParams),
     /// Sia's Gavel+TunedJobs baseline (max-sum-throughput, fixed GPU counts and batches).
     Gavel,
+    /// Sia's heterogeneity-unaware Pollux baseline (§7.2) with its fairness power `p` (−1 in
+    /// Sia's runs).
+    Pollux(f64),
 }
 
 impl SiaPolicyChoice {
-    /// Parse `sia[:p=P,lambda_n=L,lambda_a=A]` or `gavel`; Sia's heterogeneity-unaware
-    /// `pollux` baseline is refused with what is missing.
+    /// Parse `sia[:p=P,lambda_n=L,lambda_a=A]`, `gavel` or `pollux[:p=P]`.
     pub fn parse(text: &str) -> Result<SiaPolicyChoice, SimError> {
         let t = text.trim();
         let (name, params) = t.split_once(':').unwrap_or((t, ""));
@@ -59,17 +65,11 @@ impl SiaPolicyChoice {
                     "--policy {t}: Sia's gavel baseline takes no parameters"
                 )))
             }
-            "pollux" => {
-                return Err(SimError::Config(
-                    "--policy pollux: Sia's heterogeneity-unaware Pollux baseline (SIA-SEMANTICS \
-                     §7.2) is not built yet under --semantics sia; --policy sia and gavel are"
-                        .into(),
-                ))
-            }
+            "pollux" => return parse_pollux(t, params).map(SiaPolicyChoice::Pollux),
             _ => {
                 return Err(SimError::Config(format!(
-                    "--policy {name}: --semantics sia takes sia[:p=P,lambda_n=L,lambda_a=A] or \
-                     gavel"
+                    "--policy {name}: --semantics sia takes sia[:p=P,lambda_n=L,lambda_a=A], \
+                     gavel or pollux[:p=P]"
                 )))
             }
         }
@@ -105,6 +105,37 @@ impl SiaPolicyChoice {
         }
         Ok(SiaPolicyChoice::Sia(p))
     }
+}
+
+/// The parameters of `pollux[:p=P]`: the fairness power, −1 by default (Sia's
+/// `--policy_p_val=-1`), non-zero.
+fn parse_pollux(t: &str, params: &str) -> Result<f64, SimError> {
+    let mut p = -1.0;
+    for kv in params.split(',').filter(|s| !s.trim().is_empty()) {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| SimError::Config(format!("--policy {t}: `{kv}` is not KEY=VALUE")))?;
+        let v: f64 = v
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && *v != 0.0 && v.abs() <= 100.0)
+            .ok_or_else(|| {
+                SimError::Config(format!(
+                    "--policy {t}: p = `{}` (a non-zero number within ±100)",
+                    v.trim()
+                ))
+            })?;
+        match k.trim() {
+            "p" => p = v,
+            k => {
+                return Err(SimError::Config(format!(
+                    "--policy {t}: unknown parameter `{k}` (Sia's pollux baseline takes p)"
+                )))
+            }
+        }
+    }
+    Ok(p)
 }
 
 /// Parse `--cluster` for Sia: groups `NODESxGPUS:TYPE` of the artifact's types, in order, the
@@ -161,6 +192,8 @@ struct Summary<'a> {
     p: Option<f64>,
     lambda_n: Option<f64>,
     lambda_a: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
     solver: &'static str,
     interval_s: u64,
     cluster: Vec<(String, u32, u32)>,
@@ -212,7 +245,7 @@ impl SiaRun {
             None => SiaCluster::default_64(),
         };
         let interval = self.round_s.unwrap_or(match choice {
-            SiaPolicyChoice::Sia(_) => 60,
+            SiaPolicyChoice::Sia(_) | SiaPolicyChoice::Pollux(_) => 60,
             SiaPolicyChoice::Gavel => 360,
         });
         if interval == 0 || interval > 86_400 {
@@ -230,7 +263,7 @@ impl SiaRun {
         }
         let mut apps = SiaApps::new(&traces, cluster.clone());
         let fixed = choice == SiaPolicyChoice::Gavel;
-        let jobs = build_jobs(&workload, &mut apps, fixed).map_err(cfg)?;
+        let mut jobs = build_jobs(&workload, &mut apps, fixed).map_err(cfg)?;
         // A bound far past any workload's end (the longest shipped one ends near 110 h).
         let last_arrival = workload.iter().map(|j| j.time).fold(0.0, f64::max);
         let bound = last_arrival as i64 + 365 * 86_400;
@@ -241,6 +274,14 @@ impl SiaRun {
             }
             SiaPolicyChoice::Gavel => {
                 let policy = GavelBaseline::new(&cluster, jobs.len(), interval as f64);
+                simulate(&cluster, jobs, policy, interval, bound)?
+            }
+            SiaPolicyChoice::Pollux(p) => {
+                let policy = PolluxUnaware::new(&cluster, *p, blox_core::Seed(self.seed))
+                    .map_err(|e| SimError::Config(format!("--policy {}: {e}", self.policy)))?;
+                for j in &mut jobs {
+                    j.unaware = true;
+                }
                 simulate(&cluster, jobs, policy, interval, bound)?
             }
         };
@@ -271,13 +312,23 @@ impl SiaRun {
                 None,
                 "log-barrier interior point (max-sum-throughput LP)",
             ),
+            SiaPolicyChoice::Pollux(p) => (
+                "pollux",
+                Some(SiaParams {
+                    p: *p,
+                    ..SiaParams::default()
+                }),
+                "blox-pollux genetic search (100 x 100) on 4-GPU virtual nodes, seeded",
+            ),
         };
+        let pollux = matches!(choice, SiaPolicyChoice::Pollux(_));
         let s = Summary {
             semantics: "sia",
             policy,
             p: params.as_ref().map(|p| p.p),
-            lambda_n: params.as_ref().map(|p| p.lambda_n),
-            lambda_a: params.as_ref().map(|p| p.lambda_a),
+            lambda_n: params.as_ref().filter(|_| !pollux).map(|p| p.lambda_n),
+            lambda_a: params.as_ref().filter(|_| !pollux).map(|p| p.lambda_a),
+            seed: pollux.then_some(self.seed),
             solver,
             interval_s: interval,
             cluster: cluster
@@ -407,8 +458,17 @@ mod tests {
         ] {
             assert!(SiaPolicyChoice::parse(bad).is_err(), "{bad}");
         }
-        let e = SiaPolicyChoice::parse("pollux").unwrap_err().to_string();
-        assert!(e.contains("not built yet"), "{e}");
+        assert_eq!(
+            SiaPolicyChoice::parse("pollux").unwrap(),
+            SiaPolicyChoice::Pollux(-1.0)
+        );
+        assert_eq!(
+            SiaPolicyChoice::parse("pollux:p=-2").unwrap(),
+            SiaPolicyChoice::Pollux(-2.0)
+        );
+        for bad in ["pollux:p=0", "pollux:q=1", "pollux:p=x", "pollux:p"] {
+            assert!(SiaPolicyChoice::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
@@ -427,6 +487,7 @@ mod tests {
             cluster: None,
             round_s: None,
             policy: "sia".into(),
+            seed: 0,
             out: None,
         };
         let e = r.run().unwrap_err().to_string();
