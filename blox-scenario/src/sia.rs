@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use blox_core::ClusterSpec;
 use blox_sia::{
-    build_jobs, read_sia_workload, GavelBaseline, HeteroPolicy, PolluxUnaware, SiaApps,
-    SiaCluster, SiaJob, SiaParams, SiaPolicy, SiaSim, SiaSummary,
+    build_jobs, read_sia_workload, GavelBaseline, HeteroPolicy, PolluxUnaware, SiaApps, SiaCluster,
+    SiaJob, SiaParams, SiaPolicy, SiaSim, SiaSummary,
 };
 use blox_sim::SimError;
 use serde::Serialize;
