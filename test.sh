@@ -36,9 +36,11 @@ if [ "$rust" = 1 ]; then
     cargo test -p my-blox-policy --features cli
     if [ -z "${BLOX_SIA_DATA:-}" ]; then
         # The Sia artifact's data has no licence and is fetched, not shipped (docs/data.md).
-        echo "== NOT RUN (BLOX_SIA_DATA is unset; see docs/data.md): these blox-sia tests"
-        cargo test -q -p blox-sia --test it -- --list 2>/dev/null | sed -n 's/: test$//p' \
-            | grep sia_data_ | sed 's/^/   /' || true
+        echo "== NOT RUN (BLOX_SIA_DATA is unset; see docs/data.md): these blox-sia and blox-cli tests"
+        for p in blox-sia blox-cli; do
+            cargo test -q -p "$p" --test it -- --list 2>/dev/null | sed -n 's/: test$//p' \
+                | grep sia_data_ | sed 's/^/   /' || true
+        done
     fi
 fi
 

@@ -383,4 +383,50 @@ fn a_sweep_takes_every_flag_of_run_for_every_run() {
         "{stderr}"
     );
     assert!(!out.exists(), "nothing is written when a flag is refused");
+
+/// Sia's unaware Pollux baseline through `run` (needs the Sia data, `BLOX_SIA_DATA`): the
+/// test vector tve twice with `--seed 1` writes the same `jobs.csv`, every job completes, and
+/// `summary.json` records the seed.
+#[cfg(unix)]
+#[test]
+fn sia_data_pollux_run_twice_gives_the_same_jobs_csv() {
+    let Some(data) = std::env::var_os("BLOX_SIA_DATA").filter(|d| !d.is_empty()) else {
+        eprintln!(
+            "sia_data_pollux_run_twice_gives_the_same_jobs_csv: NOT RUN (BLOX_SIA_DATA is \
+             unset; see docs/data.md)"
+        );
+        return;
+    };
+    let root = tmp("sia-pollux-data");
+    std::fs::create_dir_all(root.join("workloads/tv")).unwrap();
+    std::os::unix::fs::symlink(Path::new(&data).join("traces"), root.join("traces")).unwrap();
+    let w = root.join("workloads/tv/tve.csv");
+    std::fs::write(
+        &w,
+        "name,time,application,num_replicas,batch_size\ncifar10-0,0,cifar10,4,1024\n\
+         bert-1,120,bert,2,24\ndeepspeech2-2,300,deepspeech2,4,80\ncifar10-3,600,cifar10,2,512\n",
+    )
+    .unwrap();
+    let args = [
+        "--semantics",
+        "sia",
+        "--trace",
+        w.to_str().unwrap(),
+        "--trace-format",
+        "sia",
+        "--policy",
+        "pollux",
+        "--seed",
+        "1",
+    ];
+    let a = run_out("sia-pollux-a", &args);
+    let b = run_out("sia-pollux-b", &args);
+    let ja = std::fs::read_to_string(a.join("jobs.csv")).unwrap();
+    assert_eq!(ja, std::fs::read_to_string(b.join("jobs.csv")).unwrap());
+    assert_eq!(ja.lines().count(), 5, "{ja}");
+    let s = std::fs::read_to_string(a.join("summary.json")).unwrap();
+    assert!(
+        s.contains("\"policy\": \"pollux\"") && s.contains("\"seed\": 1"),
+        "{s}"
+    );
 }
