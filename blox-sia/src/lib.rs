@@ -48,6 +48,8 @@ pub use model::{
     max_local_override, restart_delay, restart_penalty, slowdown, SiaApp, SiaApps, SIA_FTOL,
 };
 pub use policy::{place, placement_tuple, Decision, SiaParams, SiaPolicy};
-pub use pollux_unaware::{keep_one_type, replica_cap, PolluxUnaware, VirtualNodes, KEEP_ORDER};
+pub use pollux_unaware::{
+    fix_physical_nodes, keep_one_type, replica_cap, PolluxUnaware, VirtualNodes, KEEP_ORDER,
+};
 pub use sim::{build_jobs, HeteroPolicy, SiaOutcome, SiaSim, SiaSummary, SimError};
 pub use workload::{parse_sia_workload, read_sia_workload, SiaWorkloadJob};

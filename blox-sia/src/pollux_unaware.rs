@@ -18,8 +18,9 @@
 //! - **repair to one type** ([`keep_one_type`], `fix_allocations_by_dropping`): a job whose
 //!   vnodes span types keeps the GPUs of the type with the most, ties between the two leading
 //!   types to the faster one (dgx-ext > azure > quad > rtx > aws); the others stay idle;
-//! - vnodes map back to `(type, sorted real node ids)`; the repaired vnode allocation is what
-//!   the search sees as the current state next round.
+//! - vnodes map back to `(type, sorted real node ids)` (a placement over more nodes than the
+//!   type physically profiled is rebalanced, [`fix_physical_nodes`]); the repaired vnode
+//!   allocation is what the search sees as the current state next round.
 //!
 //! The policy is driven through blox-pollux's public API only: each round a
 //! [`PolluxSim`] of stand-in [`PolluxJob`]s (the aws application, the merged fit, the job's
@@ -127,6 +128,34 @@ pub fn keep_one_type(cluster: &SiaCluster, vnodes: &VirtualNodes, alloc: &[u32])
         .copied()
         .filter(|&v| vnodes.map[v as usize].0 == keep)
         .collect()
+}
+
+/// The original's fix of a placement spanning more nodes than its type's max physical nodes
+/// (`cluster_unaware.py`: "FIXING PLACEMENT FOR LARGE CLUSTER"): `R` GPUs go
+/// `ceil(R / max physical nodes)` per node. Expressed on the decision's node ids (its first
+/// distinct ids, each repeated its new count) so the placement tuple the simulator derives is
+/// the fixed one; GPU count and type are unchanged. Never needed on Table 3's cluster (no type
+/// has more nodes than it physically profiled); a scaled cluster can.
+pub fn fix_physical_nodes(cluster: &SiaCluster, d: Decision) -> Decision {
+    let (t, ids) = d?;
+    let mut distinct: Vec<u32> = ids.clone();
+    distinct.dedup();
+    let maxp = cluster.types[t].max_physical_nodes.max(1) as usize;
+    if distinct.len() <= maxp {
+        return Some((t, ids));
+    }
+    let mut left = ids.len();
+    let per = left.div_ceil(maxp);
+    let mut fixed = Vec::with_capacity(left);
+    for &node in &distinct {
+        if left == 0 {
+            break;
+        }
+        let k = per.min(left);
+        fixed.extend(std::iter::repeat(node).take(k));
+        left -= k;
+    }
+    Some((t, fixed))
 }
 
 /// The cluster-wide replica cap (`max_num_replicas` of `multi_simulator_unaware.py`): the
@@ -261,7 +290,7 @@ impl HeteroPolicy for PolluxUnaware {
         for &j in active {
             let raw = sim.allocations.get(&j).map(Vec::as_slice).unwrap_or(&[]);
             let kept = keep_one_type(cluster, &self.vnodes, raw);
-            out.push(self.vnodes.decision(&kept));
+            out.push(fix_physical_nodes(cluster, self.vnodes.decision(&kept)));
             if !kept.is_empty() {
                 self.prev.insert(j, kept);
             }
@@ -304,6 +333,23 @@ mod tests {
         assert_eq!(vs.map, vec![(0, 0), (0, 1), (1, 0), (1, 0)]);
         let c_m = SiaCluster::from_counts(&[("aws", 1), ("dgx-ext", 1), ("rtx", 1)]).unwrap();
         assert_eq!(replica_cap(&c_m), 4);
+    }
+
+    #[test]
+    fn placements_past_the_physical_nodes_are_rebalanced() {
+        // Twice Table 3's cluster: dgx-ext has 4 nodes but 2 physically profiled.
+        let c = SiaCluster::default_64().scaled(2);
+        let d = Some((1, vec![0, 0, 0, 0, 1, 1, 1, 1, 3, 3, 3, 3]));
+        let f = fix_physical_nodes(&c, d).unwrap();
+        assert_eq!(f, (1, vec![0; 6].into_iter().chain(vec![1; 6]).collect()));
+        assert_eq!(crate::policy::placement_tuple(&f.1), [6, 6]);
+        // Within the limit, and no allocation: unchanged.
+        let ok = Some((1, vec![0, 0, 2]));
+        assert_eq!(fix_physical_nodes(&c, ok.clone()), ok);
+        assert_eq!(fix_physical_nodes(&c, None), None);
+        // Odd counts: ceil per node, the last node takes the rest (rtx, 3 physical nodes).
+        let f = fix_physical_nodes(&c, Some((2, vec![0, 1, 2, 3, 3]))).unwrap();
+        assert_eq!(crate::policy::placement_tuple(&f.1), [2, 2, 1]);
     }
 
     #[test]

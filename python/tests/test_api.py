@@ -124,7 +124,7 @@ def test_runs_with_cluster_management_have_the_extra_columns():
         (dict(semantics="tiresias"), bloxsim.ConfigError, "semantics='tiresias' runs a trace: give trace=FILE"),
         (dict(semantics="gavel"), bloxsim.ConfigError, "semantics='gavel' needs exactly one trace=FILE"),
         (dict(semantics="tiresias", trace="t.csv", seed=3), bloxsim.ConfigError,
-         "seed has no meaning under semantics='tiresias' .*; seed is taken by semantics='exact', 'blox', 'synergy', 'gavel', 'pollux'$"),
+         "seed has no meaning under semantics='tiresias' .*; seed is taken by semantics='exact', 'blox', 'synergy', 'gavel', 'pollux', 'sia'$"),
         (dict(trace="t.csv", load=3), bloxsim.ConfigError, "trace='t.csv' cannot be combined with load=3"),
         (dict(resample=3), bloxsim.ConfigError, "resample=3 needs trace="),
         (dict(workload="banana"), bloxsim.ConfigError, "workload='banana': expected one of blox-default"),
