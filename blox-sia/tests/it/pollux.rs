@@ -35,8 +35,7 @@ pub(crate) fn run_pollux(data: &Path, vec: &str, seed: u64) -> Vec<(String, f64,
 /// §11.6). The band: the baseline is random (the original's two tvb runs differ by 5 % on
 /// average, 22 % on one job) and the reference is a single draw; seeds 1–16 here give
 /// 1278–2209 s (mean 1859 s, seed 1 1746.5 s), i.e. −35 % to +13 %, so a band of ±50 % keeps
-/// every seed measured while still catching a wrong model (jobs kept at one GPU, or every job
-/// on aws, move the average by far more).
+/// every seed measured; narrower would test the draw, not the model.
 
 #[test]
 fn sia_data_pollux_tve_completes_deterministically_in_band() {
