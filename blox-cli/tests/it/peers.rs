@@ -383,6 +383,7 @@ fn a_sweep_takes_every_flag_of_run_for_every_run() {
         "{stderr}"
     );
     assert!(!out.exists(), "nothing is written when a flag is refused");
+}
 
 /// Sia's unaware Pollux baseline through `run` (needs the Sia data, `BLOX_SIA_DATA`): the
 /// test vector tve twice with `--seed 1` writes the same `jobs.csv`, every job completes, and
