@@ -51,6 +51,8 @@ pub struct PolluxPolicy {
     /// The previous round's front: states over `prev_jobs` × nodes.
     prev_states: Vec<Vec<u8>>,
     prev_jobs: Vec<usize>,
+    /// Per job (by its input index), the goodput optima of the last round it was in.
+    optima: HashMap<usize, GoodputMemo>,
 }
 
 impl PolluxPolicy {
@@ -60,14 +62,36 @@ impl PolluxPolicy {
             config,
             prev_states: Vec::new(),
             prev_jobs: Vec::new(),
+            optima: HashMap::new(),
         }
     }
+}
+
+/// A job's goodput optima by `(nodes, replicas)` (`GoodputFunction::optimize`'s value), kept
+/// from round to round while the job's goodput function, limits and the cluster's shape are
+/// unchanged (compared bit for bit): the values are the ones recomputing gives.
+#[derive(Debug, Clone)]
+struct GoodputMemo {
+    key: GoodputKey,
+    values: Vec<Option<f64>>,
+}
+
+/// Everything `GoodputFunction::optimize` reads, bit for bit, and the memo's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct GoodputKey {
+    perf: [u64; 7],
+    grad: [u64; 2],
+    init_batch: u64,
+    limits: [u64; 3],
+    shape: (usize, usize),
 }
 
 /// A job's speedup as the policy sees it: `goodput(n, r) / goodput(1 node, fair replicas)`, or
 /// `r / fair` without a fitted model. Memoised for every `(nodes, replicas)`.
 struct Speedup {
     goodput: Option<(GoodputFunction, crate::goodput::BatchLimits)>,
+    /// The goodput optima, carried over from earlier rounds when still valid.
+    optima: Option<GoodputMemo>,
     base: f64,
     fair: f64,
     memo: Vec<f64>,
@@ -79,19 +103,61 @@ struct Speedup {
 }
 
 impl Speedup {
-    fn new(job: &PolluxJob, fair_replicas: u32, max_nodes: usize, max_r: usize) -> Speedup {
+    fn new(
+        job: &PolluxJob,
+        fair_replicas: u32,
+        max_nodes: usize,
+        max_r: usize,
+        kept: Option<GoodputMemo>,
+    ) -> Speedup {
         let goodput = job.goodput_fn().map(|g| (g, job.limits()));
-        let base = goodput.map_or(1.0, |(g, lim)| g.optimize(1, fair_replicas, lim).0);
-        Speedup {
+        let size = (max_nodes + 1) * (max_r + 1);
+        let optima = goodput.map(|(g, lim)| {
+            let key = GoodputKey {
+                perf: g.perf.0.map(f64::to_bits),
+                grad: [g.grad.sqr.to_bits(), g.grad.var.to_bits()],
+                init_batch: g.init_batch,
+                limits: [lim.max_batch, lim.min_local, lim.max_local],
+                shape: (max_nodes, max_r),
+            };
+            match kept {
+                Some(m) if m.key == key => m,
+                _ => GoodputMemo {
+                    key,
+                    values: vec![None; size],
+                },
+            }
+        });
+        let mut sp = Speedup {
             goodput,
-            base,
+            optima,
+            base: 1.0,
             fair: f64::from(fair_replicas),
-            memo: vec![-1.0; (max_nodes + 1) * (max_r + 1)],
+            memo: vec![-1.0; size],
             max_r,
-            term: [
-                vec![-1.0; (max_nodes + 1) * (max_r + 1)],
-                vec![-1.0; (max_nodes + 1) * (max_r + 1)],
-            ],
+            term: [vec![-1.0; size], vec![-1.0; size]],
+        };
+        if sp.goodput.is_some() {
+            sp.base = sp.optimum(1, fair_replicas as usize);
+        }
+        sp
+    }
+
+    /// `optimize(nodes, replicas).0` of the job's goodput function, memoised.
+    fn optimum(&mut self, nodes: usize, replicas: usize) -> f64 {
+        let (Some((g, lim)), Some(m)) = (&self.goodput, &mut self.optima) else {
+            return f64::NAN;
+        };
+        let i = nodes * (self.max_r + 1) + replicas;
+        match m.values.get(i).copied().flatten() {
+            Some(v) => v,
+            None => {
+                let v = g.optimize(nodes as u32, replicas as u32, *lim).0;
+                if let Some(slot) = m.values.get_mut(i) {
+                    *slot = Some(v);
+                }
+                v
+            }
         }
     }
 
@@ -103,9 +169,10 @@ impl Speedup {
         if self.memo[i] >= 0.0 {
             return self.memo[i];
         }
-        let v = match &self.goodput {
-            None => replicas as f64 / self.fair,
-            Some((g, lim)) => g.optimize(nodes as u32, replicas as u32, *lim).0 / self.base,
+        let v = if self.goodput.is_none() {
+            replicas as f64 / self.fair
+        } else {
+            self.optimum(nodes, replicas) / self.base
         };
         self.memo[i] = v;
         v
@@ -393,21 +460,33 @@ fn dominates(a: &[f64; 2], b: &[f64; 2]) -> bool {
     a[0] <= b[0] && a[1] <= b[1] && (a[0] < b[0] || a[1] < b[1])
 }
 
+/// An unsigned key ordered as [`f64::total_cmp`] orders floats.
+fn total_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    // Negative: all bits flipped (larger magnitude sorts first); otherwise the sign bit set.
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | (1 << 63)
+    }
+}
+
 /// Non-dominated fronts of two-objective points (each front in index order): sort by the
 /// objectives, then put each point in the first front none of whose members dominates it.
 fn fronts(pop: &[Indiv]) -> Vec<Vec<usize>> {
-    let mut idx: Vec<usize> = (0..pop.len()).collect();
-    // A total order (the index breaks ties), so an unstable sort gives the stable order.
-    idx.sort_unstable_by(|&a, &b| {
-        pop[a].f[0]
-            .total_cmp(&pop[b].f[0])
-            .then(pop[a].f[1].total_cmp(&pop[b].f[1]))
-            .then(a.cmp(&b))
-    });
+    // Sorted by (f0, f1, index) under `total_cmp`, as keys held in one array: a total order
+    // (the index breaks ties), so an unstable sort gives the stable order.
+    let mut keys: Vec<(u64, u64, usize)> = pop
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (total_key(p.f[0]), total_key(p.f[1]), i))
+        .collect();
+    keys.sort_unstable();
+    let idx = keys.iter().map(|k| k.2);
     // Per front: the member with the smallest second objective (first such in sorted order).
     let mut best: Vec<[f64; 2]> = Vec::new();
     let mut out: Vec<Vec<usize>> = Vec::new();
-    for &i in &idx {
+    for i in idx {
         let f = pop[i].f;
         let k = best.partition_point(|b| b[1] < f[1] || (b[1] == f[1] && b[0] < f[0]));
         if k == best.len() {
@@ -574,7 +653,7 @@ impl RoundPolicy for PolluxPolicy {
         let mut max_replicas = Vec::with_capacity(nj);
         let mut speedups = Vec::with_capacity(nj);
         let mut factor = Vec::with_capacity(nj);
-        for (_, j) in &jobs {
+        for (k, j) in &jobs {
             let app = &j.app;
             let mut m = (2 * j.max_profiled_replicas())
                 .max(1)
@@ -584,7 +663,7 @@ impl RoundPolicy for PolluxPolicy {
                 m = 1;
             }
             max_replicas.push(m);
-            speedups.push(Speedup::new(j, fair, nn, max_r));
+            speedups.push(Speedup::new(j, fair, nn, max_r, self.optima.remove(k)));
             let age = (input.now - j.submission_time) as f64;
             let restarts = f64::from(j.num_restarts.unwrap_or(0));
             factor.push((age - restarts * cfg.restart_delay).max(0.0) / (age + cfg.restart_delay));
@@ -719,6 +798,13 @@ impl RoundPolicy for PolluxPolicy {
             .unwrap_or_else(|| base.clone());
         self.prev_states = front.iter().map(|p| p.x.clone()).collect();
         self.prev_jobs = jobs.iter().map(|(k, _)| *k).collect();
+        // Keep this round's jobs' goodput optima (a job absent from a round starts afresh).
+        self.optima.clear();
+        for ((k, _), sp) in jobs.iter().zip(problem.speedups.iter_mut()) {
+            if let Some(m) = sp.optima.take() {
+                self.optima.insert(*k, m);
+            }
+        }
         let mut out = Allocations::new();
         for (r, (k, _)) in jobs.iter().enumerate() {
             let mut a = Vec::new();
@@ -741,6 +827,29 @@ mod tests {
             f: [f0, f1],
             rank: 0,
             crowding: 0.0,
+        }
+    }
+
+    #[test]
+    fn total_key_orders_as_total_cmp() {
+        let v = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -1.5,
+            -f64::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            5e-324,
+            1.0,
+            2.5,
+            f64::INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        for a in v {
+            for b in v {
+                assert_eq!(total_key(a).cmp(&total_key(b)), a.total_cmp(&b), "{a} {b}");
+            }
         }
     }
 
