@@ -367,6 +367,16 @@ impl lbfgsb::Objective for Fit {
         let rr = x[5] / x[4];
         let reg2 = 1e-2 * (rn * rn + rr * rr);
         (self.rn, self.rr) = (rn, rr);
+        // As for err2 below: err1 at least its partial value, err2 at least 0; tested once the
+        // partial sum nears where it could reject.
+        let near1 = cut.map_or(f64::INFINITY, |c| {
+            let room = c.below.min(c.armijo) - (reg1 + reg2);
+            if room > 0.0 {
+                n * room * room * (1.0 - 1e-9)
+            } else {
+                0.0
+            }
+        });
         let mut s1 = 0.0;
         for (d, st) in self.points.iter().zip(&mut self.state) {
             let a = x[0] + x[1] * d.atomic;
@@ -374,6 +384,9 @@ impl lbfgsb::Objective for Fit {
             s1 += e1 * e1;
             st.a = a;
             st.e1 = e1;
+            if s1 >= near1 && cut.is_some_and(|c| c.rejects((s1 / n).sqrt() + 0.0 + reg1 + reg2)) {
+                return None;
+            }
         }
         let err1 = (s1 / n).sqrt();
         // err1 + err2 + reg1 + reg2 with err2 at least its partial value.
