@@ -219,7 +219,7 @@ impl<W: Workload> Workload for TimeLimit<W> {
             let of = self
                 .tracked_total
                 .map_or_else(String::new, |n| format!(" of {n}"));
-            return Err(SimError::Config(format!(
+            return Err(SimError::Unfinished(format!(
                 "the run passed --max-sim-time ({} s of simulated time; now at {} s) before it \
                  finished: {done}{of} tracked jobs done, {} arrived. Raise --max-sim-time, or \
                  lower the load (no output was written)",

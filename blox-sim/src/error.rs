@@ -51,6 +51,9 @@ pub enum SimError {
     },
     /// The run cannot make progress (e.g. a job that can never be placed).
     Stalled(String),
+    /// The run passed a bound set on it (`--max-sim-time`) before it finished: the input was
+    /// valid, the run could not finish within it.
+    Unfinished(String),
     /// Reading or writing a file failed.
     Io {
         /// The file.
@@ -103,6 +106,7 @@ impl fmt::Display for SimError {
                 )
             }
             SimError::Stalled(m) => write!(f, "the run cannot make progress: {m}"),
+            SimError::Unfinished(m) => f.write_str(m),
             SimError::Io { path, source } => write!(f, "{}: {source}", path.display()),
         }
     }

@@ -195,7 +195,7 @@ def test_a_run_releases_the_gil():
 
 
 def test_max_sim_time_stops_a_run():
-    with pytest.raises(bloxsim.BloxError, match="simulated"):
+    with pytest.raises(bloxsim.SimulationError, match="simulated"):
         bloxsim.run(load=50, max_sim_time=86400)
 
 

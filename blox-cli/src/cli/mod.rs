@@ -43,8 +43,8 @@ use sweep::{merge, sweep, SweepArgs};
         blox-sim compare --policy fifo,las,srtf --load 6\n\n\
         Exit status: 0 done; 2 bad input (a flag, a value, a file that does not exist, a \
         scenario file or trace that does not read); 1 a run that could not finish (it stalled, \
-        a component made an invalid decision, an output could not be written); 141 standard \
-        output was closed early (a reader such as `head` stopped)."
+        passed --max-sim-time, a component made an invalid decision, an output could not be \
+        written); 141 standard output was closed early (a reader such as `head` stopped)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -181,17 +181,18 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Err(e) => {
             eprintln!("error: {e}");
             // 2: the input is wrong (flags, files named that do not exist, scenario files,
-            // traces); 1: a run that could not finish (stalled, an invalid decision, an output
-            // that cannot be written). `--help` says so.
+            // traces); 1: a run that could not finish (stalled, passed --max-sim-time, an
+            // invalid decision, an output that cannot be written). `--help` says so.
             match e {
                 SimError::Io { ref source, .. }
                     if source.kind() == std::io::ErrorKind::NotFound =>
                 {
                     ExitCode::from(2)
                 }
-                SimError::Io { .. } | SimError::Stalled(_) | SimError::InvalidDecision { .. } => {
-                    ExitCode::from(1)
-                }
+                SimError::Io { .. }
+                | SimError::Stalled(_)
+                | SimError::Unfinished(_)
+                | SimError::InvalidDecision { .. } => ExitCode::from(1),
                 _ => ExitCode::from(2),
             }
         }

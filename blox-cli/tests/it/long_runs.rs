@@ -23,7 +23,10 @@ fn max_sim_time_ends_an_overloaded_run_with_a_clear_message() {
     let mut args = OVERLOADED.to_vec();
     args.extend(["--max-sim-time", "86400"]);
     let (code, _, err) = blox_sim(&args);
-    assert_ne!(code, 0, "{err}");
+    assert_eq!(
+        code, 1,
+        "a run that passed its bound could not finish: {err}"
+    );
     assert!(
         err.contains("the run passed --max-sim-time (86400 s of simulated time")
             && err.contains("of 1001 tracked jobs done")

@@ -343,7 +343,7 @@ fn max_sim_time_bounds_a_pollux_run() {
         .chain(["--max-sim-time", "600"])
         .collect();
     let (code, text) = pollux_cmd("run", &wl, &bounded);
-    assert_eq!(code, 2, "{text}");
+    assert_eq!(code, 1, "{text}");
     assert!(text.contains("passed --max-sim-time (600 s"), "{text}");
     assert!(!out.join("jobs.csv").exists());
     let roomy: Vec<&str> = args
