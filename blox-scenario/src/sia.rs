@@ -572,6 +572,80 @@ mod tests {
         assert_eq!(c.label("my-las"), "my-las");
     }
 
+    /// A toy Sia data folder (no artifact data): `traces/cifar10` measured on aws and rtx, and
+    /// a 6-job workload of 1-, 2- and 4-GPU jobs.
+    fn toy_data(tag: &str) -> PathBuf {
+        let root =
+            std::env::temp_dir().join(format!("blox-scenario-sia-{}-{tag}", std::process::id()));
+        let app = root.join("traces/cifar10");
+        std::fs::create_dir_all(&app).unwrap();
+        for b in [64, 256, 1024] {
+            let mut v = String::from("progress,iteration,grad_sqr,grad_var\n");
+            for e in 0..100 {
+                v += &format!("{},{},1.0,2.0\n", 40 * (e + 1), 4 * (e + 1));
+            }
+            std::fs::write(app.join(format!("validation-{b}.csv")), v).unwrap();
+        }
+        for (t, st, places) in [
+            ("aws", 0.2, &[1, 2, 4][..]),
+            ("rtx", 0.1, &[1, 2, 4, 8][..]),
+        ] {
+            let mut text = String::from("local_bsz,step_time,sync_time,placement\n");
+            for p in places {
+                text += &format!("16,{st},0.01,{p}\n256,{},0.01,{p}\n", st * 4.0);
+            }
+            std::fs::write(app.join(format!("placements-{t}.csv")), text).unwrap();
+        }
+        let w = root.join("workloads/toy");
+        std::fs::create_dir_all(&w).unwrap();
+        let mut csv = String::from("name,time,application,num_replicas,batch_size\n");
+        for (i, g) in [4, 1, 2, 4, 1, 2].iter().enumerate() {
+            csv += &format!("cifar10-{i},{},cifar10,{g},256\n", 30 * i);
+        }
+        std::fs::write(w.join("workload-1.csv"), csv).unwrap();
+        root
+    }
+
+    #[test]
+    fn a_registered_policy_runs_under_sias_model_labelled_by_its_name() {
+        let root = toy_data("registered");
+        let run = |policy: &str, registry: Registry| SiaRun {
+            trace: root.join("workloads/toy/workload-1.csv"),
+            cluster: Some("1x4:aws,1x8:rtx".into()),
+            round_s: None,
+            policy: policy.into(),
+            seed: 0,
+            out: None,
+            registry,
+        };
+        // Without the registration: the name is unknown, and the error lists what sia takes.
+        let e = run("my-fifo", Registry::default())
+            .run()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("my-fifo") && e.contains("sia[:p=P"), "{e}");
+        let reg = Registry::default().policy("my-fifo", |_s, _e| {
+            Ok(Box::new(blox_policies::Fifo::default()))
+        });
+        let mine = run("my-fifo", reg).run().unwrap();
+        let json = String::from_utf8(mine.summary_json.clone()).unwrap();
+        assert!(
+            json.contains("\"policy\": \"my-fifo\"") && json.contains("\"interval_s\": 60"),
+            "{json}"
+        );
+        // Every job completes (a row each), with the columns of every sia run.
+        assert_eq!(mine.jobs_csv.lines().count(), 7, "{}", mine.jobs_csv);
+        assert!(mine.jobs_csv.starts_with(
+            "source_id,application,arrival_s,completion_s,jct_s,restarts,gpu_seconds\n"
+        ));
+        // The stock FIFO gives the same jobs; LAS other ones.
+        let fifo = run("fifo", Registry::default()).run().unwrap();
+        assert_eq!(fifo.jobs_csv, mine.jobs_csv);
+        let las = run("las", Registry::default()).run().unwrap();
+        assert_eq!(las.jobs_csv.lines().count(), 7);
+        let _ = std::fs::remove_dir_all(root);
+    }
+
     #[test]
     fn clusters_are_typed_groups_of_the_types_own_size() {
         let c = parse_cluster("6x4:aws,2x8:dgx-ext,3x8:rtx").unwrap();
