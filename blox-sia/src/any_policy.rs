@@ -21,12 +21,14 @@
 //!   type and nodes in the view's cluster (Sia's nodes, one view node each, Sia's type names),
 //!   so `is_running` and `time_since_scheduled` mean what they mean in the engine.
 //! - **The type.** The schedule is walked in order (a job listed twice, with zero GPUs, or not
-//!   active is skipped). A job takes its GPU count on ONE type: the type its entry pins
-//!   ([`Allocation::gpu_type`](blox_core::Allocation), by name) if that type has room; else the
-//!   type it ran on last round if that type still has room (no needless migration); else the
-//!   type it runs fastest on (the estimate above) among those with room, ties to the earlier
-//!   type in the cluster's order. A job that fits nowhere waits; later entries are still tried
-//!   (back-filling).
+//!   active is skipped). A job takes its GPU count on ONE type: the type it ran on last round
+//!   if that type still has room (no needless migration: every move costs Sia's restart delay,
+//!   up to 250 s, so a pin that changes from round to round, as the engine's `gavel` gives
+//!   without a throughput table, would keep a job restarting and never progressing); else the
+//!   type its entry pins ([`Allocation::gpu_type`](blox_core::Allocation), by name) if that has
+//!   room; else the type it runs fastest on (the estimate above) among those with room, ties
+//!   to the earlier type in the cluster's order. A job that fits nowhere waits; later entries
+//!   are still tried (back-filling).
 //! - **The GPUs.** Per type, a job that stays on its type keeps its previous GPUs (so its
 //!   placement is unchanged and it does not restart); then the others, larger first (ties in
 //!   schedule order), take the first free GPUs in node order (the Gavel baseline's worker
@@ -239,14 +241,14 @@ impl<S: SchedulingPolicy> EnginePolicy<S> {
     fn choose(&self, j: usize, pinned: Option<GpuTypeId>, free: &[u32]) -> Option<usize> {
         let f = self.facts[j].as_ref()?;
         let fits = |t: usize| f.rates[t] > 0.0 && free[t] >= f.gpus;
-        if let Some(t) = pinned.and_then(|p| self.view_type.iter().position(|&v| v == p)) {
-            if fits(t) {
-                return Some(t);
-            }
-        }
         if let Some((t, _)) = &self.last[j] {
             if fits(*t) {
                 return Some(*t);
+            }
+        }
+        if let Some(t) = pinned.and_then(|p| self.view_type.iter().position(|&v| v == p)) {
+            if fits(t) {
+                return Some(t);
             }
         }
         (0..free.len())

@@ -237,3 +237,48 @@ fn every_job_completes_and_a_run_repeats_exactly() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Pins every job to aws on even rounds and to rtx on odd ones (a pin that changes each round).
+#[derive(Default)]
+struct FlipPins {
+    round: u64,
+}
+
+impl SchedulingPolicy for FlipPins {
+    fn schedule(&mut self, ctx: &blox_core::Ctx<'_>, out: &mut blox_core::Schedule) {
+        let t = if self.round % 2 == 0 { "aws" } else { "rtx" };
+        let t = ctx
+            .cluster
+            .gpu_type_id(t)
+            .expect("the view has Sia's type names");
+        for j in ctx.jobs.iter() {
+            out.push_on(j.id, j.spec.n_gpus, t);
+        }
+        self.round += 1;
+    }
+}
+
+#[test]
+fn a_pin_places_a_new_job_but_does_not_move_a_running_one() {
+    let dir = toy_traces("pins");
+    let cluster = SiaCluster::from_counts(&[("aws", 1), ("rtx", 1)]).unwrap();
+    let mut apps = SiaApps::new(&dir, cluster.clone());
+    let (sim, log) = run(
+        &cluster,
+        jobs(&mut apps, &[0.0, 0.0], 4),
+        FlipPins::default(),
+    );
+    check_one_type_each(&cluster, &sim.jobs, &log);
+    // First round, pinned to aws: job 0 takes aws (its slower type: the pin wins over the
+    // fastest type), job 1 finds aws full and takes rtx.
+    assert_eq!(log[0][0], Some((0, 4)));
+    assert_eq!(log[0][1], Some((1, 4)));
+    // Later pins to the other type do not move them: no restart, every job completes.
+    assert!(log.iter().filter_map(|row| row[0]).all(|(t, _)| t == 0));
+    assert!(log.iter().filter_map(|row| row[1]).all(|(t, _)| t == 1));
+    for j in &sim.jobs {
+        assert_eq!(j.num_restarts, Some(0), "{}", j.name);
+        assert!(j.completion_time.is_some());
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
