@@ -41,6 +41,8 @@ if [ "$rust" = 1 ]; then
             cargo test -q -p "$p" --test it -- --list 2>/dev/null | sed -n 's/: test$//p' \
                 | grep sia_data_ | sed 's/^/   /' || true
         done
+        cargo test -q -p my-blox-policy --features cli --test my_blox_sim -- --list 2>/dev/null \
+            | sed -n 's/: test$//p' | grep sia_data_ | sed 's/^/   /' || true
     fi
 fi
 

@@ -319,7 +319,7 @@ impl RunSettings {
             #[cfg(feature = "gavel")]
             Model::Gavel => self.gavel_run(registry).map(Prepared::Gavel),
             #[cfg(feature = "sia")]
-            Model::Sia => self.sia_run().map(Prepared::Sia),
+            Model::Sia => self.sia_run(registry).map(Prepared::Sia),
             #[allow(unreachable_patterns)]
             other => Err(without_feature(other)),
         }
@@ -454,7 +454,7 @@ impl RunSettings {
 
     /// The Sia run these settings describe (which settings Sia takes is `Model::Sia`'s data).
     #[cfg(feature = "sia")]
-    fn sia_run(&self) -> Result<crate::sia::SiaRun, SimError> {
+    fn sia_run(&self, registry: &Registry) -> Result<crate::sia::SiaRun, SimError> {
         let trace = match self.trace.as_slice() {
             [one] => one.clone(),
             _ => {
@@ -471,7 +471,8 @@ impl RunSettings {
             }
         }
         let policy = self.policy.clone().unwrap_or_else(|| "sia".into());
-        crate::sia::SiaPolicyChoice::parse(&policy)?;
+        // An unknown name fails here, before any run of a list writes its files.
+        crate::sia::SiaPolicyChoice::parse(&policy)?.build(registry)?;
         if let Some(c) = &self.cluster {
             crate::sia::parse_cluster(c)?;
         }
@@ -482,6 +483,7 @@ impl RunSettings {
             policy,
             seed: self.seed.unwrap_or(0),
             out: self.out.clone(),
+            registry: registry.clone(),
         })
     }
 

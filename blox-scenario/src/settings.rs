@@ -39,8 +39,9 @@ pub struct RunSettings {
     /// policies pollux, optimus and tiresias, or any engine policy on its goodput-aware jobs, on a
     /// pollux --trace) or `sia` (the Sia artifact's simulator on a Sia
     /// workload with --policy sia[:p=P,lambda_n=L], gavel (its Gavel+TunedJobs baseline, 360 s
-    /// rounds) or pollux[:p=P] (its heterogeneity-unaware Pollux baseline on 4-GPU virtual
-    /// nodes, drawing from --seed), its heterogeneous --cluster such as
+    /// rounds), pollux[:p=P] (its heterogeneity-unaware Pollux baseline on 4-GPU virtual
+    /// nodes, drawing from --seed) or any engine policy (stock or registered, engine:NAME for
+    /// the engine's gavel or pollux; one GPU type per job), its heterogeneous --cluster such as
     /// 6x4:aws,2x8:dgx-ext,3x8:rtx (the default) and --round; its data is fetched, see
     /// docs/data.md) [default: exact].
     #[cfg_attr(

@@ -1,6 +1,8 @@
 //! `--semantics sia`: the Sia artifact's simulator (`blox-sia`): its heterogeneous cluster, its
 //! job model and the Sia policy by its own name and parameters, on a workload of Sia's
-//! (`--trace-format sia`).
+//! (`--trace-format sia`); its Gavel and Pollux baselines; or any other policy name as an
+//! engine policy (stock or registered) on Sia's model ([`blox_sia::EnginePolicy`]). Sia's names
+//! win (`gavel` and `pollux` are Sia's baselines); `engine:NAME` names the engine's.
 //!
 //! The artifact's data has no licence and is not in this repository: a missing workload or
 //! trace folder is an error that says where to get it (`docs/data.md`).
@@ -8,10 +10,13 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::registry::{Named, Registry};
+use crate::Semantics;
 use blox_core::ClusterSpec;
+use blox_policies::{PolicyConfig, PolicyEnv};
 use blox_sia::{
-    build_jobs, read_sia_workload, GavelBaseline, HeteroPolicy, PolluxUnaware, SiaApps, SiaCluster,
-    SiaJob, SiaParams, SiaPolicy, SiaSim, SiaSummary,
+    build_jobs, read_sia_workload, EnginePolicy, GavelBaseline, HeteroPolicy, PolluxUnaware,
+    SiaApps, SiaCluster, SiaJob, SiaParams, SiaPolicy, SiaSim, SiaSummary,
 };
 use blox_sim::SimError;
 use serde::Serialize;
@@ -30,15 +35,26 @@ pub struct SiaRun {
     pub cluster: Option<String>,
     /// Round length, seconds (`None` = the policy's: 60 for Sia, 360 for Gavel).
     pub round_s: Option<u64>,
-    /// The policy and its parameters, e.g. `sia`, `sia:p=-0.5,lambda_n=1.1`, `gavel` or
-    /// `pollux`.
+    /// The policy and its parameters, e.g. `sia`, `sia:p=-0.5,lambda_n=1.1`, `gavel`,
+    /// `pollux`, or an engine policy (`las`, `engine:gavel`, a registered name).
     pub policy: String,
     /// The run's seed: the streams of the Pollux baseline's genetic search (Sia and Gavel draw
     /// nothing).
     pub seed: u64,
     /// Where the files go.
     pub out: Option<PathBuf>,
+    /// Where engine policies not stock are found.
+    pub registry: Registry,
 }
+
+/// The prefix that names the engine's policy where Sia has one of the same name (`gavel`,
+/// `pollux`).
+pub const ENGINE_PREFIX: &str = "engine:";
+
+/// What `--semantics sia` takes, for errors.
+const SIA_TAKES: &str = "--semantics sia takes sia[:p=P,lambda_n=L,lambda_a=A], gavel, \
+    pollux[:p=P], or an engine policy (stock: fifo, las, srtf, tiresias, themis, ...; or one \
+    registered by the program; engine:NAME for the engine's gavel or pollux)";
 
 /// The policy named by `--policy` under `--semantics sia`.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,12 +66,25 @@ pub enum SiaPolicyChoice {
     /// Sia's heterogeneity-unaware Pollux baseline (§7.2) with its fairness power `p` (−1 in
     /// Sia's runs).
     Pollux(f64),
+    /// An engine policy, stock or registered, on Sia's model (fixed GPU counts and batches, as
+    /// the Gavel baseline's jobs).
+    Engine(Named<PolicyConfig>),
 }
 
 impl SiaPolicyChoice {
-    /// Parse `sia[:p=P,lambda_n=L,lambda_a=A]`, `gavel` or `pollux[:p=P]`.
+    /// Parse `sia[:p=P,lambda_n=L,lambda_a=A]`, `gavel`, `pollux[:p=P]`, `engine:NAME` or
+    /// any other name as an engine policy's (whether the registry knows it is checked when it
+    /// is built, [`SiaPolicyChoice::build`]).
     pub fn parse(text: &str) -> Result<SiaPolicyChoice, SimError> {
         let t = text.trim();
+        let engine = |s: &str| {
+            s.parse::<Named<PolicyConfig>>()
+                .map(SiaPolicyChoice::Engine)
+                .map_err(|e| SimError::Config(format!("--policy {t}: {e}; {SIA_TAKES}")))
+        };
+        if let Some(rest) = t.strip_prefix(ENGINE_PREFIX) {
+            return engine(rest);
+        }
         let (name, params) = t.split_once(':').unwrap_or((t, ""));
         match name.to_ascii_lowercase().as_str() {
             "sia" => {}
@@ -66,12 +95,7 @@ impl SiaPolicyChoice {
                 )))
             }
             "pollux" => return parse_pollux(t, params).map(SiaPolicyChoice::Pollux),
-            _ => {
-                return Err(SimError::Config(format!(
-                    "--policy {name}: --semantics sia takes sia[:p=P,lambda_n=L,lambda_a=A], \
-                     gavel or pollux[:p=P]"
-                )))
-            }
+            _ => return engine(t),
         }
         let mut p = SiaParams::default();
         for kv in params.split(',').filter(|s| !s.trim().is_empty()) {
@@ -104,6 +128,34 @@ impl SiaPolicyChoice {
             }
         }
         Ok(SiaPolicyChoice::Sia(p))
+    }
+
+    /// The engine policy this choice names, built through `registry` (`None` for Sia's own
+    /// policies); an unknown name is an error that lists what `--semantics sia` takes.
+    pub fn build(&self, registry: &Registry) -> Result<Option<blox_core::BoxScheduling>, SimError> {
+        let SiaPolicyChoice::Engine(p) = self else {
+            return Ok(None);
+        };
+        crate::preset::build_policy(Semantics::Exact, registry, p, &PolicyEnv::new(None))
+            .map(Some)
+            .map_err(|e| SimError::Config(format!("--policy: {e}; {SIA_TAKES}")))
+    }
+
+    /// The policy's label in reports: Sia's names as given, an engine policy by its canonical
+    /// name (`engine:NAME` where Sia has the same name).
+    pub fn label(&self, text: &str) -> String {
+        match self {
+            SiaPolicyChoice::Engine(p) => {
+                let name = p.to_string();
+                let bare = name.split(':').next().unwrap_or("").to_ascii_lowercase();
+                if ["sia", "gavel", "pollux"].contains(&bare.as_str()) {
+                    format!("{ENGINE_PREFIX}{name}")
+                } else {
+                    name
+                }
+            }
+            _ => text.trim().to_string(),
+        }
     }
 }
 
@@ -221,6 +273,8 @@ pub struct SiaReport {
     pub summary_json: Vec<u8>,
     /// Each job's submission and completion time (s), in workload order.
     pub times: Vec<(f64, f64)>,
+    /// The policy's label (an engine policy's canonical name).
+    pub label: String,
 }
 
 impl SiaRun {
@@ -244,8 +298,9 @@ impl SiaRun {
             Some(c) => parse_cluster(c)?,
             None => SiaCluster::default_64(),
         };
+        let engine = choice.build(&self.registry)?;
         let interval = self.round_s.unwrap_or(match choice {
-            SiaPolicyChoice::Sia(_) | SiaPolicyChoice::Pollux(_) => 60,
+            SiaPolicyChoice::Sia(_) | SiaPolicyChoice::Pollux(_) | SiaPolicyChoice::Engine(_) => 60,
             SiaPolicyChoice::Gavel => 360,
         });
         if interval == 0 || interval > 86_400 {
@@ -262,7 +317,7 @@ impl SiaRun {
             )));
         }
         let mut apps = SiaApps::new(&traces, cluster.clone());
-        let fixed = choice == SiaPolicyChoice::Gavel;
+        let fixed = matches!(choice, SiaPolicyChoice::Gavel | SiaPolicyChoice::Engine(_));
         let mut jobs = build_jobs(&workload, &mut apps, fixed).map_err(cfg)?;
         // A bound far past any workload's end (the longest shipped one ends near 110 h).
         let last_arrival = workload.iter().map(|j| j.time).fold(0.0, f64::max);
@@ -284,6 +339,14 @@ impl SiaRun {
                 }
                 simulate(&cluster, jobs, policy, interval, bound)?
             }
+            SiaPolicyChoice::Engine(_) => {
+                let Some(engine) = engine else {
+                    return Err(SimError::Config("engine policy not built".into()));
+                };
+                let policy = EnginePolicy::new(engine, &cluster, jobs.len(), interval as f64)
+                    .map_err(|e| SimError::Config(format!("--policy {}: {e}", self.policy)))?;
+                simulate(&cluster, jobs, policy, interval, bound)?
+            }
         };
         let mut csv = String::from(
             "source_id,application,arrival_s,completion_s,jct_s,restarts,gpu_seconds\n",
@@ -301,6 +364,7 @@ impl SiaRun {
                 o.gpu_seconds
             );
         }
+        let label = choice.label(&self.policy);
         let (policy, params, solver) = match &choice {
             SiaPolicyChoice::Sia(p) => (
                 "sia",
@@ -319,6 +383,11 @@ impl SiaRun {
                     ..SiaParams::default()
                 }),
                 "blox-pollux genetic search (100 x 100) on 4-GPU virtual nodes, seeded",
+            ),
+            SiaPolicyChoice::Engine(_) => (
+                label.as_str(),
+                None,
+                "engine policy's order, one GPU type per job (blox-sia::EnginePolicy)",
             ),
         };
         let pollux = matches!(choice, SiaPolicyChoice::Pollux(_));
@@ -358,6 +427,7 @@ impl SiaRun {
                 .iter()
                 .map(|o| (o.submission_time, o.completion_time as f64))
                 .collect(),
+            label,
         })
     }
 }
@@ -391,12 +461,12 @@ impl SiaReport {
         }
         let s = &self.summary;
         let times = self.times.iter().map(|&(a, done)| (a, Some(done), 1));
-        let mut metrics = crate::peer::metrics_of_times(&r.policy, times, 0);
+        let mut metrics = crate::peer::metrics_of_times(&self.label, times, 0);
         metrics.statistics.avg_jct_s = s.avg_jct;
         let footer = format!(
             "sia semantics | {} | {} rounds | avg JCT {:.1} s | p99 {:.1} s | makespan {:.1} s | \
              {:.3} GPU-h/job | {:.3} restarts/job | contention mean {:.2} max {}",
-            r.policy,
+            self.label,
             s.rounds,
             s.avg_jct,
             s.p99_jct,
@@ -448,14 +518,7 @@ mod tests {
             SiaPolicyChoice::parse("gavel").unwrap(),
             SiaPolicyChoice::Gavel
         );
-        for bad in [
-            "sia:p=0",
-            "sia:q=1",
-            "sia:p=x",
-            "sia:p",
-            "fifo",
-            "gavel:x=1",
-        ] {
+        for bad in ["sia:p=0", "sia:q=1", "sia:p=x", "sia:p", "gavel:x=1"] {
             assert!(SiaPolicyChoice::parse(bad).is_err(), "{bad}");
         }
         assert_eq!(
@@ -469,6 +532,118 @@ mod tests {
         for bad in ["pollux:p=0", "pollux:q=1", "pollux:p=x", "pollux:p"] {
             assert!(SiaPolicyChoice::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn other_names_are_engine_policies_built_through_the_registry() {
+        let reg = Registry::default();
+        for (text, label) in [
+            ("fifo", "fifo"),
+            ("LAS", "las"),
+            ("srtf", "srtf"),
+            ("engine:gavel", "engine:gavel"),
+        ] {
+            let c = SiaPolicyChoice::parse(text).unwrap();
+            assert!(matches!(c, SiaPolicyChoice::Engine(_)), "{text}");
+            assert_eq!(c.label(text), label);
+            assert!(c.build(&reg).unwrap().is_some(), "{text}");
+        }
+        // Sia's own names win.
+        assert_eq!(
+            SiaPolicyChoice::parse("gavel").unwrap(),
+            SiaPolicyChoice::Gavel
+        );
+        assert!(SiaPolicyChoice::parse("sia")
+            .unwrap()
+            .build(&reg)
+            .unwrap()
+            .is_none());
+        // An unknown name fails when built, listing what sia takes; registered, it builds.
+        let c = SiaPolicyChoice::parse("my-las").unwrap();
+        let e = c.build(&reg).err().unwrap().to_string();
+        assert!(
+            e.contains("my-las") && e.contains("sia[:p=P") && e.contains("pollux[:p=P]"),
+            "{e}"
+        );
+        let reg = Registry::default().policy("my-las", |_s, _e| {
+            Ok(Box::new(blox_policies::Las::default()))
+        });
+        assert!(c.build(&reg).unwrap().is_some());
+        assert_eq!(c.label("my-las"), "my-las");
+    }
+
+    /// A toy Sia data folder (no artifact data): `traces/cifar10` measured on aws and rtx, and
+    /// a 6-job workload of 1-, 2- and 4-GPU jobs.
+    fn toy_data(tag: &str) -> PathBuf {
+        let root =
+            std::env::temp_dir().join(format!("blox-scenario-sia-{}-{tag}", std::process::id()));
+        let app = root.join("traces/cifar10");
+        std::fs::create_dir_all(&app).unwrap();
+        for b in [64, 256, 1024] {
+            let mut v = String::from("progress,iteration,grad_sqr,grad_var\n");
+            for e in 0..100 {
+                v += &format!("{},{},1.0,2.0\n", 40 * (e + 1), 4 * (e + 1));
+            }
+            std::fs::write(app.join(format!("validation-{b}.csv")), v).unwrap();
+        }
+        for (t, st, places) in [
+            ("aws", 0.2, &[1, 2, 4][..]),
+            ("rtx", 0.1, &[1, 2, 4, 8][..]),
+        ] {
+            let mut text = String::from("local_bsz,step_time,sync_time,placement\n");
+            for p in places {
+                text += &format!("16,{st},0.01,{p}\n256,{},0.01,{p}\n", st * 4.0);
+            }
+            std::fs::write(app.join(format!("placements-{t}.csv")), text).unwrap();
+        }
+        let w = root.join("workloads/toy");
+        std::fs::create_dir_all(&w).unwrap();
+        let mut csv = String::from("name,time,application,num_replicas,batch_size\n");
+        for (i, g) in [4, 1, 2, 4, 1, 2].iter().enumerate() {
+            csv += &format!("cifar10-{i},{},cifar10,{g},256\n", 30 * i);
+        }
+        std::fs::write(w.join("workload-1.csv"), csv).unwrap();
+        root
+    }
+
+    #[test]
+    fn a_registered_policy_runs_under_sias_model_labelled_by_its_name() {
+        let root = toy_data("registered");
+        let run = |policy: &str, registry: Registry| SiaRun {
+            trace: root.join("workloads/toy/workload-1.csv"),
+            cluster: Some("1x4:aws,1x8:rtx".into()),
+            round_s: None,
+            policy: policy.into(),
+            seed: 0,
+            out: None,
+            registry,
+        };
+        // Without the registration: the name is unknown, and the error lists what sia takes.
+        let e = run("my-fifo", Registry::default())
+            .run()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("my-fifo") && e.contains("sia[:p=P"), "{e}");
+        let reg = Registry::default().policy("my-fifo", |_s, _e| {
+            Ok(Box::new(blox_policies::Fifo::default()))
+        });
+        let mine = run("my-fifo", reg).run().unwrap();
+        let json = String::from_utf8(mine.summary_json.clone()).unwrap();
+        assert!(
+            json.contains("\"policy\": \"my-fifo\"") && json.contains("\"interval_s\": 60"),
+            "{json}"
+        );
+        // Every job completes (a row each), with the columns of every sia run.
+        assert_eq!(mine.jobs_csv.lines().count(), 7, "{}", mine.jobs_csv);
+        assert!(mine.jobs_csv.starts_with(
+            "source_id,application,arrival_s,completion_s,jct_s,restarts,gpu_seconds\n"
+        ));
+        // The stock FIFO gives the same jobs; LAS other ones.
+        let fifo = run("fifo", Registry::default()).run().unwrap();
+        assert_eq!(fifo.jobs_csv, mine.jobs_csv);
+        let las = run("las", Registry::default()).run().unwrap();
+        assert_eq!(las.jobs_csv.lines().count(), 7);
+        let _ = std::fs::remove_dir_all(root);
     }
 
     #[test]
@@ -489,6 +664,7 @@ mod tests {
             policy: "sia".into(),
             seed: 0,
             out: None,
+            registry: Registry::default(),
         };
         let e = r.run().unwrap_err().to_string();
         assert!(

@@ -41,7 +41,12 @@ impl GavelBaseline {
 }
 
 /// Iterations per second of `job` with its fixed GPU count on type `t` (§7.1 step 2).
-fn throughput(job: &SiaJob, cluster: &SiaCluster, t: usize, largest: u32) -> Result<f64, SimError> {
+pub(crate) fn throughput(
+    job: &SiaJob,
+    cluster: &SiaCluster,
+    t: usize,
+    largest: u32,
+) -> Result<f64, SimError> {
     let k = job.target_num_replicas;
     if k > largest {
         return Ok(0.1);

@@ -20,6 +20,9 @@
 //!   dynamic program with a documented tie rule) and placement;
 //! - [`PolluxUnaware`]: the heterogeneity-unaware Pollux baseline (§7.2): blox-pollux's
 //!   genetic search on virtual 4-GPU nodes, merged profiles, repair to one type;
+//! - [`EnginePolicy`]: any engine policy (`blox_core::SchedulingPolicy`) under Sia's model:
+//!   an engine job table of the active jobs, each round filled from the policy's order, one
+//!   GPU type per job;
 //! - [`SiaSim`]: the round loop (§1.2) and the metrics of §9;
 //! - [`read_sia_workload`]: Sia's workload CSVs (§8).
 //!
@@ -31,6 +34,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod agent;
+mod any_policy;
 mod cluster;
 mod gavel;
 pub mod ilp;
@@ -41,6 +45,7 @@ mod pollux_unaware;
 mod sim;
 mod workload;
 
+pub use any_policy::EnginePolicy;
 pub use cluster::{ClusterError, Config, GpuType, SiaCluster, KNOWN_TYPES};
 pub use gavel::GavelBaseline;
 pub use job::SiaJob;

@@ -431,3 +431,60 @@ fn sia_data_pollux_run_twice_gives_the_same_jobs_csv() {
         "{s}"
     );
 }
+
+/// Engine policies under Sia's model beside Sia's own (needs the Sia data, `BLOX_SIA_DATA`):
+/// `compare --semantics sia --policy sia,fifo,las` on philly workload-1 runs, every job
+/// completes under each, and FIFO's and LAS's jobs differ (LAS preempts by service).
+#[test]
+fn sia_data_engine_policies_compare_beside_sia() {
+    let Some(data) = std::env::var_os("BLOX_SIA_DATA").filter(|d| !d.is_empty()) else {
+        eprintln!(
+            "sia_data_engine_policies_compare_beside_sia: NOT RUN (BLOX_SIA_DATA is unset; see \
+             docs/data.md)"
+        );
+        return;
+    };
+    let w = Path::new(&data).join("workloads/philly/workload-1.csv");
+    let n_jobs = std::fs::read_to_string(&w).unwrap().lines().count() - 1;
+    let out = tmp("sia-engine-compare");
+    let (code, stdout, stderr) = blox_sim(&[
+        "compare",
+        "--semantics",
+        "sia",
+        "--trace",
+        w.to_str().unwrap(),
+        "--trace-format",
+        "sia",
+        "--policy",
+        "sia,fifo,las",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let mut csvs = Vec::new();
+    for p in ["sia", "fifo", "las"] {
+        let row = stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(p))
+            .unwrap_or_else(|| panic!("no row for {p}: {stdout}"));
+        assert_eq!(
+            row.split_whitespace().nth(1),
+            Some(n_jobs.to_string().as_str()),
+            "{row}"
+        );
+        let csv = std::fs::read_to_string(out.join(p).join("jobs.csv")).unwrap();
+        assert_eq!(csv.lines().count(), n_jobs + 1, "{p}: every job completes");
+        let s = std::fs::read_to_string(out.join(p).join("summary.json")).unwrap();
+        assert!(s.contains(&format!("\"policy\": \"{p}\"")), "{s}");
+        csvs.push(csv);
+    }
+    assert_ne!(csvs[1], csvs[2], "fifo and las give the same jobs");
+    // Same header and job column as Sia's own run.
+    let ids = |c: &str| -> Vec<String> {
+        c.lines()
+            .map(|l| l.split(',').next().unwrap_or("").to_string())
+            .collect()
+    };
+    assert_eq!(ids(&csvs[0]), ids(&csvs[1]));
+    let _ = std::fs::remove_dir_all(out);
+}

@@ -2,6 +2,7 @@
 //! `BLOX_SIA_DATA` and say by name that they did not run without it.
 
 mod data;
+mod engine;
 mod pollux;
 mod replay;
 mod synthetic;

@@ -228,3 +228,40 @@ fn help_lists_the_registered_names() {
         );
     }
 }
+
+/// The registered `srsf` runs under Sia's model (`--semantics sia`) on philly workload-1 (needs
+/// the Sia data, `BLOX_SIA_DATA`): every job completes, labelled `srsf` in `summary.json`.
+#[test]
+fn sia_data_the_registered_policy_runs_under_sia_semantics() {
+    let Some(data) = std::env::var_os("BLOX_SIA_DATA").filter(|d| !d.is_empty()) else {
+        eprintln!(
+            "sia_data_the_registered_policy_runs_under_sia_semantics: NOT RUN (BLOX_SIA_DATA is \
+             unset; see docs/data.md)"
+        );
+        return;
+    };
+    let w = PathBuf::from(data).join("workloads/philly/workload-1.csv");
+    let n_jobs = std::fs::read_to_string(&w).unwrap().lines().count() - 1;
+    let dir = tmp("sia");
+    let out = dir.join("srsf");
+    let (ok, stdout, stderr) = my_blox_sim(&[
+        "run",
+        "--semantics",
+        "sia",
+        "--trace",
+        w.to_str().unwrap(),
+        "--trace-format",
+        "sia",
+        "--policy",
+        "srsf",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("sia semantics | srsf |"), "{stdout}");
+    let csv = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    assert_eq!(csv.lines().count(), n_jobs + 1, "every job completes");
+    let s = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    assert!(s.contains("\"policy\": \"srsf\""), "{s}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
