@@ -275,6 +275,10 @@ pub struct SiaReport {
     pub times: Vec<(f64, f64)>,
     /// The policy's label (an engine policy's canonical name).
     pub label: String,
+    /// Restarts of all jobs (migrations included), `restarts_per_job` × jobs: the comparison
+    /// table's and `compare.csv`'s `preemptions` under Sia (a job whose allocation changes
+    /// stops and restarts).
+    pub restarts: u64,
 }
 
 impl SiaRun {
@@ -428,6 +432,7 @@ impl SiaRun {
                 .map(|o| (o.submission_time, o.completion_time as f64))
                 .collect(),
             label,
+            restarts: outcomes.iter().map(|o| u64::from(o.restarts)).sum(),
         })
     }
 }
@@ -463,6 +468,7 @@ impl SiaReport {
         let times = self.times.iter().map(|&(a, done)| (a, Some(done), 1));
         let mut metrics = crate::peer::metrics_of_times(&self.label, times, 0);
         metrics.statistics.avg_jct_s = s.avg_jct;
+        metrics.statistics.preemptions_tracked = self.restarts;
         let footer = format!(
             "sia semantics | {} | {} rounds | avg JCT {:.1} s | p99 {:.1} s | makespan {:.1} s | \
              {:.3} GPU-h/job | {:.3} restarts/job | contention mean {:.2} max {}",
@@ -486,7 +492,7 @@ impl SiaReport {
         Ok(crate::Finished {
             model: crate::Model::Sia,
             metrics,
-            preemptions: 0,
+            preemptions: self.restarts,
             end_time_s: s.makespan,
             details: String::new(),
             footer,

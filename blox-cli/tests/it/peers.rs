@@ -479,6 +479,31 @@ fn sia_data_engine_policies_compare_beside_sia() {
         csvs.push(csv);
     }
     assert_ne!(csvs[1], csvs[2], "fifo and las give the same jobs");
+    // The table's preemptions under Sia are the jobs' restarts (jobs.csv's `restarts` summed).
+    for (p, csv) in ["sia", "fifo", "las"].iter().zip(&csvs) {
+        let col = csv
+            .lines()
+            .next()
+            .unwrap()
+            .split(',')
+            .position(|c| c == "restarts")
+            .expect("a restarts column");
+        let restarts: u64 = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(col).unwrap().parse::<u64>().unwrap())
+            .sum();
+        let row = stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(*p))
+            .unwrap();
+        assert_eq!(
+            row.split_whitespace().last(),
+            Some(restarts.to_string().as_str()),
+            "{p}: {row}"
+        );
+        assert!(restarts > 0, "{p}: Sia's runs restart jobs");
+    }
     // Same header and job column as Sia's own run.
     let ids = |c: &str| -> Vec<String> {
         c.lines()
