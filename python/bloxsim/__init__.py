@@ -222,15 +222,18 @@ def compare(
         name = settings["policy"] if peer else label
         if several and settings["semantics"] != "synergy":
             name = f"{settings['policy']}+{settings['placement']}"
-        # The CLI labels Tiresias' rows by name when placements vary (a label is the policy).
-        labels.append(name if several and settings["semantics"] == "tiresias" else label)
+        labels.append(label)
         r = Result(n, name)
         runs.append(r)
         row = {"name": name, **settings, **json.loads(n.comparison_row())}
-        row["label"] = labels[-1]
         if class_splits is not None:
             row["class_split"] = k["class_split"]
         rows.append(row)
+    # As the CLI: a label several rows share (a policy under several placements) gives way to
+    # the run's name (`fifo+yarn`), so every row says what it is.
+    labels = [r["name"] if labels.count(l) > 1 else l for r, l in zip(rows, labels)]
+    for row, l in zip(rows, labels):
+        row["label"] = l
     dtypes = dict(COMPARE_DTYPES)
     if class_splits is not None:
         dtypes["class_split"] = "string"

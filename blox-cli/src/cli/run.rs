@@ -176,17 +176,15 @@ pub(super) fn compare(a: CompareArgs, reg: &Registry) -> Result<(), SimError> {
     for (r, (_, p)) in results.into_iter().zip(&runs) {
         finished.push(r.map_err(|e| explain_stall(e, p))?);
     }
-    let rows: Vec<blox_metrics::ComparisonRow> = finished
-        .iter()
-        .zip(&runs)
-        .map(|(f, (name, _))| {
-            let mut row = f.row();
-            if several_placements && f.model == Model::Tiresias {
-                row.label = name.clone();
-            }
-            row
-        })
-        .collect();
+    let mut rows: Vec<blox_metrics::ComparisonRow> = finished.iter().map(|f| f.row()).collect();
+    // A label several rows share (a policy run with several placements, whose label names the
+    // policy only) gives way to the run's name (`fifo+yarn`), so every row says what it is.
+    let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
+    for (row, (name, _)) in rows.iter_mut().zip(&runs) {
+        if labels.iter().filter(|l| **l == row.label).count() > 1 {
+            row.label = name.clone();
+        }
+    }
     print!("{}", blox_metrics::comparison_table(&rows));
     println!(
         "\n{} | {:.2} s wall",

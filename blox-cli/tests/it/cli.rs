@@ -268,3 +268,49 @@ fn decide_events_starts_a_job_at_its_arrival() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Each row of a comparison over several placements says which run it is: a policy's label
+/// alone would repeat (`fifo`, `las`, `fifo`, `las`), so such rows take the run's name, in the
+/// table and in `compare.csv`.
+#[test]
+fn compare_over_placements_labels_every_row_distinctly() {
+    let dir = std::env::temp_dir().join(format!("blox-sim-cmp-pl-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let (code, stdout, stderr) = blox_sim(&[
+        "compare",
+        "--policy",
+        "fifo,las",
+        "--placements",
+        "scattered,first-fit",
+        "--workload",
+        "poisson",
+        "--jobs",
+        "40",
+        "--cluster",
+        "4x4",
+        "--out",
+        d,
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let want = [
+        "fifo+scattered",
+        "las+scattered",
+        "fifo+first-fit",
+        "las+first-fit",
+    ];
+    let rows: Vec<&str> = stdout
+        .lines()
+        .skip(2)
+        .take(4)
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    assert_eq!(rows, want, "{stdout}");
+    let csv = std::fs::read_to_string(dir.join("compare.csv")).unwrap();
+    let labels: Vec<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(labels, want, "{csv}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
