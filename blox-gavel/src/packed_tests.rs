@@ -325,3 +325,25 @@ fn the_mechanism_credits_the_pair_once_and_not_its_members() {
     assert!(!m.is_active(1));
     assert_eq!(m.n_pairs(), 0, "a pair goes when a member leaves");
 }
+
+#[test]
+fn packed_names_parse_and_follow_gavels_internal_name_rules() {
+    for k in GavelPolicyKind::PACKED {
+        assert_eq!(k.as_str().parse::<GavelPolicyKind>().unwrap(), k);
+        assert_eq!(
+            k.as_str()
+                .replace('_', "-")
+                .parse::<GavelPolicyKind>()
+                .unwrap(),
+            k
+        );
+        assert!(k.is_packed() && k.internal_name().ends_with("_Packing"));
+        // `Packing` in the name: the type order is never shuffled.
+        assert!(!k.shuffles_types(), "{k}");
+    }
+    assert!(GavelPolicyKind::FifoPacked.skips_zero_priority());
+    assert!(!GavelPolicyKind::MaxMinFairnessPacked.skips_zero_priority());
+    assert!(GavelPolicyKind::every()
+        .filter(|k| !GavelPolicyKind::PACKED.contains(k))
+        .all(|k| !k.is_packed()));
+}
