@@ -14,6 +14,7 @@
 //! last micro-task minus its arrival. A job whose micro-task has fewer steps than GPUs fails
 //! and is dropped after five failures (no JCT).
 
+use crate::mechanism::Placement;
 use blox_core::ThroughputTable;
 use blox_workload::GavelTraceJob;
 use std::fmt;
@@ -54,6 +55,32 @@ pub trait GavelRounds {
     fn is_active(&self, j: usize) -> bool;
     /// Policy solves so far.
     fn solves(&self) -> u64;
+    /// What runs in the round starting at `clock`, co-located pairs included (Gavel's
+    /// `*_packed` policies); by default the single jobs of [`GavelRounds::plan_round`].
+    fn plan(&mut self, clock: f64) -> Vec<Placement> {
+        self.plan_round(clock)
+            .into_iter()
+            .map(|(job, gpu_type)| Placement::Single { job, gpu_type })
+            .collect()
+    }
+    /// Credits a finished co-located micro-task of the pair `a < b` on type `w` (`steps` of
+    /// each member, both executed for `exec_s` seconds); what happened to each member. Only
+    /// called for pairs [`GavelRounds::plan`] returned.
+    fn credit_pair(
+        &mut self,
+        a: usize,
+        b: usize,
+        w: usize,
+        steps: [u64; 2],
+        exec_s: f64,
+    ) -> [MicroTaskOutcome; 2] {
+        let _ = (a, b, w, steps, exec_s);
+        [MicroTaskOutcome::Failed, MicroTaskOutcome::Failed]
+    }
+    /// A fatal error of the last plan (the run stops with it).
+    fn fatal(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Gavel's worker registration (GAVEL-SEMANTICS §1.3): the GPU types with at least one GPU,
@@ -241,13 +268,25 @@ impl fmt::Display for GavelError {
 
 impl std::error::Error for GavelError {}
 
-/// A dispatched micro-task.
+/// A dispatched micro-task (of one job, or of a co-located pair).
 #[derive(Clone, Copy, Debug)]
 struct MicroTask {
     finish: f64,
     job: usize,
     gpu_type: usize,
     steps: u64,
+    /// A pair's second member and its steps.
+    partner: Option<(usize, u64)>,
+}
+
+impl MicroTask {
+    /// Gavel's `JobIdPair` order: single jobs by id before pairs, pairs lexicographically.
+    fn id_key(&self) -> (bool, usize, usize) {
+        match self.partner {
+            None => (false, self.job, 0),
+            Some((b, _)) => (true, self.job, b),
+        }
+    }
 }
 
 /// Runs Gavel's trace simulation (GAVEL-SEMANTICS §2) of `jobs` (trace order, with
@@ -321,10 +360,30 @@ pub fn simulate<M: GavelRounds>(
             b.finish
                 .partial_cmp(&a.finish)
                 .unwrap_or(std::cmp::Ordering::Equal)
-                .then(a.job.cmp(&b.job))
+                .then(a.id_key().cmp(&b.id_key()))
         });
         for t in running.drain(..) {
             let exec = t.finish - round_start;
+            if let Some((b, b_steps)) = t.partner {
+                let outcomes = mech.credit_pair(t.job, b, t.gpu_type, [t.steps, b_steps], exec);
+                for (m, o) in [t.job, b].into_iter().zip(outcomes) {
+                    match o {
+                        MicroTaskOutcome::Progress | MicroTaskOutcome::Completed => {
+                            let r = &mut results[m];
+                            r.micro_tasks += 1;
+                            ran_on[m * n_types + t.gpu_type] = true;
+                            if o == MicroTaskOutcome::Completed {
+                                r.finish = Some(t.finish);
+                                r.jct = Some(t.finish - r.arrival);
+                                remaining -= 1;
+                            }
+                        }
+                        MicroTaskOutcome::Failed => {}
+                        MicroTaskOutcome::Dropped => remaining -= 1,
+                    }
+                }
+                continue;
+            }
             match mech.credit(t.job, t.gpu_type, t.steps, exec) {
                 MicroTaskOutcome::Progress => {
                     results[t.job].micro_tasks += 1;
@@ -348,20 +407,50 @@ pub fn simulate<M: GavelRounds>(
             next_arrival += 1;
         }
         // 5-6. Priorities (maybe a solve), shuffle, fill, stale-job drop.
-        let plan = mech.plan_round(clock);
+        let plan = mech.plan(clock);
+        if let Some(e) = mech.fatal() {
+            return Err(GavelError::Config(e));
+        }
         // 7. Dispatch.
-        for (j, w) in plan {
-            let t = jobs[j].throughput[w];
+        let steps_at = |mech: &M, j: usize, t: f64| -> u64 {
             let left = jobs[j].total_steps - mech.done_steps(j);
             // Python's int() of a positive float truncates toward zero, as `as` does.
             let full = (t * round_s) as u64;
-            let steps = full.min(left);
-            running.push(MicroTask {
-                finish: clock + steps as f64 / t,
-                job: j,
-                gpu_type: w,
-                steps,
-            });
+            full.min(left)
+        };
+        for p in plan {
+            match p {
+                Placement::Single {
+                    job: j,
+                    gpu_type: w,
+                } => {
+                    let t = jobs[j].throughput[w];
+                    let steps = steps_at(mech, j, t);
+                    running.push(MicroTask {
+                        finish: clock + steps as f64 / t,
+                        job: j,
+                        gpu_type: w,
+                        steps,
+                        partner: None,
+                    });
+                }
+                Placement::Pair {
+                    jobs: [a, b],
+                    gpu_type: w,
+                    throughput: [ta, tb],
+                } => {
+                    // Each member runs at its co-located rate; the pair ends at the later finish.
+                    let (sa, sb) = (steps_at(mech, a, ta), steps_at(mech, b, tb));
+                    let finish = (clock + sa as f64 / ta).max(clock + sb as f64 / tb);
+                    running.push(MicroTask {
+                        finish: finish.max(clock),
+                        job: a,
+                        gpu_type: w,
+                        steps: sa,
+                        partner: Some((b, sb)),
+                    });
+                }
+            }
         }
         if running.is_empty() {
             // Nothing ran and no arrival is left to wait for: the forced re-solve comes next;

@@ -12,9 +12,10 @@
 //! | [`numpy_mean`] | `numpy.mean`'s pairwise summation, so window averages match to the bit | §G7 |
 
 use crate::clock::{register_types, GavelError};
-use crate::{Credit, GavelMechanism, GavelPolicyKind, MechJob};
+use crate::{Credit, GavelMechanism, GavelPolicyKind, MechJob, Placement};
 use blox_core::ThroughputTable;
-use blox_workload::PyRandom;
+use blox_workload::{ColocatedThroughputs, PyRandom};
+use std::sync::Arc;
 
 /// Gavel's job templates (`job_table.py`) in table order: the model name (the throughput key)
 /// and whether the template may run on several GPUs.
@@ -538,6 +539,18 @@ struct Task {
     job: usize,
     gpu_type: usize,
     steps: f64,
+    /// A co-located pair's second member and its steps.
+    partner: Option<(usize, f64)>,
+}
+
+impl Task {
+    /// Gavel's `JobIdPair` order: single jobs by id before pairs, pairs lexicographically.
+    fn id_key(&self) -> (bool, usize, usize) {
+        match self.partner {
+            None => (false, self.job, 0),
+            Some((b, _)) => (true, self.job, b),
+        }
+    }
 }
 
 struct Gen<'a> {
@@ -575,7 +588,8 @@ impl Gen<'_> {
                     .ok_or_else(|| missing(t))?,
             );
         }
-        let mj = MechJob::with_float_steps(d.scale_factor, d.weight, total_steps, arrival, tput);
+        let mj = MechJob::with_float_steps(d.scale_factor, d.weight, total_steps, arrival, tput)
+            .with_job_type(job_type);
         let idx = mech
             .push_job(mj)
             .map_err(|e| GavelError::Config(e.to_string()))?;
@@ -621,12 +635,38 @@ pub fn run_generated(
     policy: GavelPolicyKind,
     cfg: &GeneratedConfig,
 ) -> Result<GeneratedOutcome, GavelError> {
+    run_generated_colocated(table, None, cluster, policy, cfg)
+}
+
+/// [`run_generated`] with the table's co-located rates (`colocated`), which the `*_packed`
+/// policies need.
+///
+/// # Errors
+///
+/// As [`run_generated`]; a `*_packed` policy without `colocated`; a `*_packed` LP Gavel's
+/// HEAD cannot build (mixed scale factors whose rows do not divide, GAVEL-GENERATED §G8.3).
+pub fn run_generated_colocated(
+    table: &ThroughputTable,
+    colocated: Option<Arc<ColocatedThroughputs>>,
+    cluster: &[(String, u32)],
+    policy: GavelPolicyKind,
+    cfg: &GeneratedConfig,
+) -> Result<GeneratedOutcome, GavelError> {
     cfg.check()?;
     let types = register_types(cluster)?;
     let n_gpus: f64 = types.iter().map(|(_, c)| f64::from(*c)).sum();
     let round_s = cfg.round_s;
     let mut mech = GavelMechanism::new(policy, &types, round_s, cfg.seed, Vec::new())
         .map_err(|e| GavelError::Config(e.to_string()))?;
+    if policy.is_packed() {
+        let c = colocated.ok_or_else(|| {
+            GavelError::Config(format!(
+                "{policy} needs the throughput table's co-located rates (Gavel's \
+                 simulation_throughputs.json has them)"
+            ))
+        })?;
+        mech = mech.with_colocated(c);
+    }
     let mut gen = Gen {
         generator: JobGenerator::new(cfg.seed, cfg.multi_gpu, cfg.priorities, cfg.fixed_duration)?,
         table,
@@ -714,10 +754,33 @@ pub fn run_generated(
             b.finish
                 .partial_cmp(&a.finish)
                 .unwrap_or(std::cmp::Ordering::Equal)
-                .then(a.job.cmp(&b.job))
+                .then(a.id_key().cmp(&b.id_key()))
         });
         for t in running.drain(..) {
             let exec = t.finish - round_start;
+            if let Some((b, b_steps)) = t.partner {
+                let out = mech.credit_pair(t.job, b, t.gpu_type, [t.steps, b_steps], exec);
+                if out[0] != Credit::Failed {
+                    // Each GPU of the pair is busy for the execution time, once.
+                    busy += exec * f64::from(gen.jobs[t.job].scale_factor);
+                }
+                for (m, c) in [t.job, b].into_iter().zip(out) {
+                    let j = &mut gen.jobs[m];
+                    if matches!(c, Credit::Progress | Credit::Completed) {
+                        j.micro_tasks += 1;
+                    }
+                    if c == Credit::Completed {
+                        j.finish = Some(t.finish);
+                        j.jct = Some(t.finish - j.arrival);
+                        j.status = GeneratedStatus::Completed;
+                        remaining = remaining.saturating_sub(1);
+                        if j.tracked {
+                            window_done += 1;
+                        }
+                    }
+                }
+                continue;
+            }
             let j = &mut gen.jobs[t.job];
             let done = match mech.credit_steps(t.job, t.gpu_type, t.steps, exec) {
                 Credit::Progress => {
@@ -751,19 +814,52 @@ pub fn run_generated(
             admit_new(&mut gen, &mut mech, pending, &mut window_start)?;
             pending += arrivals.next_gap();
         }
-        let plan = mech.plan_round(clock);
-        for (j, w) in plan {
-            let t = mech.job(j).throughput[w];
+        let plan = mech.plan_round_packed(clock);
+        if let Some(e) = mech.fatal() {
+            return Err(GavelError::Config(e.to_owned()));
+        }
+        let steps_at = |mech: &GavelMechanism, j: usize, t: f64| -> f64 {
             let left = mech.remaining_steps(j);
             // Python's int() of a positive float truncates toward zero.
             let full = (t * round_s).trunc();
-            let steps = if left < full { left } else { full };
-            running.push(Task {
-                finish: clock + steps / t,
-                job: j,
-                gpu_type: w,
-                steps,
-            });
+            if left < full {
+                left
+            } else {
+                full
+            }
+        };
+        for p in plan {
+            match p {
+                Placement::Single {
+                    job: j,
+                    gpu_type: w,
+                } => {
+                    let t = mech.job(j).throughput[w];
+                    let steps = steps_at(&mech, j, t);
+                    running.push(Task {
+                        finish: clock + steps / t,
+                        job: j,
+                        gpu_type: w,
+                        steps,
+                        partner: None,
+                    });
+                }
+                Placement::Pair {
+                    jobs: [a, b],
+                    gpu_type: w,
+                    throughput: [ta, tb],
+                } => {
+                    let (sa, sb) = (steps_at(&mech, a, ta), steps_at(&mech, b, tb));
+                    let finish = (clock + sa / ta).max(clock + sb / tb).max(clock);
+                    running.push(Task {
+                        finish,
+                        job: a,
+                        gpu_type: w,
+                        steps: sa,
+                        partner: Some((b, sb)),
+                    });
+                }
+            }
         }
         if running.is_empty() {
             if static_n.is_some() && remaining > 0 {

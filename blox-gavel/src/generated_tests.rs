@@ -17,6 +17,16 @@ fn table() -> &'static ThroughputTable {
     })
 }
 
+fn colocated() -> std::sync::Arc<blox_workload::ColocatedThroughputs> {
+    static T: OnceLock<std::sync::Arc<blox_workload::ColocatedThroughputs>> = OnceLock::new();
+    T.get_or_init(|| {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../traces/gavel/simulation_throughputs.json.gz");
+        std::sync::Arc::new(GavelThroughputs::load(&p).unwrap().colocated().clone())
+    })
+    .clone()
+}
+
 fn cluster(v: u32, p: u32, k: u32) -> Vec<(String, u32)> {
     vec![
         ("v100".to_string(), v),
@@ -296,6 +306,16 @@ struct Tv {
 
 fn tv1(policy: GavelPolicyKind, seed: u64) -> GeneratedOutcome {
     let cfg = GeneratedConfig::continuous(14400.0, 4, 11, seed);
+    if policy.is_packed() {
+        return run_generated_colocated(
+            table(),
+            Some(colocated()),
+            &cluster(4, 4, 4),
+            policy,
+            &cfg,
+        )
+        .unwrap();
+    }
     run_generated(table(), &cluster(4, 4, 4), policy, &cfg).unwrap()
 }
 
@@ -644,4 +664,45 @@ fn held_out_steady_state_fifo_perf_run_is_bit_exact() {
     let avg = o.avg_jct.unwrap();
     assert!((avg - 93613.985719).abs() < 5e-7, "{avg}");
     assert!((o.utilization - 0.917034).abs() < 5e-7, "{}", o.utilization);
+}
+
+#[test]
+fn tv1_fifo_packed_is_bit_exact() {
+    // §G9.1: no pair ever beats the 1.5 threshold, so the run is TV1 fifo_perf s0 to the bit,
+    // with the pairs' candidate entries, accounting and stale drops in place.
+    let o = tv1(GavelPolicyKind::FifoPacked, 0);
+    assert_eq!(o.window_start, Some(35217.08711189393));
+    assert_exact(&o, &TV1_FIFO_PERF_S0, "TV1 fifo_packed s0");
+}
+
+#[test]
+fn tv1_max_min_fairness_packed_is_within_tolerance() {
+    // §G9.1 (numpy 1.26, cvxpy 1.6.7, ECOS 2.0.12): a behavioural check (§G9.3).
+    let o = tv1(GavelPolicyKind::MaxMinFairnessPacked, 0);
+    let want = [
+        7085.127987613218,
+        455343.3801179344,
+        8543.450061224408,
+        5511.161890872245,
+        11390.99215670221,
+        41999.56705527341,
+        43828.779581049326,
+        56460.292808968894,
+    ];
+    eprintln!(
+        "TV1 max_min_fairness_packed s0: {:?} avg {:?} util {} clock {} rounds {} solves {} jobs {}",
+        window_jcts(&o),
+        o.avg_jct,
+        o.utilization,
+        o.final_clock,
+        o.rounds,
+        o.solves,
+        o.generated()
+    );
+    assert_close(
+        &o,
+        want,
+        78770.34395745475,
+        "TV1 max_min_fairness_packed s0",
+    );
 }

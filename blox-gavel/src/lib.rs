@@ -8,10 +8,11 @@
 //!
 //! | piece | what | GAVEL-SEMANTICS |
 //! |---|---|---|
-//! | [`GavelPolicyKind`] | `fifo`, `fifo_perf`, `max_min_fairness`, `max_min_fairness_perf`, `finish_time_fairness_perf` | §6 |
+//! | [`GavelPolicyKind`] | `fifo`, `fifo_perf`, `max_min_fairness`, `max_min_fairness_perf`, `finish_time_fairness_perf`; GAVEL-GENERATED's additions, including the space-sharing `*_packed` variants | §6, §G8 |
 //! | [`GavelPolicy`] | a policy with its state across solves (FIFO's sticky assignment and `Random(seed)`, finish-time fairness's isolated-time bookkeeping) | §6.3-§6.5 |
 //! | [`GavelMechanism`] | re-solve cadence (1,920 s, initial-value and forced-reset rules), per-job/per-type time accumulators with R/2 pseudo-counts, priorities and deficits, the seeded type shuffle (`Random(seed + 5)`), the greedy fill, the stale-job drop, micro-task failures | §2.3-§5 |
 //!
+//! | [`Placement`], `packed` | the `*_packed` variants: same-scale-factor pairs at their co-located rates, `fifo_packed`'s 1.5 rule, the LP variants over singles and pairs with HEAD's reshape reproduced | GAVEL-GENERATED §G8.3 |
 //! | [`generated`] | generated-jobs mode: Gavel's job generator and Poisson arrivals, a window of job ids, steady state, the sweeps' exact λ values | GAVEL-GENERATED |
 //! | [`clock`] | the clock: rounds that end at their latest micro-task, crediting order, admission at round ends, idle jumps, failures, JCTs, generic over [`GavelRounds`] | §2 |
 //! | [`EngineRounds`] | any engine [`SchedulingPolicy`](blox_core::SchedulingPolicy) on Gavel's clock: an engine job table credited from the micro-tasks, each round filled from the policy's schedule | — |
@@ -39,16 +40,21 @@ pub mod generated;
 #[cfg(test)]
 mod generated_tests;
 mod mechanism;
+mod packed;
+#[cfg(test)]
+mod packed_tests;
 mod policy;
 mod run;
 #[cfg(test)]
 mod tests;
 
 pub use mechanism::{
-    Credit, GavelMechanism, MechJob, GAVEL_TYPE_ORDER, MAX_FAILED_ATTEMPTS, RESET_INTERVAL_S,
+    Credit, GavelMechanism, MechJob, Placement, GAVEL_TYPE_ORDER, MAX_FAILED_ATTEMPTS,
+    RESET_INTERVAL_S,
 };
-pub use policy::{isolated_shares, GavelPolicy, GavelPolicyKind, SolveJob};
+pub use packed::PACKING_THRESHOLD;
+pub use policy::{isolated_shares, GavelPolicy, GavelPolicyKind, SolveJob, SolvePair};
 
 pub use any_policy::EngineRounds;
 pub use clock::{GavelJob, GavelRounds, MicroTaskOutcome};
-pub use run::{run_gavel, run_gavel_engine, GavelPreset};
+pub use run::{run_gavel, run_gavel_colocated, run_gavel_engine, GavelPreset};

@@ -6,9 +6,10 @@
 //! jobs arrive, what finished micro-tasks credited, and asks it, once per iteration, which
 //! `(job, type)` pairs run next.
 
-use super::policy::{GavelPolicy, GavelPolicyKind, SolveJob};
+use super::policy::{GavelPolicy, GavelPolicyKind, SolveJob, SolvePair};
 use blox_core::ConfigError;
-use blox_workload::PyRandom;
+use blox_workload::{ColocatedThroughputs, PyRandom};
+use std::sync::Arc;
 
 /// Gavel's `minimum_time_between_allocation_resets` (constructor default, seconds).
 pub const RESET_INTERVAL_S: f64 = 1920.0;
@@ -31,6 +32,8 @@ pub struct MechJob {
     pub arrival: f64,
     /// Throughput (steps/s, whole job) per registered type, alphabetical type order.
     pub throughput: Vec<f64>,
+    /// Job type (the throughput key), for the co-located rates of the `*_packed` policies.
+    pub job_type: Option<String>,
 }
 
 impl MechJob {
@@ -66,8 +69,52 @@ impl MechJob {
             total_steps,
             arrival,
             throughput,
+            job_type: None,
         }
     }
+
+    /// Names the job's type (the throughput table key), which the `*_packed` policies need to
+    /// look up its co-located rates.
+    pub fn with_job_type(mut self, job_type: impl Into<String>) -> Self {
+        self.job_type = Some(job_type.into());
+        self
+    }
+}
+
+/// What runs in a round: a job alone, or (the `*_packed` policies) two jobs sharing GPUs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Placement {
+    /// Job `job` alone on type `gpu_type`.
+    Single {
+        /// Job index.
+        job: usize,
+        /// Registered type index.
+        gpu_type: usize,
+    },
+    /// Jobs `jobs` (lower id first) co-located on type `gpu_type`, running at `throughput`
+    /// (steps/s of each, same order).
+    Pair {
+        /// The two jobs, lower id first.
+        jobs: [usize; 2],
+        /// Registered type index.
+        gpu_type: usize,
+        /// Co-located throughput of each member on that type.
+        throughput: [f64; 2],
+    },
+}
+
+/// A pair of active same-scale-factor jobs (GAVEL-GENERATED §G8.3), lower id first.
+#[derive(Clone, Debug)]
+struct PairState {
+    a: usize,
+    b: usize,
+    /// Co-located rates `[a's, b's]` per registered type.
+    tput: Vec<[f64; 2]>,
+    /// Time received per type since the last solve (starts at 0.0, not R/2).
+    job_time: Vec<f64>,
+    deficit: Vec<f64>,
+    alloc: Vec<f64>,
+    has_alloc: bool,
 }
 
 /// What crediting a finished micro-task did to its job.
@@ -117,6 +164,12 @@ pub struct GavelMechanism {
     solves: u64,
     /// Scratch: priorities of the current iteration, `[w][position in active]`.
     priority: Vec<f64>,
+    /// `*_packed` policies: the pairs, in creation order (by later member, then partner).
+    pairs: Vec<PairState>,
+    /// Scratch: pair priorities, `[w][position in pairs]`.
+    pair_priority: Vec<f64>,
+    /// Co-located rates (`*_packed` policies).
+    colocated: Option<Arc<ColocatedThroughputs>>,
 }
 
 impl GavelMechanism {
@@ -203,8 +256,29 @@ impl GavelMechanism {
             need_update: true,
             solves: 0,
             priority: Vec::new(),
+            pairs: Vec::new(),
+            pair_priority: Vec::new(),
+            colocated: None,
             jobs,
         })
+    }
+
+    /// Gives the `*_packed` policies the table of co-located rates (pairs of jobs whose
+    /// types have no entry run at 0 steps/s together, i.e. never).
+    pub fn with_colocated(mut self, table: Arc<ColocatedThroughputs>) -> Self {
+        self.colocated = Some(table);
+        self
+    }
+
+    /// A fatal policy error (a `*_packed` LP policy Gavel's HEAD cannot build, see
+    /// [`GavelPolicyKind::MaxMinFairnessPacked`]); the run must stop.
+    pub fn fatal(&self) -> Option<&str> {
+        self.policy.fatal()
+    }
+
+    /// Number of live pairs (`*_packed` policies).
+    pub fn n_pairs(&self) -> usize {
+        self.pairs.len()
     }
 
     /// Registered type names, alphabetical (index = type index everywhere here).
@@ -294,6 +368,40 @@ impl GavelMechanism {
         }
         self.has_alloc[j] = false;
         self.need_update = true;
+        if self.policy.kind().is_packed() {
+            // `_populate_job_combination_metadata`: a pair with every active job of the same
+            // scale factor, partners in admission order.
+            let sf = self.jobs[j].scale_factor;
+            let partners: Vec<usize> = self
+                .active
+                .iter()
+                .copied()
+                .filter(|&o| o != j && self.jobs[o].scale_factor == sf)
+                .collect();
+            for o in partners {
+                let tput = (0..n).map(|w| self.colocated_rates(o, j, w)).collect();
+                self.pairs.push(PairState {
+                    a: o,
+                    b: j,
+                    tput,
+                    job_time: vec![0.0; n],
+                    deficit: vec![0.0; n],
+                    alloc: vec![0.0; n],
+                    has_alloc: false,
+                });
+            }
+        }
+    }
+
+    /// `file[w][(type a, sf)][(type b, sf)]`, 0 if unknown.
+    fn colocated_rates(&self, a: usize, b: usize, w: usize) -> [f64; 2] {
+        let (ja, jb) = (&self.jobs[a], &self.jobs[b]);
+        match (&self.colocated, &ja.job_type, &jb.job_type) {
+            (Some(t), Some(ta), Some(tb)) => t
+                .get(&self.types[w], ta, ja.scale_factor, tb, jb.scale_factor)
+                .unwrap_or([0.0, 0.0]),
+            _ => [0.0, 0.0],
+        }
     }
 
     fn remove(&mut self, j: usize) {
@@ -301,6 +409,7 @@ impl GavelMechanism {
         if let Ok(p) = self.active.binary_search(&j) {
             self.active.remove(p);
         }
+        self.pairs.retain(|p| p.a != j && p.b != j);
         self.need_update = true;
     }
 
@@ -344,10 +453,66 @@ impl GavelMechanism {
         Credit::Progress
     }
 
+    /// Credits a finished co-located micro-task of the pair `a < b` on type `w`: `ns[i]` steps
+    /// of each member, both executed for `exec` seconds (GAVEL-GENERATED §G8.3). The pair's own
+    /// time and the type's time are credited once; the members' own per-type times are not.
+    /// A failed pair micro-task (a member's GPU share of steps ≤ 0, or no execution time)
+    /// counts toward no failure limit; a success does not reset the members' failure counts.
+    /// Returns what happened to each member.
+    pub fn credit_pair(
+        &mut self,
+        a: usize,
+        b: usize,
+        w: usize,
+        ns: [f64; 2],
+        exec: f64,
+    ) -> [Credit; 2] {
+        let members = [a, b];
+        let no_steps = members.iter().zip(ns).any(|(&m, s)| {
+            let sf = f64::from(self.jobs[m].scale_factor);
+            if sf >= 2.0 {
+                s < sf
+            } else {
+                s.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
+            }
+        });
+        if no_steps || exec.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+            self.need_update = true;
+            return [Credit::Failed, Credit::Failed];
+        }
+        for (&m, s) in members.iter().zip(ns) {
+            self.done[m] += s;
+        }
+        if let Some(p) = self.pairs.iter_mut().find(|p| p.a == a && p.b == b) {
+            p.job_time[w] += exec;
+            self.type_time[w] += exec;
+        }
+        let mut out = [Credit::Progress; 2];
+        for (k, &m) in members.iter().enumerate() {
+            if self.done[m] >= self.jobs[m].total_steps {
+                self.remove(m);
+                out[k] = Credit::Completed;
+            }
+        }
+        out
+    }
+
     /// Steps 5 and 6 of an iteration at `clock` (§3-§5): re-solve if due, compute priorities,
     /// shuffle the type order, fill the round greedily and drop stale jobs. Returns the
-    /// `(job, type index)` pairs that run this round, in placement order.
+    /// `(job, type index)` pairs that run this round, in placement order. (Co-located pairs of
+    /// the `*_packed` policies are only in [`GavelMechanism::plan_round_packed`].)
     pub fn plan_round(&mut self, clock: f64) -> Vec<(usize, usize)> {
+        self.plan_round_packed(clock)
+            .into_iter()
+            .filter_map(|p| match p {
+                Placement::Single { job, gpu_type } => Some((job, gpu_type)),
+                Placement::Pair { .. } => None,
+            })
+            .collect()
+    }
+
+    /// [`GavelMechanism::plan_round`] with the co-located pairs of the `*_packed` policies.
+    pub fn plan_round_packed(&mut self, clock: f64) -> Vec<Placement> {
         let due = clock - self.last_reset >= RESET_INTERVAL_S || self.last_reset == 0.0;
         if self.need_update && due {
             self.solve(clock);
@@ -377,6 +542,17 @@ impl GavelMechanism {
                 self.job_time[j * n + w] = self.half_round;
                 self.type_time[w] += self.half_round;
             }
+            for p in &mut self.pairs {
+                let received = p.job_time[w] - self.half_round;
+                let should = if p.has_alloc {
+                    p.alloc[w] * elapsed
+                } else {
+                    0.0
+                };
+                p.deficit[w] += should - received;
+                p.job_time[w] = self.half_round;
+                self.type_time[w] += self.half_round;
+            }
         }
         self.last_reset = clock;
         let solve_jobs: Vec<SolveJob<'_>> = self
@@ -394,7 +570,34 @@ impl GavelMechanism {
                 }
             })
             .collect();
-        let rows = self.policy.allocate(&solve_jobs, &self.counts);
+        let mut pair_order: Vec<usize> = (0..self.pairs.len()).collect();
+        pair_order.sort_by_key(|&q| (self.pairs[q].a, self.pairs[q].b));
+        let solve_pairs: Vec<SolvePair<'_>> = pair_order
+            .iter()
+            .map(|&q| {
+                let p = &self.pairs[q];
+                SolvePair {
+                    members: [
+                        self.active.binary_search(&p.a).unwrap_or(0),
+                        self.active.binary_search(&p.b).unwrap_or(0),
+                    ],
+                    throughput: &p.tput,
+                }
+            })
+            .collect();
+        let (rows, pair_rows) = if self.policy.kind().is_packed() {
+            self.policy
+                .allocate_packed(&solve_jobs, &solve_pairs, &self.counts)
+        } else {
+            (self.policy.allocate(&solve_jobs, &self.counts), Vec::new())
+        };
+        drop(solve_jobs);
+        drop(solve_pairs);
+        for (&q, row) in pair_order.iter().zip(pair_rows) {
+            let p = &mut self.pairs[q];
+            p.has_alloc = true;
+            p.alloc.copy_from_slice(&row);
+        }
         for &j in &self.alloc_jobs {
             self.has_alloc[j] = false;
         }
@@ -437,51 +640,129 @@ impl GavelMechanism {
                 self.priority[w * na + p] = prio;
             }
         }
+        let np = self.pairs.len();
+        self.pair_priority.clear();
+        self.pair_priority.resize(n * np, 0.0);
+        for w in 0..n {
+            let tt = self.type_time[w];
+            for (q, p) in self.pairs.iter().enumerate() {
+                let frac = if tt == 0.0 { 0.0 } else { p.job_time[w] / tt };
+                let prio = if !p.has_alloc {
+                    0.0
+                } else {
+                    let a = p.alloc[w];
+                    if a == 0.0 || p.tput[w][0] == 0.0 || p.tput[w][1] == 0.0 {
+                        0.0
+                    } else if frac > 0.0 {
+                        a / frac
+                    } else {
+                        a * 1e9
+                    }
+                };
+                self.pair_priority[w * np + q] = prio;
+            }
+        }
     }
 
-    /// §5.2-§5.4.
-    fn fill(&self, order: &[usize]) -> Vec<(usize, usize)> {
+    /// §5.2-§5.4, with the pairs of the `*_packed` policies (GAVEL-GENERATED §G8.3): each job
+    /// is followed in the candidate list by the pairs it created, partners in admission order.
+    fn fill(&self, order: &[usize]) -> Vec<Placement> {
         let n = self.types.len();
         let na = self.active.len();
+        let np = self.pairs.len();
         let mut free: Vec<u32> = self.counts.clone();
         let mut placed = vec![false; na];
         let mut out = Vec::new();
         let fifo = self.policy.kind().skips_zero_priority();
-        let mut entries: Vec<(f64, f64, f64, usize)> = Vec::with_capacity(na);
+        // Candidates: `k < na` the active job at position k, `na + q` pair q.
+        let mut cands: Vec<usize> = Vec::with_capacity(na + np);
+        if np == 0 {
+            cands.extend(0..na);
+        } else {
+            let mut q = 0;
+            for p in 0..na {
+                cands.push(p);
+                let j = self.active[p];
+                while q < np && self.pairs[q].b == j {
+                    cands.push(na + q);
+                    q += 1;
+                }
+            }
+        }
+        let pos = |j: usize| self.active.binary_search(&j).unwrap_or(usize::MAX);
+        let mut entries: Vec<(f64, f64, f64, usize)> = Vec::with_capacity(cands.len());
         for &w in order {
             entries.clear();
-            for (p, &j) in self.active.iter().enumerate() {
-                let share = if self.has_alloc[j] {
-                    self.alloc[j * n + w]
+            for &c in &cands {
+                if c < na {
+                    let j = self.active[c];
+                    let share = if self.has_alloc[j] {
+                        self.alloc[j * n + w]
+                    } else {
+                        0.0
+                    };
+                    entries.push((self.priority[w * na + c], self.deficit[j * n + w], share, c));
                 } else {
-                    0.0
-                };
-                entries.push((self.priority[w * na + p], self.deficit[j * n + w], share, p));
+                    let q = c - na;
+                    let p = &self.pairs[q];
+                    let share = if p.has_alloc { p.alloc[w] } else { 0.0 };
+                    entries.push((self.pair_priority[w * np + q], p.deficit[w], share, c));
+                }
             }
-            // Descending by (priority, deficit, share), stable: equal keys keep id order.
+            // Descending by (priority, deficit, share), stable: equal keys keep list order.
             entries.sort_by(|a, b| {
                 (b.0, b.1, b.2)
                     .partial_cmp(&(a.0, a.1, a.2))
                     .unwrap_or(std::cmp::Ordering::Equal)
             });
-            for &(prio, _, _, p) in &entries {
+            for &(prio, _, _, c) in &entries {
                 if free[w] == 0 {
                     break;
                 }
-                let j = self.active[p];
-                let sf = self.jobs[j].scale_factor;
-                if placed[p]
-                    || self.jobs[j].throughput[w] <= 0.0
-                    || (fifo && prio <= 0.0)
-                    || sf > free[w]
-                {
-                    continue;
-                }
-                placed[p] = true;
-                free[w] -= sf;
-                // Stale-job drop: placed, but without an allocation entry it does not run.
-                if self.has_alloc[j] {
-                    out.push((j, w));
+                if c < na {
+                    let p = c;
+                    let j = self.active[p];
+                    let sf = self.jobs[j].scale_factor;
+                    if placed[p]
+                        || self.jobs[j].throughput[w] <= 0.0
+                        || (fifo && prio <= 0.0)
+                        || sf > free[w]
+                    {
+                        continue;
+                    }
+                    placed[p] = true;
+                    free[w] -= sf;
+                    // Stale-job drop: placed, but without an allocation entry it does not run.
+                    if self.has_alloc[j] {
+                        out.push(Placement::Single {
+                            job: j,
+                            gpu_type: w,
+                        });
+                    }
+                } else {
+                    let pr = &self.pairs[c - na];
+                    let (pa, pb) = (pos(pr.a), pos(pr.b));
+                    let (sa, sb) = (self.jobs[pr.a].scale_factor, self.jobs[pr.b].scale_factor);
+                    if placed[pa]
+                        || placed[pb]
+                        || pr.tput[w][0] <= 0.0
+                        || pr.tput[w][1] <= 0.0
+                        || (fifo && prio <= 0.0)
+                        || sa != sb
+                        || sa > free[w]
+                    {
+                        continue;
+                    }
+                    free[w] -= sa;
+                    placed[pa] = true;
+                    placed[pb] = true;
+                    if pr.has_alloc {
+                        out.push(Placement::Pair {
+                            jobs: [pr.a, pr.b],
+                            gpu_type: w,
+                            throughput: pr.tput[w],
+                        });
+                    }
                 }
             }
         }

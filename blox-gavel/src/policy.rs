@@ -22,6 +22,17 @@ use std::str::FromStr;
 /// | `min_total_duration` | `MinTotalDuration` | the same with every throughput replaced by the job's V100 one | yes |
 /// | `finish_time_fairness` | `FinishTimeFairness` | `finish_time_fairness_perf` with every throughput replaced by the job's V100 one | yes |
 /// | `isolated` | `Isolated` | the equal split (`isolated_shares`) | yes |
+/// | `fifo_packed` | `FIFO_Packing` | `fifo_perf`, then queued jobs join an assigned job of the same scale factor when their normalised co-located throughput exceeds 1.5 | no |
+/// | `max_min_fairness_packed` | `MaxMinFairness_Packing` | `max_min_fairness_perf` over single jobs and same-scale-factor pairs | no |
+/// | `finish_time_fairness_packed` | `FinishTimeFairness_Packing` | `finish_time_fairness_perf` over singles and pairs | no |
+/// | `min_total_duration_packed` | `MinTotalDuration_Packing` | `min_total_duration_perf` over singles and pairs | no |
+///
+/// The `*_packed` variants (GAVEL-GENERATED §G8.3) also let two jobs of the same scale factor
+/// share GPUs at their co-located rates. Gavel's HEAD lays the LP variants' per-job sums out
+/// with one reshape that is right only when every job has the same scale factor; with mixed
+/// scale factors its rows straddle jobs, and it crashes when the sizes do not divide. This
+/// port reproduces HEAD: the same misaligned rows, and the run stops with an error where
+/// Gavel would crash.
 ///
 /// Names parse with `_` or `-` (`max-min-fairness-perf`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -46,6 +57,14 @@ pub enum GavelPolicyKind {
     FinishTimeFairness,
     /// `isolated` (GAVEL-GENERATED §G8.4): the equal split.
     Isolated,
+    /// `fifo_packed` (GAVEL-GENERATED §G8.3): `fifo_perf` plus the 1.5 packing rule.
+    FifoPacked,
+    /// `max_min_fairness_packed` (GAVEL-GENERATED §G8.3).
+    MaxMinFairnessPacked,
+    /// `finish_time_fairness_packed` (GAVEL-GENERATED §G8.3).
+    FinishTimeFairnessPacked,
+    /// `min_total_duration_packed` (GAVEL-GENERATED §G8.3).
+    MinTotalDurationPacked,
 }
 
 impl GavelPolicyKind {
@@ -67,6 +86,19 @@ impl GavelPolicyKind {
         GavelPolicyKind::Isolated,
     ];
 
+    /// The space-sharing variants (GAVEL-GENERATED §G8.3).
+    pub const PACKED: [GavelPolicyKind; 4] = [
+        GavelPolicyKind::FifoPacked,
+        GavelPolicyKind::MaxMinFairnessPacked,
+        GavelPolicyKind::FinishTimeFairnessPacked,
+        GavelPolicyKind::MinTotalDurationPacked,
+    ];
+
+    /// Whether this is a space-sharing (`*_packed`) variant: pairs of jobs may share GPUs.
+    pub fn is_packed(self) -> bool {
+        self.internal_name().contains("Packing")
+    }
+
     /// Whether the policy reads every job's V100 throughput (Gavel's agnostic policies that
     /// use it fail without V100s).
     pub fn needs_v100(self) -> bool {
@@ -76,9 +108,10 @@ impl GavelPolicyKind {
         )
     }
 
-    /// Every policy: [`GavelPolicyKind::ALL`], then [`GavelPolicyKind::MORE`].
+    /// Every policy: [`GavelPolicyKind::ALL`], [`GavelPolicyKind::MORE`], then
+    /// [`GavelPolicyKind::PACKED`].
     pub fn every() -> impl Iterator<Item = GavelPolicyKind> {
-        Self::ALL.into_iter().chain(Self::MORE)
+        Self::ALL.into_iter().chain(Self::MORE).chain(Self::PACKED)
     }
 
     /// Gavel's command-line name (`max_min_fairness_perf`).
@@ -94,6 +127,10 @@ impl GavelPolicyKind {
             GavelPolicyKind::MinTotalDuration => "min_total_duration",
             GavelPolicyKind::FinishTimeFairness => "finish_time_fairness",
             GavelPolicyKind::Isolated => "isolated",
+            GavelPolicyKind::FifoPacked => "fifo_packed",
+            GavelPolicyKind::MaxMinFairnessPacked => "max_min_fairness_packed",
+            GavelPolicyKind::FinishTimeFairnessPacked => "finish_time_fairness_packed",
+            GavelPolicyKind::MinTotalDurationPacked => "min_total_duration_packed",
         }
     }
 
@@ -111,6 +148,10 @@ impl GavelPolicyKind {
             GavelPolicyKind::MinTotalDuration => "MinTotalDuration",
             GavelPolicyKind::FinishTimeFairness => "FinishTimeFairness",
             GavelPolicyKind::Isolated => "Isolated",
+            GavelPolicyKind::FifoPacked => "FIFO_Packing",
+            GavelPolicyKind::MaxMinFairnessPacked => "MaxMinFairness_Packing",
+            GavelPolicyKind::FinishTimeFairnessPacked => "FinishTimeFairness_Packing",
+            GavelPolicyKind::MinTotalDurationPacked => "MinTotalDuration_Packing",
         }
     }
 
@@ -145,8 +186,8 @@ impl FromStr for GavelPolicyKind {
                     "unknown Gavel policy `{s}` (expected one of fifo, fifo_perf, \
                      max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf, \
                      max_sum_throughput_perf, min_total_duration_perf, min_total_duration, \
-                     finish_time_fairness, isolated; \
-                     Gavel's *_packed variants are not implemented)"
+                     finish_time_fairness, isolated, fifo_packed, max_min_fairness_packed, \
+                     finish_time_fairness_packed, min_total_duration_packed)"
                 ))
             })
     }
@@ -169,12 +210,21 @@ pub struct SolveJob<'a> {
     pub since_arrival: f64,
 }
 
+/// One pair of active jobs as a `*_packed` policy sees it at a solve.
+#[derive(Clone, Debug)]
+pub struct SolvePair<'a> {
+    /// Positions of the two members in the solve's job list (lower id first).
+    pub members: [usize; 2],
+    /// Co-located rates `[first's, second's]` per registered type (alphabetical).
+    pub throughput: &'a [[f64; 2]],
+}
+
 /// Persistent state of [`GavelPolicyKind::FinishTimeFairnessPerf`] (GAVEL-SEMANTICS §6.3).
 #[derive(Clone, Debug, Default)]
-struct FtfState {
-    cum_iso: BTreeMap<u32, f64>,
-    prev_rem: BTreeMap<u32, f64>,
-    prev_iso: BTreeMap<u32, f64>,
+pub(crate) struct FtfState {
+    pub(crate) cum_iso: BTreeMap<u32, f64>,
+    pub(crate) prev_rem: BTreeMap<u32, f64>,
+    pub(crate) prev_iso: BTreeMap<u32, f64>,
 }
 
 /// A Gavel policy with its state across solves (FIFO's sticky assignment and generator,
@@ -190,6 +240,8 @@ pub struct GavelPolicy {
     /// The V100's index among the registered types (`min_total_duration` uses every job's
     /// V100 throughput on every type).
     reference_type: Option<usize>,
+    /// A `*_packed` LP Gavel's HEAD cannot build (the run stops).
+    fatal: Option<String>,
 }
 
 impl GavelPolicy {
@@ -201,6 +253,7 @@ impl GavelPolicy {
             rng: PyRandom::new(seed),
             ftf: FtfState::default(),
             reference_type: None,
+            fatal: None,
         }
     }
 
@@ -214,6 +267,50 @@ impl GavelPolicy {
     /// Which policy this is.
     pub fn kind(&self) -> GavelPolicyKind {
         self.kind
+    }
+
+    /// A fatal error of the last solve (a `*_packed` LP that Gavel's HEAD cannot build).
+    pub fn fatal(&self) -> Option<&str> {
+        self.fatal.as_deref()
+    }
+
+    /// The allocation of a `*_packed` policy for `jobs` (sorted by id) and `pairs` (sorted
+    /// lexicographically by member ids): one row per job and one per pair, shares in `[0, 1]`.
+    /// Other policies give every pair 0.
+    pub fn allocate_packed(
+        &mut self,
+        jobs: &[SolveJob<'_>],
+        pairs: &[SolvePair<'_>],
+        counts: &[u32],
+    ) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+        let n = counts.len();
+        let (singles, pair_rows) = match self.kind {
+            GavelPolicyKind::FifoPacked => {
+                let queue = self.fifo_core(jobs, counts, true);
+                crate::packed::fifo_pack(&self.assign, queue, jobs, pairs, n)
+            }
+            GavelPolicyKind::MaxMinFairnessPacked
+            | GavelPolicyKind::FinishTimeFairnessPacked
+            | GavelPolicyKind::MinTotalDurationPacked => {
+                match crate::packed::lp(self.kind, &mut self.ftf, jobs, pairs, counts) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        self.fatal = Some(e);
+                        (
+                            vec![vec![0.0; n]; jobs.len()],
+                            vec![vec![0.0; n]; pairs.len()],
+                        )
+                    }
+                }
+            }
+            _ => (self.allocate(jobs, counts), vec![vec![0.0; n]; pairs.len()]),
+        };
+        let clip = |rows: Vec<Vec<f64>>| -> Vec<Vec<f64>> {
+            rows.into_iter()
+                .map(|r| r.into_iter().map(|v| v.clamp(0.0, 1.0)).collect())
+                .collect()
+        };
+        (clip(singles), clip(pair_rows))
     }
 
     /// The allocation for `jobs` (sorted by id) on types with `counts` GPUs (alphabetical
@@ -252,6 +349,12 @@ impl GavelPolicy {
                 self.finish_time_fairness(&view, counts)
             }
             GavelPolicyKind::Isolated => isolated_shares(jobs, counts),
+            GavelPolicyKind::FifoPacked
+            | GavelPolicyKind::MaxMinFairnessPacked
+            | GavelPolicyKind::FinishTimeFairnessPacked
+            | GavelPolicyKind::MinTotalDurationPacked => {
+                return self.allocate_packed(jobs, &[], counts).0;
+            }
         };
         // Gavel clips the solver's output to [0, 1]; only noise is removed.
         // They are not rounded: near-ties are ordered by the central path's own offsets, which
@@ -264,6 +367,27 @@ impl GavelPolicy {
 
     /// GAVEL-SEMANTICS §6.4 (`perf = false`) and §6.5 (`perf = true`).
     fn fifo(&mut self, jobs: &[SolveJob<'_>], counts: &[u32], perf: bool) -> Vec<Vec<f64>> {
+        let n = counts.len();
+        self.fifo_core(jobs, counts, perf);
+        jobs.iter()
+            .map(|j| {
+                let mut row = vec![0.0; n];
+                if let Some(&w) = self.assign.get(&j.id) {
+                    row[w] = 1.0;
+                }
+                row
+            })
+            .collect()
+    }
+
+    /// FIFO's placement into `self.assign`; returns the jobs still queued when it stopped
+    /// (the job that fit nowhere is not among them: it was already taken off the queue).
+    fn fifo_core(
+        &mut self,
+        jobs: &[SolveJob<'_>],
+        counts: &[u32],
+        perf: bool,
+    ) -> std::collections::VecDeque<u32> {
         let n = counts.len();
         let mut avail: Vec<i64> = counts.iter().map(|&c| i64::from(c)).collect();
         if perf {
@@ -339,15 +463,7 @@ impl GavelPolicy {
                 }
             }
         }
-        jobs.iter()
-            .map(|j| {
-                let mut row = vec![0.0; n];
-                if let Some(&w) = self.assign.get(&j.id) {
-                    row[w] = 1.0;
-                }
-                row
-            })
-            .collect()
+        queue
     }
 
     /// GAVEL-SEMANTICS §6.3.

@@ -5,9 +5,10 @@ use crate::clock::{
     lookup_throughputs, register_types, simulate, GavelError, GavelOutcome, GavelRounds,
     MicroTaskOutcome,
 };
-use crate::{Credit, EngineRounds, GavelMechanism, GavelPolicyKind, MechJob};
+use crate::{Credit, EngineRounds, GavelMechanism, GavelPolicyKind, MechJob, Placement};
 use blox_core::{SchedulingPolicy, ThroughputTable};
-use blox_workload::GavelTraceJob;
+use blox_workload::{ColocatedThroughputs, GavelTraceJob};
+use std::sync::Arc;
 
 /// Gavel's mechanism as the `gavel` time model drives it.
 #[derive(Clone, Debug)]
@@ -40,6 +41,31 @@ impl GavelRounds for GavelPreset {
     fn solves(&self) -> u64 {
         self.0.solves()
     }
+    fn plan(&mut self, clock: f64) -> Vec<Placement> {
+        self.0.plan_round_packed(clock)
+    }
+    fn credit_pair(
+        &mut self,
+        a: usize,
+        b: usize,
+        w: usize,
+        steps: [u64; 2],
+        exec_s: f64,
+    ) -> [MicroTaskOutcome; 2] {
+        // Trace step counts are far below 2^53.
+        let out = self
+            .0
+            .credit_pair(a, b, w, [steps[0] as f64, steps[1] as f64], exec_s);
+        out.map(|c| match c {
+            Credit::Progress => MicroTaskOutcome::Progress,
+            Credit::Completed => MicroTaskOutcome::Completed,
+            Credit::Failed => MicroTaskOutcome::Failed,
+            Credit::Dropped => MicroTaskOutcome::Dropped,
+        })
+    }
+    fn fatal(&self) -> Option<String> {
+        self.0.fatal().map(str::to_owned)
+    }
 }
 
 /// Runs Gavel's simulation of `jobs` (trace order) with `table` on `cluster` (GPU type and
@@ -57,11 +83,31 @@ pub fn run_gavel(
     round_s: f64,
     seed: u64,
 ) -> Result<GavelOutcome, GavelError> {
+    run_gavel_colocated(jobs, table, None, cluster, policy, round_s, seed)
+}
+
+/// [`run_gavel`] with the table's co-located rates (`colocated`), which the `*_packed`
+/// policies need.
+///
+/// # Errors
+///
+/// As [`run_gavel`]; a `*_packed` policy without `colocated`; a `*_packed` LP Gavel's HEAD
+/// cannot build (mixed scale factors whose rows do not divide, GAVEL-GENERATED §G8.3).
+pub fn run_gavel_colocated(
+    jobs: &[GavelTraceJob],
+    table: &ThroughputTable,
+    colocated: Option<Arc<ColocatedThroughputs>>,
+    cluster: &[(String, u32)],
+    policy: GavelPolicyKind,
+    round_s: f64,
+    seed: u64,
+) -> Result<GavelOutcome, GavelError> {
     let types = register_types(cluster)?;
     let gjobs = lookup_throughputs(jobs, table, &types)?;
     let mech_jobs = gjobs
         .iter()
-        .map(|j| {
+        .zip(jobs)
+        .map(|(j, t)| {
             MechJob::new(
                 j.scale_factor,
                 j.priority_weight,
@@ -69,10 +115,19 @@ pub fn run_gavel(
                 j.arrival_s,
                 j.throughput.clone(),
             )
+            .with_job_type(t.job_type.clone())
         })
         .collect();
-    let mech = GavelMechanism::new(policy, &types, round_s, seed, mech_jobs)
+    let mut mech = GavelMechanism::new(policy, &types, round_s, seed, mech_jobs)
         .map_err(|e| GavelError::Config(e.to_string()))?;
+    if policy.is_packed() {
+        let c = colocated.ok_or_else(|| {
+            GavelError::Config(format!(
+                "{policy} needs the throughput table's co-located rates (Gavel's                  simulation_throughputs.json has them)"
+            ))
+        })?;
+        mech = mech.with_colocated(c);
+    }
     let mut preset = GavelPreset(mech);
     simulate(&gjobs, &types, round_s, &mut preset)
 }

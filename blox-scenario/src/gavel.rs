@@ -9,7 +9,7 @@ use crate::scenario::write_atomically;
 use crate::Semantics;
 use blox_core::ClusterSpec;
 use blox_gavel::clock::{register_types, GavelError, GavelOutcome};
-use blox_gavel::{run_gavel, run_gavel_engine, GavelPolicyKind};
+use blox_gavel::{run_gavel, run_gavel_colocated, run_gavel_engine, GavelPolicyKind};
 use blox_policies::{PolicyConfig, PolicyEnv};
 use blox_sim::SimError;
 use blox_workload::{locate_table_path, read_gavel_trace, GavelThroughputs, GavelTraceJob};
@@ -153,11 +153,26 @@ impl GavelRun {
                 )))
             }
         };
-        let table = GavelThroughputs::load(&table_path)?.into_table();
+        let loaded = GavelThroughputs::load(&table_path)?;
+        let colocated = match &choice {
+            GavelChoice::Gavel(p) if p.is_packed() => {
+                Some(std::sync::Arc::new(loaded.colocated().clone()))
+            }
+            _ => None,
+        };
+        let table = loaded.into_table();
         let (label, result) = match choice {
             GavelChoice::Gavel(policy) => (
                 policy.as_str().to_string(),
-                run_gavel(&jobs, &table, &cluster, policy, r.round_s as f64, r.seed),
+                run_gavel_colocated(
+                    &jobs,
+                    &table,
+                    colocated,
+                    &cluster,
+                    policy,
+                    r.round_s as f64,
+                    r.seed,
+                ),
             ),
             GavelChoice::Engine(p) => {
                 let env = PolicyEnv::new(None)
@@ -168,7 +183,8 @@ impl GavelRun {
                         "--policy: {e}; or one of Gavel's: fifo, fifo_perf, \
                              max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf, \
                              max_sum_throughput_perf, min_total_duration, min_total_duration_perf, \
-                             finish_time_fairness, isolated"
+                             finish_time_fairness, isolated, fifo_packed, max_min_fairness_packed, \
+                             finish_time_fairness_packed, min_total_duration_packed"
                     ))
                 })?;
                 let name = p.to_string();

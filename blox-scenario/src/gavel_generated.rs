@@ -6,7 +6,7 @@
 use crate::gavel::parse_cluster;
 use crate::scenario::write_atomically;
 use blox_gavel::clock::GavelError;
-use blox_gavel::generated::{run_generated, GeneratedConfig, GeneratedOutcome};
+use blox_gavel::generated::{run_generated_colocated, GeneratedConfig, GeneratedOutcome};
 use blox_gavel::GavelPolicyKind;
 use blox_sim::SimError;
 use blox_workload::GavelThroughputs;
@@ -192,15 +192,21 @@ impl GavelGeneratedRun {
                 ))
             })?,
         };
-        let table = GavelThroughputs::load(&table_path)?.into_table();
+        let loaded = GavelThroughputs::load(&table_path)?;
+        let colocated = kind
+            .is_packed()
+            .then(|| std::sync::Arc::new(loaded.colocated().clone()));
+        let table = loaded.into_table();
         let cfg = self.config();
-        let out = run_generated(&table, &cluster, kind, &cfg).map_err(|e| match e {
-            GavelError::Stuck { .. } => SimError::Stalled(e.to_string()),
-            GavelError::MissingThroughput { .. } => {
-                SimError::Config(format!("{e} ({})", table_path.display()))
-            }
-            _ => SimError::Config(e.to_string()),
-        })?;
+        let out = run_generated_colocated(&table, colocated, &cluster, kind, &cfg).map_err(
+            |e| match e {
+                GavelError::Stuck { .. } => SimError::Stalled(e.to_string()),
+                GavelError::MissingThroughput { .. } => {
+                    SimError::Config(format!("{e} ({})", table_path.display()))
+                }
+                _ => SimError::Config(e.to_string()),
+            },
+        )?;
         let types = blox_gavel::clock::register_types(&cluster)
             .map_err(|e| SimError::Config(e.to_string()))?;
         Ok(GavelGeneratedReport {

@@ -559,7 +559,10 @@ pub fn check_out(dir: &Path) -> Result<(), SimError> {
             },
         }
     }
-    let probe = at.join(format!(".blox-write-check-{}", std::process::id()));
+    // Unique per call: a sweep checks its runs' folders from several threads at once.
+    static PROBES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = PROBES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let probe = at.join(format!(".blox-write-check-{}-{n}", std::process::id()));
     std::fs::create_dir(&probe)
         .and_then(|()| std::fs::remove_dir(&probe))
         .map_err(|e| {

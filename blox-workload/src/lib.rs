@@ -93,9 +93,10 @@ pub use pyrandom::PyRandom;
 pub use read::{
     decompress, locate_table_path, parse_datetime, parse_gavel, parse_gavel_trace, parse_trace,
     philly_blox_gpu_counts, philly_blox_trace_jobs, pollux_reference_gpu_seconds, read_gavel_trace,
-    read_input, read_trace, read_traces, GavelThroughputs, GavelTraceJob, PhillyMode, ReadOptions,
-    TraceFormat, TraceRead, UnknownFormat, BLOX_PHILLY_MAX_S, BLOX_PHILLY_MIN_S, GAVEL_TABLE_NAMES,
-    MAX_DECOMPRESSED_BYTES, MAX_KEPT_BAD_LINES, MAX_TRACE_SECONDS, POLLUX_REFERENCE_GPU_SECONDS,
+    read_input, read_trace, read_traces, ColocatedThroughputs, GavelThroughputs, GavelTraceJob,
+    PhillyMode, ReadOptions, TraceFormat, TraceRead, UnknownFormat, BLOX_PHILLY_MAX_S,
+    BLOX_PHILLY_MIN_S, GAVEL_TABLE_NAMES, MAX_DECOMPRESSED_BYTES, MAX_KEPT_BAD_LINES,
+    MAX_TRACE_SECONDS, POLLUX_REFERENCE_GPU_SECONDS,
 };
 pub use stats::{percentile, DurationSummary, TraceStats};
 pub use zoo::{

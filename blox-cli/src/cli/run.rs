@@ -12,7 +12,9 @@ pub(super) struct RunArgs {
     /// tiresias and optimus are Blox's versions. With --semantics gavel: Gavel's own fifo,
     /// fifo_perf, max_min_fairness, max_min_fairness_perf, finish_time_fairness_perf,
     /// max_sum_throughput_perf, min_total_duration, min_total_duration_perf,
-    /// finish_time_fairness, isolated (`-` or `_`), or any engine policy on Gavel's clock
+    /// finish_time_fairness, isolated, and the space-sharing fifo_packed,
+    /// max_min_fairness_packed, finish_time_fairness_packed, min_total_duration_packed
+    /// (`-` or `_`), or any engine policy on Gavel's clock
     /// (`engine:fifo` is the engine's FIFO)
     /// [default: fifo]. With --semantics tiresias: Tiresias' fifo, sjf, shortest,
     /// shortest-gpu, dlas, dlas-gpu, dlas-gpu-gittins, or any engine policy (Tiresias' name

@@ -508,3 +508,113 @@ fn a_sweep_over_rates_and_seeds_gives_the_runs_of_run() {
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// The space-sharing `*_packed` names reach every Gavel entry point: `run` on a trace (g3,
+/// GAVEL-GENERATED §G9.2: `fifo_packed` = `fifo_perf`, `max_min_fairness_packed` bit for bit),
+/// `run`, `compare` and `sweep` under `--workload gavel-generated` (TV1 `fifo_packed` =
+/// TV1 `fifo_perf` s0, bit for bit).
+#[test]
+fn packed_policies_run_from_every_gavel_command() {
+    let t = table();
+    let d = scratch("packed");
+    let trace = d.join("g3.trace");
+    std::fs::write(
+        &trace,
+        "Recommendation (batch size 2048)\tcmd\tdir\t--steps\t1\t8000\t1\t1\t-1.000000\t0\n\
+         ResNet-50 (batch size 64)\tcmd\tdir\t--steps\t1\t3000\t1\t1\t-1.000000\t0\n\
+         Transformer (batch size 16)\tcmd\tdir\t--steps\t1\t6000\t1\t1\t-1.000000\t0\n\
+         CycleGAN\tcmd\tdir\t--steps\t1\t2500\t1\t1\t-1.000000\t500\n\
+         A3C\tcmd\tdir\t--steps\t1\t4000\t1\t1\t-1.000000\t2000\n",
+    )
+    .unwrap();
+    for (policy, job1) in [
+        ("fifo_packed", ",682.6288309651269,completed,"),
+        ("max-min-fairness-packed", ",990.7409202138338,completed,"),
+    ] {
+        let out = d.join(policy);
+        let (code, stdout, stderr) = blox_sim(&[
+            "run",
+            "--semantics",
+            "gavel",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--trace-format",
+            "gavel",
+            "--throughputs",
+            t.to_str().unwrap(),
+            "--cluster",
+            "1x1:v100,1x1:p100,1x1:k80",
+            "--policy",
+            policy,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains("makespan 2557.431686 s"), "{stdout}");
+        let csv = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+        assert!(
+            csv.lines().nth(2).unwrap().contains(job1),
+            "{policy}: {csv}"
+        );
+    }
+    let common = [
+        "--semantics",
+        "gavel",
+        "--workload",
+        "gavel-generated",
+        "--track",
+        "4..11",
+        "--cluster",
+        "4:4:4",
+        "--throughputs",
+        t.to_str().unwrap(),
+    ];
+    let out = d.join("gen");
+    let mut args = vec!["run"];
+    args.extend_from_slice(&common);
+    args.extend_from_slice(&["--lambda", "14400", "--policy", "fifo_packed", "--out"]);
+    args.push(out.to_str().unwrap());
+    let (code, stdout, stderr) = blox_sim(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("1378 rounds | 60 solves"), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["avg_jct_s"].as_f64(), Some(77591.37352082474));
+    let cmp = d.join("cmp");
+    let mut args = vec!["compare"];
+    args.extend_from_slice(&common);
+    args.extend_from_slice(&[
+        "--lambda",
+        "14400",
+        "--policy",
+        "fifo_perf,fifo_packed",
+        "--out",
+    ]);
+    args.push(cmp.to_str().unwrap());
+    let (code, stdout, stderr) = blox_sim(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("fifo_packed"), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(cmp.join("fifo-perf/jobs.csv")).unwrap(),
+        std::fs::read_to_string(cmp.join("fifo-packed/jobs.csv")).unwrap()
+    );
+    let sw = d.join("sweep");
+    let mut args = vec!["sweep"];
+    args.extend_from_slice(&common);
+    args.extend_from_slice(&[
+        "--rate",
+        "0.25",
+        "--seed",
+        "0",
+        "--policy",
+        "fifo_packed,max_min_fairness_packed",
+        "--out",
+    ]);
+    args.push(sw.to_str().unwrap());
+    let (code, stdout, stderr) = blox_sim(&args);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let csv = std::fs::read_to_string(sw.join("results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(csv.contains(",77591.37352082474,"), "{csv}");
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -33,10 +33,48 @@ use std::sync::Arc;
 /// `simulation_throughputs.json` (gzipped or not).
 ///
 /// The JSON nests `worker type → "('<job_type>', <scale_factor>)" → "null" → rate`; the other
-/// inner keys (space-sharing pairs) are ignored.
+/// inner keys, `"('<job_type>', <scale_factor>)"` of a co-located partner, give the pair's
+/// `[rate of this job, rate of the partner]` when both share one GPU set (Gavel's space
+/// sharing, kept in [`GavelThroughputs::colocated`]).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GavelThroughputs {
     table: ThroughputTable,
+    colocated: ColocatedThroughputs,
+}
+
+/// Gavel's co-located throughputs: on a worker type, job type `a` at scale factor `sa` sharing
+/// its GPUs with `b` at `sb` runs at `[rate of a, rate of b]` (iterations per second).
+/// `file[worker][repr((a, sa))][repr((b, sb))]`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ColocatedThroughputs {
+    map: std::collections::BTreeMap<(String, String, u32, String, u32), [f64; 2]>,
+}
+
+impl ColocatedThroughputs {
+    /// The pair's rates `[a's, b's]` on `worker`, if the table has them.
+    pub fn get(&self, worker: &str, a: &str, sa: u32, b: &str, sb: u32) -> Option<[f64; 2]> {
+        self.map
+            .get(&(worker.to_owned(), a.to_owned(), sa, b.to_owned(), sb))
+            .copied()
+    }
+
+    /// Sets the pair's rates `[a's, b's]` on `worker`.
+    pub fn insert(&mut self, worker: &str, a: &str, sa: u32, b: &str, sb: u32, rates: [f64; 2]) {
+        self.map.insert(
+            (worker.to_owned(), a.to_owned(), sa, b.to_owned(), sb),
+            rates,
+        );
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
 }
 
 impl GavelThroughputs {
@@ -63,6 +101,23 @@ impl GavelThroughputs {
     /// Whether the table is empty.
     pub fn is_empty(&self) -> bool {
         self.table.is_empty()
+    }
+
+    /// The co-located (space-sharing) rates.
+    pub fn colocated(&self) -> &ColocatedThroughputs {
+        &self.colocated
+    }
+
+    /// Sets the co-located rates `[a's, b's]` of `a` at `sa` sharing with `b` at `sb` on
+    /// `worker`.
+    pub fn insert_colocated(
+        &mut self,
+        worker: &str,
+        a: (&str, u32),
+        b: (&str, u32),
+        rates: [f64; 2],
+    ) {
+        self.colocated.insert(worker, a.0, a.1, b.0, b.1, rates);
     }
 
     /// The rates as a [`ThroughputTable`] (worker types are GPU type names, job types model
@@ -103,10 +158,24 @@ impl GavelThroughputs {
         let mut t = GavelThroughputs::new();
         for (worker, jobs) in raw {
             for (key, inner) in jobs {
-                let (Some((job_type, scale)), Some(rate)) = (
-                    parse_key(&key),
-                    inner.get("null").and_then(serde_json::Value::as_f64),
-                ) else {
+                let Some((job_type, scale)) = parse_key(&key) else {
+                    continue;
+                };
+                for (other, v) in &inner {
+                    if other == "null" {
+                        continue;
+                    }
+                    let (Some((b, sb)), Some(arr)) = (parse_key(other), v.as_array()) else {
+                        continue;
+                    };
+                    if let [ra, rb] = arr.as_slice() {
+                        if let (Some(ra), Some(rb)) = (ra.as_f64(), rb.as_f64()) {
+                            t.colocated
+                                .insert(&worker, job_type, scale, b, sb, [ra, rb]);
+                        }
+                    }
+                }
+                let Some(rate) = inner.get("null").and_then(serde_json::Value::as_f64) else {
                     continue;
                 };
                 t.insert(&worker, job_type, scale, rate);
@@ -398,4 +467,25 @@ fn row(
         j.deadline = Time::from_secs_f64_ceil(deadline);
     }
     Ok(Row::Job(Box::new(j)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn co_located_entries_are_kept_beside_the_isolated_rates() {
+        let json = br#"{"k80": {"('A3C', 1)": {"null": 2.5,
+            "('CycleGAN', 1)": [1.25, 0.5], "('LM (batch size 5)', 2)": [0.0, 0.0]}}}"#;
+        let t = GavelThroughputs::from_json(json, Path::new("t.json")).unwrap();
+        assert_eq!(t.isolated("k80", "A3C", 1), Some(2.5));
+        let c = t.colocated();
+        assert_eq!(c.len(), 2);
+        assert_eq!(c.get("k80", "A3C", 1, "CycleGAN", 1), Some([1.25, 0.5]));
+        assert_eq!(c.get("k80", "CycleGAN", 1, "A3C", 1), None);
+        assert_eq!(
+            c.get("k80", "A3C", 1, "LM (batch size 5)", 2),
+            Some([0.0, 0.0])
+        );
+    }
 }

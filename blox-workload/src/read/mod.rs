@@ -17,8 +17,8 @@ mod tiresias;
 
 pub use datetime::parse_datetime;
 pub use gavel::{
-    locate_table_path, parse_gavel_trace, read_gavel_trace, GavelThroughputs, GavelTraceJob,
-    GAVEL_TABLE_NAMES,
+    locate_table_path, parse_gavel_trace, read_gavel_trace, ColocatedThroughputs, GavelThroughputs,
+    GavelTraceJob, GAVEL_TABLE_NAMES,
 };
 pub use philly::{
     philly_blox_gpu_counts, philly_blox_trace_jobs, PhillyMode, BLOX_PHILLY_MAX_S,
