@@ -4,12 +4,16 @@
 //! - `pollux/ga-round`: one decision of the Pollux policy (agent fits, then the genetic search
 //!   over 16 nodes) at the state the artifact's loop reaches after 2 simulated hours; the
 //!   bulk of a `--semantics pollux --policy pollux` run's CPU time.
+//! - `pollux/fit`: one fit of the agent's throughput model (the bounded quasi-Newton search of
+//!   POLLUX-SEMANTICS §5.1, unmemoised) to the longest profile a job has at that state; the
+//!   bulk of the job model's cost under the Pollux policy.
 //! - `pollux/tiresias-run`: the whole workload under the artifact's Tiresias+TunedJobs baseline
 //!   through the self-contained loop (`PolluxSim`): the job model's cost alone.
 //!
 //! Without the data (a `$BLOX_TRACES` that lacks it) the benchmarks fail, naming the path.
 
 use blox_core::Seed;
+use blox_pollux::goodput::fit_perf_params;
 use blox_pollux::{
     build_jobs, read_workload, Applications, JobSetup, PolluxJob, PolluxPolicy, PolluxPolicyConfig,
     PolluxSim, RoundPolicy, SimConfig, Tiresias,
@@ -62,6 +66,12 @@ fn pollux(c: &mut Criterion, dir: &std::path::Path) {
         sim.now,
         sim.round,
     );
+    let profile = state
+        .iter()
+        .map(|j| &j.profile)
+        .max_by_key(|p| p.len())
+        .expect("workload 6 has jobs")
+        .clone();
     let mut group = c.benchmark_group("pollux");
     group
         .sample_size(10)
@@ -82,6 +92,9 @@ fn pollux(c: &mut Criterion, dir: &std::path::Path) {
             },
             BatchSize::LargeInput,
         );
+    });
+    group.bench_function("fit", |b| {
+        b.iter(|| black_box(fit_perf_params(black_box(&profile))));
     });
     let tiresias_jobs = jobs(dir, JobSetup::TunedGang);
     group.bench_function("tiresias-run", |b| {

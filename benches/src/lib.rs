@@ -10,7 +10,8 @@
 //! | `components` | one round of `Fifo`/`Las`/`Srtf` `schedule` at 100 to 10,000 active jobs, and of `Scattered` `place` on 64 to 4,096 GPUs |
 //! | `policies` | every stock policy per round at 100 to 10,000 active jobs, and Gavel's LP-based rounds on three GPU types |
 //! | `placement` | every stock placement per decision at 64, 512 and 4,096 GPUs |
-//! | `pollux` | one Pollux decision (agent fits and genetic search) and a whole baseline run of the artifact's workload 6 |
+//! | `pollux` | one Pollux decision (agent fits and genetic search), one throughput fit and a whole baseline run of the artifact's workload 6 |
+//! | `gavel` | one solve of each of Gavel's convex programs (`--semantics gavel`'s interior-point solver) for 36 jobs on one and three GPU types |
 //!
 //! The benchmarks live in `benches/`; this library holds the inputs and harness pieces they
 //! share.

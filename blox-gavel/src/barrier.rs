@@ -30,6 +30,9 @@
 //! with the Woodbury identity and `z` with a Schur complement: O(m) per step instead of
 //! O((m·n)³). The centring steps shrink μ thirty-fold; the final point is the central-path
 //! point at a duality gap of 1e-10 whatever the schedule (Newton converges on each centring).
+//! A Newton iteration is a function of the point alone (at a given μ), so a centring step that
+//! revisits a point, bit for bit, is in a cycle until its iteration budget runs out: the solver
+//! jumps to where the cycle stands then (the same iterates, without computing them).
 
 // Dense numerical kernels index several arrays in step; iterators would obscure them.
 #![allow(clippy::needless_range_loop)]
@@ -124,7 +127,8 @@ impl Problem<'_> {
         s.y.clear();
         s.cap.clear();
         s.cap.extend_from_slice(&self.counts);
-        let mut logs = 0.0;
+        // Every slack first (an infeasible point costs no `ln`), then the logarithms in the
+        // order of one pass over the jobs (shares, row, job row) and the types.
         let mut objective = 0.0;
         for i in 0..m {
             let vi = &v[i * l..(i + 1) * l];
@@ -134,14 +138,12 @@ impl Problem<'_> {
                 if !positive(x) {
                     return false;
                 }
-                logs += x.ln();
                 sum += x;
             }
             let r = 1.0 - sum;
             if !positive(r) {
                 return false;
             }
-            logs += r.ln();
             s.row.push(r);
             let sc = f64::from(self.jobs[i].scale_factor);
             for w in 0..n {
@@ -153,7 +155,6 @@ impl Problem<'_> {
                     if !positive(j) {
                         return false;
                     }
-                    logs += j.ln();
                     s.job.push(j);
                 }
                 JobRow::FinishTime {
@@ -169,7 +170,6 @@ impl Problem<'_> {
                     if !positive(j) {
                         return false;
                     }
-                    logs += j.ln();
                     s.job.push(j);
                     s.y.push(y);
                 }
@@ -182,15 +182,25 @@ impl Problem<'_> {
                     if !positive(j) {
                         return false;
                     }
-                    logs += j.ln();
                     s.job.push(j);
                 }
             }
         }
-        for &c in &s.cap {
-            if !positive(c) {
-                return false;
+        if !s.cap.iter().all(|&c| positive(c)) {
+            return false;
+        }
+        let mut logs = 0.0;
+        for i in 0..m {
+            for &x in &v[i * l..i * l + n] {
+                logs += x.ln();
             }
+            logs += s.row[i].ln();
+            // An objective row has no slack (its `job` entry is a placeholder).
+            if !matches!(self.rows[i], JobRow::Objective { .. }) {
+                logs += s.job[i].ln();
+            }
+        }
+        for &c in &s.cap {
             logs += c.ln();
         }
         s.value = self.sense * z / mu - objective / mu - logs;
@@ -219,44 +229,65 @@ struct Work {
     dv: Vec<f64>,
 }
 
-/// In-place Cholesky `A = L Lᵀ` of a row-major n × n SPD matrix (L in the lower triangle).
+/// In-place Cholesky `A = L Lᵀ` of a row-major n × n SPD matrix (L in the lower triangle),
+/// `1 ≤ n ≤ MAX_TYPES`.
 fn cholesky(a: &mut [f64], n: usize) -> Option<()> {
-    for j in 0..n {
-        let mut s = a[j * n + j];
+    match n {
+        1 => cholesky_n::<1>(a),
+        2 => cholesky_n::<2>(a),
+        _ => cholesky_n::<3>(a),
+    }
+}
+
+/// [`cholesky`] for a size known at compile time (`N ≤ MAX_TYPES`).
+fn cholesky_n<const N: usize>(a: &mut [f64]) -> Option<()> {
+    let a = &mut a[..N * N];
+    for j in 0..N {
+        let mut s = a[j * N + j];
         for k in 0..j {
-            s -= a[j * n + k] * a[j * n + k];
+            s -= a[j * N + k] * a[j * N + k];
         }
         if !positive(s) {
             return None;
         }
         let l = s.sqrt();
-        a[j * n + j] = l;
-        for i in j + 1..n {
-            let mut t = a[i * n + j];
+        a[j * N + j] = l;
+        for i in j + 1..N {
+            let mut t = a[i * N + j];
             for k in 0..j {
-                t -= a[i * n + k] * a[j * n + k];
+                t -= a[i * N + k] * a[j * N + k];
             }
-            a[i * n + j] = t / l;
+            a[i * N + j] = t / l;
         }
     }
     Some(())
 }
 
-/// Solves `L Lᵀ y = b` in place.
+/// Solves `L Lᵀ y = b` in place (`1 ≤ n ≤ MAX_TYPES`).
 fn chol_solve(l: &[f64], n: usize, b: &mut [f64]) {
-    for i in 0..n {
+    match n {
+        1 => chol_solve_n::<1>(l, b),
+        2 => chol_solve_n::<2>(l, b),
+        _ => chol_solve_n::<3>(l, b),
+    }
+}
+
+/// [`chol_solve`] for a size known at compile time (`N ≤ MAX_TYPES`).
+fn chol_solve_n<const N: usize>(l: &[f64], b: &mut [f64]) {
+    let (l, b) = (&l[..N * N], &mut b[..N]);
+    for i in 0..N {
         let mut t = b[i];
         for k in 0..i {
-            t -= l[i * n + k] * b[k];
+            t -= l[i * N + k] * b[k];
         }
-        b[i] = t / l[i * n + i];
+        b[i] = t / l[i * N + i];
     }
-    for i in (0..n).rev() {
+    for i in (0..N).rev() {
         let mut t = b[i];
-        for k in i + 1..n {
-            t -= l[k * n + i] * b[k];
+        for k in i + 1..N {
+            t -= l[k * N + i] * b[k];
         }
-        b[i] = t / l[i * n + i];
+        b[i] = t / l[i * N + i];
     }
 }
 
@@ -370,38 +401,41 @@ impl Problem<'_> {
             }
         }
         cholesky(&mut small[..n * n], n)?;
-        let solve_m = |b: &mut Vec<f64>, src: &dyn Fn(usize) -> f64, w: &Work| {
-            b.clear();
-            b.extend((0..m * l).map(src));
-            for i in 0..m {
-                chol_solve(
-                    &w.chol[i * l * l..(i + 1) * l * l],
-                    l,
-                    &mut b[i * l..(i + 1) * l],
-                );
-            }
-            let mut t = [0.0; MAX_TYPES];
-            for i in 0..m {
-                let sc = f64::from(self.jobs[i].scale_factor);
-                for c in 0..n {
-                    t[c] += sc / s.cap[c] * b[i * l + c];
-                }
-            }
-            chol_solve(&small[..n * n], n, &mut t[..n]);
-            for i in 0..m {
-                for p in 0..l {
-                    let mut acc = 0.0;
-                    for c in 0..n {
-                        acc += w.vmat[i * l * n + p * n + c] * t[c];
-                    }
-                    b[i * l + p] -= acc;
-                }
-            }
-        };
+        // M⁻¹ q and M⁻¹ (−g), M the shares' block (per-job blocks plus the type rows by
+        // Woodbury), side by side: each the same operations in the same order as alone.
         let mut mq = std::mem::take(&mut w.mq);
         let mut mg = std::mem::take(&mut w.mg);
-        solve_m(&mut mq, &|k| w.q[k], w);
-        solve_m(&mut mg, &|k| -w.g[k], w);
+        mq.clear();
+        mq.extend_from_slice(&w.q);
+        mg.clear();
+        mg.extend(w.g.iter().map(|g| -g));
+        let (mut tq, mut tg) = ([0.0; MAX_TYPES], [0.0; MAX_TYPES]);
+        for i in 0..m {
+            let k = &w.chol[i * l * l..(i + 1) * l * l];
+            let (bq, bg) = (&mut mq[i * l..(i + 1) * l], &mut mg[i * l..(i + 1) * l]);
+            chol_solve(k, l, bq);
+            chol_solve(k, l, bg);
+            let sc = f64::from(self.jobs[i].scale_factor);
+            for c in 0..n {
+                let u = sc / s.cap[c];
+                tq[c] += u * bq[c];
+                tg[c] += u * bg[c];
+            }
+        }
+        chol_solve(&small[..n * n], n, &mut tq[..n]);
+        chol_solve(&small[..n * n], n, &mut tg[..n]);
+        for i in 0..m {
+            let vm = &w.vmat[i * l * n..(i + 1) * l * n];
+            for p in 0..l {
+                let (mut aq, mut ag) = (0.0, 0.0);
+                for c in 0..n {
+                    aq += vm[p * n + c] * tq[c];
+                    ag += vm[p * n + c] * tg[c];
+                }
+                mq[i * l + p] -= aq;
+                mg[i * l + p] -= ag;
+            }
+        }
         let schur = r - dot(&w.q, &mq);
         if !positive(schur) {
             w.mq = mq;
@@ -415,6 +449,58 @@ impl Problem<'_> {
         w.mq = mq;
         w.mg = mg;
         Some((dz, dec))
+    }
+}
+
+/// The points a centring step has visited, in order (bit patterns), to find a cycle.
+#[derive(Default)]
+struct Visited {
+    /// Per point: a hash of its bits.
+    hashes: Vec<u64>,
+    /// The points, `(v, z)` one after another.
+    points: Vec<f64>,
+}
+
+impl Visited {
+    fn clear(&mut self) {
+        self.hashes.clear();
+        self.points.clear();
+    }
+
+    fn hash(v: &[f64], z: f64) -> u64 {
+        v.iter().chain([&z]).fold(0xcbf2_9ce4_8422_2325, |h, x| {
+            (h.rotate_left(5) ^ x.to_bits()).wrapping_mul(0x0100_0000_01b3)
+        })
+    }
+
+    /// The index of an earlier visit of `(v, z)` (equal bit for bit), if any.
+    fn find(&self, v: &[f64], z: f64) -> Option<usize> {
+        let h = Self::hash(v, z);
+        let len = v.len() + 1;
+        self.hashes.iter().enumerate().find_map(|(j, &g)| {
+            let p = &self.points[j * len..(j + 1) * len];
+            let same = g == h
+                && p[..v.len()]
+                    .iter()
+                    .zip(v)
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+                && p[v.len()].to_bits() == z.to_bits();
+            same.then_some(j)
+        })
+    }
+
+    fn push(&mut self, v: &[f64], z: f64) {
+        self.hashes.push(Self::hash(v, z));
+        self.points.extend_from_slice(v);
+        self.points.push(z);
+    }
+
+    /// Visit `j` into `v`; returns its `z`.
+    fn restore(&self, j: usize, v: &mut [f64]) -> f64 {
+        let len = v.len() + 1;
+        let p = &self.points[j * len..(j + 1) * len];
+        v.copy_from_slice(&p[..v.len()]);
+        p[v.len()]
     }
 }
 
@@ -493,8 +579,22 @@ fn follow_path(p: &Problem<'_>, mut v: Vec<f64>, mut z: f64) -> Option<Vec<Vec<f
     let mut tv = vec![0.0; m * l];
     let mut w = Work::default();
     let terms = p.n_terms() as f64;
+    let mut visited = Visited::default();
     loop {
-        for _ in 0..MAX_NEWTON {
+        visited.clear();
+        for k in 0..MAX_NEWTON {
+            // Each Newton iteration (direction, line search, whether to stop) is a function of
+            // the point alone at this μ, so a point seen before starts a cycle that lasts until
+            // the iteration budget runs out: jump to where the cycle stands when it does.
+            if let Some(j) = visited.find(&v, z) {
+                let at = j + (MAX_NEWTON - j) % (k - j);
+                z = visited.restore(at, &mut v);
+                if !p.slacks(&v, z, mu, &mut cur) {
+                    return None;
+                }
+                break;
+            }
+            visited.push(&v, z);
             let Some((dz, dec)) = p.newton(&v, &cur, mu, &mut w) else {
                 break;
             };
@@ -585,4 +685,25 @@ pub(crate) fn solve_fixed(
         return None;
     }
     follow_path(&p, v, 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visited_points_are_found_bit_for_bit_and_restored() {
+        let mut seen = Visited::default();
+        seen.push(&[0.25, 0.5], 1.0);
+        seen.push(&[0.25, 0.5 + f64::EPSILON], 1.0);
+        seen.push(&[-0.0, 0.5], 1.0);
+        assert_eq!(seen.find(&[0.25, 0.5], 1.0), Some(0));
+        assert_eq!(seen.find(&[0.25, 0.5 + f64::EPSILON], 1.0), Some(1));
+        // Equal as numbers, not as bits: a different point.
+        assert_eq!(seen.find(&[0.0, 0.5], 1.0), None);
+        assert_eq!(seen.find(&[0.25, 0.5], 1.0 + f64::EPSILON), None);
+        let mut v = [0.0; 2];
+        assert_eq!(seen.restore(1, &mut v), 1.0);
+        assert_eq!(v, [0.25, 0.5 + f64::EPSILON]);
+    }
 }
