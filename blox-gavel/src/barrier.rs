@@ -84,7 +84,7 @@ const MAX_TYPES: usize = 3;
 const MAX_D: usize = MAX_TYPES + 1;
 
 /// `v > 0`, false for NaN (so a NaN anywhere reads as infeasible).
-fn positive(v: f64) -> bool {
+pub(crate) fn positive(v: f64) -> bool {
     v > 0.0
 }
 
@@ -236,6 +236,48 @@ fn cholesky(a: &mut [f64], n: usize) -> Option<()> {
         1 => cholesky_n::<1>(a),
         2 => cholesky_n::<2>(a),
         _ => cholesky_n::<3>(a),
+    }
+}
+
+/// The Cholesky factor `L` of the dense symmetric `n × n` matrix `a` (row-major), in place;
+/// `None` if `a` is not positive definite (the packed programs' Newton systems, any size).
+pub(crate) fn cholesky_dense(a: &mut [f64], n: usize) -> Option<()> {
+    for j in 0..n {
+        let mut s = a[j * n + j];
+        for k in 0..j {
+            s -= a[j * n + k] * a[j * n + k];
+        }
+        if !positive(s) {
+            return None;
+        }
+        let l = s.sqrt();
+        a[j * n + j] = l;
+        for i in j + 1..n {
+            let mut t = a[i * n + j];
+            for k in 0..j {
+                t -= a[i * n + k] * a[j * n + k];
+            }
+            a[i * n + j] = t / l;
+        }
+    }
+    Some(())
+}
+
+/// Solves `L Lᵀ y = b` in place for a factor from [`cholesky_dense`].
+pub(crate) fn chol_solve_dense(l: &[f64], n: usize, b: &mut [f64]) {
+    for i in 0..n {
+        let mut t = b[i];
+        for k in 0..i {
+            t -= l[i * n + k] * b[k];
+        }
+        b[i] = t / l[i * n + i];
+    }
+    for i in (0..n).rev() {
+        let mut t = b[i];
+        for k in i + 1..n {
+            t -= l[k * n + i] * b[k];
+        }
+        b[i] = t / l[i * n + i];
     }
 }
 

@@ -27,6 +27,7 @@
 // Dense numerical kernels index several arrays in step.
 #![allow(clippy::needless_range_loop)]
 
+use crate::barrier::{chol_solve_dense as chol_solve, cholesky_dense as cholesky, positive};
 use crate::policy::{isolated_shares, FtfState, GavelPolicyKind, SolveJob, SolvePair};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -215,11 +216,6 @@ struct Dense<'a> {
 }
 
 const GAP: f64 = 1e-10;
-
-/// `v > 0`, false for NaN (a NaN anywhere reads as infeasible).
-fn positive(v: f64) -> bool {
-    v > 0.0
-}
 
 /// One entry of HEAD's reshaped rows: `(variable, single s, position in rel(s), type)`.
 type Entry = (usize, usize, usize, usize);
@@ -542,45 +538,6 @@ impl Dense<'_> {
             cur = self.value(&v, z, mu)?;
         }
         Some((v, z))
-    }
-}
-
-fn cholesky(a: &mut [f64], n: usize) -> Option<()> {
-    for j in 0..n {
-        let mut s = a[j * n + j];
-        for k in 0..j {
-            s -= a[j * n + k] * a[j * n + k];
-        }
-        if !positive(s) {
-            return None;
-        }
-        let l = s.sqrt();
-        a[j * n + j] = l;
-        for i in j + 1..n {
-            let mut t = a[i * n + j];
-            for k in 0..j {
-                t -= a[i * n + k] * a[j * n + k];
-            }
-            a[i * n + j] = t / l;
-        }
-    }
-    Some(())
-}
-
-fn chol_solve(l: &[f64], n: usize, b: &mut [f64]) {
-    for i in 0..n {
-        let mut t = b[i];
-        for k in 0..i {
-            t -= l[i * n + k] * b[k];
-        }
-        b[i] = t / l[i * n + i];
-    }
-    for i in (0..n).rev() {
-        let mut t = b[i];
-        for k in i + 1..n {
-            t -= l[k * n + i] * b[k];
-        }
-        b[i] = t / l[i * n + i];
     }
 }
 
