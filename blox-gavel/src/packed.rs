@@ -793,27 +793,9 @@ pub(crate) fn lp(
                 .solve(x, 0.0)
                 .map(|(v, _)| v)
             };
-            let (mut lo, mut hi, mut keep_hi) = (100.0f64, 1.0e6f64, 1.0e6f64);
-            let mut best = None;
-            while keep_hi <= 1.0e18 {
-                while 1.05 * lo < hi {
-                    let th = (lo + hi) / 2.0;
-                    match feasible(th) {
-                        Some(x) => {
-                            best = Some(x);
-                            hi = th;
-                        }
-                        None => lo = th,
-                    }
-                }
-                hi = keep_hi * 10.0;
-                lo = keep_hi;
-                keep_hi *= 10.0;
-                if best.is_some() {
-                    break;
-                }
-            }
-            Ok(best.map(|v| unflatten(&f, m, &v)).unwrap_or_else(fallback))
+            Ok(crate::policy::horizon_search(feasible)
+                .map(|v| unflatten(&f, m, &v))
+                .unwrap_or_else(fallback))
         }
         _ => Ok(fallback()),
     }

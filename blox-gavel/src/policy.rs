@@ -636,9 +636,16 @@ fn min_total_duration(
             .collect();
         barrier::solve_fixed(&view, counts, &floors, Some(&x))
     };
+    horizon_search(feasible).unwrap_or_else(|| isolated_shares(jobs, counts))
+}
+
+/// Gavel's `min_total_duration` search for the smallest horizon `T` whose program is feasible
+/// (GAVEL-GENERATED §G8.2): bisection on `[100 s, 10⁶ s]` down to a 5 % bracket, widening by a
+/// decade while no horizon fits (1e18 s is far beyond any schedule). The solution at the
+/// smallest feasible `T` found, `None` if none is.
+pub(crate) fn horizon_search<T>(mut feasible: impl FnMut(f64) -> Option<T>) -> Option<T> {
     let (mut lo, mut hi, mut keep_hi) = (100.0f64, 1.0e6f64, 1.0e6f64);
     let mut best = None;
-    // Gavel widens by a decade until a horizon fits; 1e18 s is far beyond any schedule.
     while keep_hi <= 1.0e18 {
         while 1.05 * lo < hi {
             let th = (lo + hi) / 2.0;
@@ -657,5 +664,5 @@ fn min_total_duration(
             break;
         }
     }
-    best.unwrap_or_else(|| isolated_shares(jobs, counts))
+    best
 }
