@@ -66,6 +66,11 @@ pub fn parse_sia_workload(path: &Path, text: &str) -> Result<Vec<SiaWorkloadJob>
         col("num_replicas")?,
         col("batch_size")?,
     );
+    // Sia's optional job categories (SIA-SEMANTICS §4.5): only `adaptive` (the default, and
+    // every shipped workload) is built; `rigid` and `scale-gpus` are refused, not run as
+    // adaptive jobs.
+    let category = header.iter().position(|h| *h == "category");
+    let mut names = std::collections::HashSet::new();
     let mut out: Vec<SiaWorkloadJob> = Vec::new();
     for (line, l) in lines {
         let fields: Vec<&str> = l.split(',').map(str::trim).collect();
@@ -97,7 +102,19 @@ pub fn parse_sia_workload(path: &Path, text: &str) -> Result<Vec<SiaWorkloadJob>
         if name.is_empty() {
             return Err(err(line, "field `name` is empty".into()));
         }
-        if out.iter().any(|j| j.name == name) {
+        if let Some(c) = category {
+            let cat = fields.get(c).copied().unwrap_or("");
+            if !(cat.is_empty() || cat == "adaptive") {
+                return Err(err(
+                    line,
+                    format!(
+                        "field `category`: `{cat}` is not supported (Sia's `rigid` and \
+                         `scale-gpus` jobs are not built; `adaptive`, the default, is)"
+                    ),
+                ));
+            }
+        }
+        if !names.insert(name) {
             return Err(err(
                 line,
                 format!("field `name`: `{name}` repeats an earlier job"),
@@ -154,6 +171,27 @@ mod tests {
         assert_eq!(w[2].time, 487.661836);
         assert_eq!((w[2].num_replicas, w[2].batch_size, w[2].line), (4, 80, 4));
         assert_eq!(w[1].application, "bert");
+    }
+
+    /// Sia's `category` column (§4.5): `adaptive` (or empty) runs, `rigid` and `scale-gpus`
+    /// are refused naming the line, not run as adaptive jobs.
+    #[test]
+    fn only_adaptive_job_categories_are_taken() {
+        let h = "name,time,application,num_replicas,batch_size,category\n";
+        let ok = format!("{h}a,0,cifar10,4,1024,adaptive\nb,1,cifar10,4,1024,\n");
+        assert_eq!(
+            parse_sia_workload(Path::new("w.csv"), &ok).unwrap().len(),
+            2
+        );
+        for cat in ["rigid", "scale-gpus"] {
+            let t = format!("{h}a,0,cifar10,4,1024,adaptive\nb,1,bert,2,24,{cat}\n");
+            let e = parse_sia_workload(Path::new("w.csv"), &t).unwrap_err();
+            assert_eq!(e.line, 3, "{e}");
+            assert!(
+                e.message.contains("`category`") && e.message.contains(cat),
+                "{e}"
+            );
+        }
     }
 
     #[test]
