@@ -88,6 +88,7 @@ pub enum Setting {
     MaxSimTime,
     Decide,
     PolluxTraces,
+    SiaTraces,
     Interference,
     NoInterferenceAvoidance,
     Generations,
@@ -103,7 +104,7 @@ use Setting as S;
 
 impl Setting {
     /// Every setting, in `--help` order.
-    pub const ALL: [Setting; 44] = [
+    pub const ALL: [Setting; 45] = [
         S::Scenario,
         S::Workload,
         S::BloxTrace,
@@ -139,6 +140,7 @@ impl Setting {
         S::MaxSimTime,
         S::Decide,
         S::PolluxTraces,
+        S::SiaTraces,
         S::Interference,
         S::NoInterferenceAvoidance,
         S::Generations,
@@ -188,6 +190,7 @@ impl Setting {
             S::MaxSimTime => "--max-sim-time",
             S::Decide => "--decide",
             S::PolluxTraces => "--pollux-traces",
+            S::SiaTraces => "--sia-traces",
             S::Interference => "--interference",
             S::NoInterferenceAvoidance => "--no-interference-avoidance",
             S::Generations => "--generations",
@@ -297,7 +300,14 @@ const TIRESIAS: &[Setting] = &[
 
 /// Sia's simulator: a Sia workload, its typed cluster and its interval (and `--policy`,
 /// `--out`).
-const SIA: &[Setting] = &[S::Trace, S::TraceFormat, S::Cluster, S::Round, S::Seed];
+const SIA: &[Setting] = &[
+    S::Trace,
+    S::TraceFormat,
+    S::Cluster,
+    S::Round,
+    S::Seed,
+    S::SiaTraces,
+];
 
 impl Model {
     /// Every semantics, in `--help` order.

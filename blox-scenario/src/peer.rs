@@ -464,9 +464,11 @@ impl RunSettings {
             }
         };
         if let Some(f) = self.trace_format.as_deref() {
-            if f != "sia" {
+            // Pollux's workloads have Sia's columns (Sia's simulator is a fork of Pollux's).
+            if f != "sia" && f != "pollux" {
                 return Err(SimError::Config(format!(
-                    "--trace-format {f}: --semantics sia reads Sia workloads (--trace-format sia)"
+                    "--trace-format {f}: --semantics sia reads Sia workloads (--trace-format \
+                     sia) or Pollux's, which have the same columns (--trace-format pollux)"
                 )));
             }
         }
@@ -478,6 +480,7 @@ impl RunSettings {
         }
         Ok(crate::sia::SiaRun {
             trace,
+            traces: self.sia_traces.clone(),
             cluster: self.cluster.clone(),
             round_s: self.round,
             policy,

@@ -223,6 +223,12 @@ pub struct RunSettings {
     /// workload's folder, as in the artifact].
     #[cfg_attr(feature = "clap", arg(long, value_name = "DIR"))]
     pub pollux_traces: Option<PathBuf>,
+    /// Sia semantics: the per-GPU-type traces folder of Sia's data (`traces/`, with
+    /// `<application>/placements-<type>.csv` and the rest) [default: the `traces/` folder
+    /// above the workload, as in the artifact]. With it a workload kept elsewhere runs, such as
+    /// Pollux's (`--trace-format pollux`: the same columns and applications).
+    #[cfg_attr(feature = "clap", arg(long, value_name = "DIR"))]
+    pub sia_traces: Option<PathBuf>,
     /// Pollux semantics: fraction of goodput a distributed job loses on a node shared with
     /// another distributed job [default: 0].
     #[cfg_attr(feature = "clap", arg(long, value_name = "FRACTION"))]
@@ -717,6 +723,7 @@ impl RunSettings {
             (Setting::MaxSimTime, self.max_sim_time.is_some()),
             (Setting::Decide, self.decide.is_some()),
             (Setting::PolluxTraces, self.pollux_traces.is_some()),
+            (Setting::SiaTraces, self.sia_traces.is_some()),
             (Setting::Interference, self.interference.is_some()),
             (
                 Setting::NoInterferenceAvoidance,

@@ -29,8 +29,10 @@ pub const DATA_HINT: &str = "the Sia artifact's data (workloads/ and traces/ of 
 /// The settings of a `blox-sim run --semantics sia`.
 #[derive(Clone, Debug)]
 pub struct SiaRun {
-    /// The workload (`workloads/<set>/workload-N.csv`).
+    /// The workload (`workloads/<set>/workload-N.csv`, or a Pollux workload).
     pub trace: PathBuf,
+    /// The per-type traces folder (`None`: the `traces/` folder above the workload).
+    pub traces: Option<PathBuf>,
     /// The cluster as `NODESxGPUS:TYPE` groups (types in order); `None` = Table 3's 64 GPUs.
     pub cluster: Option<String>,
     /// Round length, seconds (`None` = the policy's: 60 for Sia, 360 for Gavel).
@@ -234,7 +236,19 @@ pub fn traces_beside(workload: &Path) -> Option<PathBuf> {
         .skip(1)
         .take(4)
         .map(|d| d.join("traces"))
-        .find(|d| d.join("cifar10").is_dir())
+        .find(|d| is_sia_traces(d))
+}
+
+/// Whether `dir` is Sia's per-type traces folder: `cifar10/` with per-type placement files
+/// (`placements-<type>.csv`; Pollux's own traces have one `placements.csv`).
+fn is_sia_traces(dir: &Path) -> bool {
+    std::fs::read_dir(dir.join("cifar10")).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("placements-") && name.ends_with(".csv")
+        })
+    })
 }
 
 #[derive(Serialize)]
@@ -290,13 +304,24 @@ impl SiaRun {
                 self.trace.display()
             )));
         }
-        let traces = traces_beside(&self.trace).ok_or_else(|| {
-            SimError::Config(format!(
-                "--trace {}: no traces/ folder of Sia's data above it (expected \
-                 <data>/workloads/<set>/workload-N.csv beside <data>/traces/); {DATA_HINT}",
-                self.trace.display()
-            ))
-        })?;
+        let traces = match &self.traces {
+            Some(dir) if is_sia_traces(dir) => dir.clone(),
+            Some(dir) => {
+                return Err(SimError::Config(format!(
+                    "--sia-traces {}: not Sia's per-type traces folder (no \
+                     cifar10/placements-<type>.csv in it); {DATA_HINT}",
+                    dir.display()
+                )))
+            }
+            None => traces_beside(&self.trace).ok_or_else(|| {
+                SimError::Config(format!(
+                    "--trace {}: no traces/ folder of Sia's data above it (expected \
+                     <data>/workloads/<set>/workload-N.csv beside <data>/traces/; or name it \
+                     with --sia-traces DIR); {DATA_HINT}",
+                    self.trace.display()
+                ))
+            })?,
+        };
         let choice = SiaPolicyChoice::parse(&self.policy)?;
         let cluster = match &self.cluster {
             Some(c) => parse_cluster(c)?,
@@ -446,8 +471,11 @@ fn simulate<P: HeteroPolicy>(
     bound: i64,
 ) -> Result<(SiaSummary, Vec<blox_sia::SiaOutcome>), SimError> {
     let mut sim = SiaSim::new(cluster.clone(), jobs, policy, interval as i64);
-    sim.run(bound)
-        .map_err(|e| SimError::Config(format!("sia: {e}")))?;
+    sim.run(bound).map_err(|e| match e {
+        // A valid run that did not finish within its bound (exit status 1, not 2).
+        blox_sia::SimError::TooLong { .. } => SimError::Unfinished(format!("sia: {e}")),
+        _ => SimError::Config(format!("sia: {e}")),
+    })?;
     Ok((sim.summary(), sim.outcomes()))
 }
 
@@ -617,6 +645,7 @@ mod tests {
         let root = toy_data("registered");
         let run = |policy: &str, registry: Registry| SiaRun {
             trace: root.join("workloads/toy/workload-1.csv"),
+            traces: None,
             cluster: Some("1x4:aws,1x8:rtx".into()),
             round_s: None,
             policy: policy.into(),
@@ -652,6 +681,41 @@ mod tests {
         let _ = std::fs::remove_dir_all(root);
     }
 
+    /// A workload kept away from Sia's data (e.g. one of Pollux's) runs with the per-type
+    /// traces named by `--sia-traces`, giving the files it gives beside the data; without it
+    /// the error names the flag, and a folder that is not Sia's traces is refused.
+    #[test]
+    fn a_workload_elsewhere_runs_with_the_traces_named() {
+        let root = toy_data("elsewhere");
+        let beside = root.join("workloads/toy/workload-1.csv");
+        let away_dir = root.with_extension("away");
+        std::fs::create_dir_all(&away_dir).unwrap();
+        let away = away_dir.join("workload.csv");
+        std::fs::copy(&beside, &away).unwrap();
+        let run = |trace: &Path, traces: Option<PathBuf>| SiaRun {
+            trace: trace.to_path_buf(),
+            traces,
+            cluster: Some("1x4:aws,1x8:rtx".into()),
+            round_s: None,
+            policy: "sia".into(),
+            seed: 0,
+            out: None,
+            registry: Registry::default(),
+        };
+        let want = run(&beside, None).run().unwrap();
+        let e = run(&away, None).run().unwrap_err().to_string();
+        assert!(e.contains("--sia-traces"), "{e}");
+        let e = run(&away, Some(root.clone()))
+            .run()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--sia-traces") && e.contains("cifar10"), "{e}");
+        let got = run(&away, Some(root.join("traces"))).run().unwrap();
+        assert_eq!(got.jobs_csv, want.jobs_csv);
+        let _ = std::fs::remove_dir_all(root);
+        let _ = std::fs::remove_dir_all(away_dir);
+    }
+
     #[test]
     fn clusters_are_typed_groups_of_the_types_own_size() {
         let c = parse_cluster("6x4:aws,2x8:dgx-ext,3x8:rtx").unwrap();
@@ -665,6 +729,7 @@ mod tests {
     fn a_missing_workload_says_where_to_get_the_data() {
         let r = SiaRun {
             trace: PathBuf::from("/nonexistent/workloads/philly/workload-1.csv"),
+            traces: None,
             cluster: None,
             round_s: None,
             policy: "sia".into(),

@@ -20,8 +20,16 @@ pub enum SimError {
     Model(ModelError),
     /// The policy's program or placement.
     Policy(IlpError),
-    /// The run did not end by the time bound.
-    TooLong(i64),
+    /// The run did not end by the time bound (seconds): how many jobs were unfinished, and the
+    /// names of those that never ran (at most five).
+    TooLong {
+        /// When the bound was passed.
+        at: i64,
+        /// Jobs unfinished then.
+        unfinished: usize,
+        /// Jobs that never made progress (the first five by workload order).
+        never_ran: Vec<String>,
+    },
 }
 
 impl fmt::Display for SimError {
@@ -30,7 +38,26 @@ impl fmt::Display for SimError {
             SimError::Trace(e) => e.fmt(f),
             SimError::Model(e) => e.fmt(f),
             SimError::Policy(e) => write!(f, "Sia policy: {e}"),
-            SimError::TooLong(t) => write!(f, "jobs still unfinished at {t} s (the time bound)"),
+            SimError::TooLong {
+                at,
+                unfinished,
+                never_ran,
+            } => {
+                write!(
+                    f,
+                    "{unfinished} jobs still unfinished at {at} s (the time bound)"
+                )?;
+                if !never_ran.is_empty() {
+                    write!(
+                        f,
+                        "; some never ran ({}): a policy with fixed GPU counts and batches \
+                         (gavel, engine policies) runs a job at the workload's num_replicas \
+                         and batch_size, which may fit no GPU type of the cluster",
+                        never_ran.join(", ")
+                    )?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -230,7 +257,16 @@ impl<P: HeteroPolicy> SiaSim<P> {
     pub fn run(&mut self, max_time: i64) -> Result<(), SimError> {
         while self.jobs.iter().any(|j| j.completion_time.is_none()) {
             if self.now >= max_time {
-                return Err(SimError::TooLong(self.now));
+                let open = || self.jobs.iter().filter(|j| j.completion_time.is_none());
+                return Err(SimError::TooLong {
+                    at: self.now,
+                    unfinished: open().count(),
+                    never_ran: open()
+                        .filter(|j| j.progress == 0.0)
+                        .take(5)
+                        .map(|j| j.name.clone())
+                        .collect(),
+                });
             }
             self.step()?;
         }

@@ -122,7 +122,7 @@ def run(
     ``starvation``, ``topology``, ``throughput``, ``throughputs``, ``node_events``,
     ``failures``, ``autoscale``, ``checkpoint_interval``, ``max_sim_time``, ``decide``, ...
     and, under ``pollux``, ``pollux_traces``, ``interference``,
-    ``no_interference_avoidance``, ``generations``. A setting the semantics does not take is
+    ``no_interference_avoidance``, ``generations``; under ``sia``, ``sia_traces``. A setting the semantics does not take is
     refused (a :class:`ConfigError` naming it and the semantics that take it), never ignored.
 
     Under ``tiresias`` (a trace, e.g. ``trace_format="tiresias"``, with Tiresias' schedules and

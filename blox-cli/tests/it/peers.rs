@@ -513,3 +513,86 @@ fn sia_data_engine_policies_compare_beside_sia() {
     assert_eq!(ids(&csvs[0]), ids(&csvs[1]));
     let _ = std::fs::remove_dir_all(out);
 }
+
+/// Sia's policy on another peer's workload where that makes sense: Pollux's workloads have
+/// Sia's columns and applications, so with Sia's per-type traces (`--sia-traces`) they run on
+/// Sia's heterogeneous cluster beside an engine policy (needs the Sia data, `BLOX_SIA_DATA`).
+#[test]
+fn sia_data_sias_policy_runs_pollux_workloads_with_sia_traces() {
+    let Some(data) = std::env::var_os("BLOX_SIA_DATA").filter(|d| !d.is_empty()) else {
+        eprintln!(
+            "sia_data_sias_policy_runs_pollux_workloads_with_sia_traces: NOT RUN (BLOX_SIA_DATA \
+             is unset; see docs/data.md)"
+        );
+        return;
+    };
+    let w = traces().join("pollux/workloads/workload-6.csv");
+    let n_jobs = std::fs::read_to_string(&w).unwrap().lines().count() - 1;
+    let sia_traces = Path::new(&data).join("traces");
+    let out = tmp("sia-on-pollux");
+    let (w, o) = (w.to_str().unwrap(), out.to_str().unwrap());
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "compare",
+            "--semantics",
+            "sia",
+            "--trace",
+            w,
+            "--trace-format",
+            "pollux",
+            "--policy",
+            "sia",
+            "--out",
+            o,
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run = |extra: &[&str]| {
+        let a = args(extra);
+        blox_sim(&a.iter().map(String::as_str).collect::<Vec<_>>())
+    };
+    // Without Sia's traces the error names the flag that gives them.
+    let (code, _, stderr) = run(&[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--sia-traces"), "{stderr}");
+    let (code, stdout, stderr) = run(&["--sia-traces", sia_traces.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let csv = std::fs::read_to_string(out.join("sia").join("jobs.csv")).unwrap();
+    assert_eq!(csv.lines().count(), n_jobs + 1, "every job completes");
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("cifar10-0,cifar10,"),
+        "{csv}"
+    );
+    // A fixed-batch policy runs each job at the workload's num_replicas and batch_size, which
+    // Pollux's workloads are not tuned for: two imagenet jobs fit no type, and the run ends at
+    // its time bound as a run that could not finish (status 1), naming them.
+    let mut a = vec![
+        "run",
+        "--semantics",
+        "sia",
+        "--trace",
+        w,
+        "--trace-format",
+        "pollux",
+    ];
+    a.extend([
+        "--sia-traces",
+        sia_traces.to_str().unwrap(),
+        "--policy",
+        "fifo",
+    ]);
+    let (code, _, stderr) = blox_sim(&a);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("never ran (imagenet-81, imagenet-137)"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(out);
+}
