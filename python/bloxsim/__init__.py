@@ -113,7 +113,7 @@ def run(
     Keyword arguments are the flags of ``blox-sim run`` with ``_`` for ``-``, parsed by the
     command line's own flags (the Rust ``RunSettings``): ``scenario`` (a ``.toml``/``.json``
     file or a dict of scenario keys; the other arguments override it), ``semantics``
-    (``exact``, ``blox``, ``synergy``, ``pollux``, ``tiresias``, ``gavel``), ``workload``,
+    (``exact``, ``blox``, ``synergy``, ``pollux``, ``tiresias``, ``gavel``, ``sia``), ``workload``,
     ``load``, ``jobs``, ``durations``, ``gpus``, ``trace`` (files, or a DataFrame of jobs with
     ``arrival_s``, ``n_gpus``, ``duration_s``), ``trace_format``, ``resample``, ``cluster``,
     ``cluster_spec`` (tiresias), ``round``, ``admission``, ``policy``, ``placement`` (names as
