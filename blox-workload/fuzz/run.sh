@@ -51,7 +51,9 @@ for t in $TARGETS; do
         # An empty corpus of its own, so earlier local runs (kept in corpus/) do not change
         # what is explored.
         corpus=$(mktemp -d)
-        budget=(-runs="$secs" -seed="$SEED")
+        # A time bound as well (FUZZ_MAX_SECONDS, default 240 per target), so a run of slow
+        # inputs cannot hold CI for ever; the summary shows the execs done either way.
+        budget=(-runs="$secs" -seed="$SEED" -max_total_time="${FUZZ_MAX_SECONDS:-240}")
         unit="inputs (seed $SEED)"
     else
         budget=(-max_total_time="$secs")
