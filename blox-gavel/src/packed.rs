@@ -187,6 +187,20 @@ struct Affine {
     c0: f64,
 }
 
+impl Affine {
+    /// The row's slack `c0 + Σ coef·v + cz·z` at `(v, z)`.
+    fn slack(&self, v: &[f64], z: f64) -> f64 {
+        self.c0
+            + self
+                .idx
+                .iter()
+                .zip(&self.coef)
+                .map(|(&i, c)| c * v[i])
+                .sum::<f64>()
+            + self.cz * z
+    }
+}
+
 /// A finish-time row `z·d − since − rem / (Σ t·v) > 0`.
 #[derive(Clone, Debug)]
 struct Recip {
@@ -249,13 +263,7 @@ impl Dense<'_> {
             logs += x.ln();
         }
         for r in self.affine {
-            let s = r.c0
-                + r.idx
-                    .iter()
-                    .zip(&r.coef)
-                    .map(|(&i, c)| c * v[i])
-                    .sum::<f64>()
-                + r.cz * z;
+            let s = r.slack(v, z);
             if !positive(s) {
                 return None;
             }
@@ -298,13 +306,7 @@ impl Dense<'_> {
         }
         let mut grad: Vec<(usize, f64)> = Vec::new();
         for r in self.affine {
-            let s = r.c0
-                + r.idx
-                    .iter()
-                    .zip(&r.coef)
-                    .map(|(&i, c)| c * v[i])
-                    .sum::<f64>()
-                + r.cz * z;
+            let s = r.slack(v, z);
             grad.clear();
             grad.extend(r.idx.iter().copied().zip(r.coef.iter().copied()));
             if r.cz != 0.0 && self.sense != Sense::Centre {
@@ -372,13 +374,7 @@ impl Dense<'_> {
         // Columns of U (v part): (entries, weight C, z component).
         let mut cols: Vec<Column> = Vec::new();
         for r in self.affine {
-            let s = r.c0
-                + r.idx
-                    .iter()
-                    .zip(&r.coef)
-                    .map(|(&i, c)| c * v[i])
-                    .sum::<f64>()
-                + r.cz * z;
+            let s = r.slack(v, z);
             for (&i, &c) in r.idx.iter().zip(&r.coef) {
                 gv[i] -= c / s;
             }
