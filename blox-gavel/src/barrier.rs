@@ -78,16 +78,16 @@ const GAP: f64 = 1e-10;
 const SHRINK: f64 = 30.0;
 /// Newton iterations per centring step, at most.
 const MAX_NEWTON: usize = 80;
-/// Newton iterations per centring step, at most, while the point is still far from the centre
-/// after [`MAX_NEWTON`] (decrement above [`FAR_DEC`]). Large multi-type finish-time programs
-/// (tens of jobs, most of them at the max at the optimum) need hundreds of damped steps at one
-/// μ; stopping at [`MAX_NEWTON`] there left the point off the path, the next centring steps'
-/// Newton systems then failed to factor, and the solver returned a point whose max ρ was up
-/// to 3.7 % above the optimum (GAVEL-SEMANTICS §6.3; the `ftf_ecos_vectors` test).
-const MAX_NEWTON_LONG: usize = 5000;
-/// A Newton decrement above this after [`MAX_NEWTON`] iterations is progress still to make
-/// (a converged centring step's decrement is at rounding level, below 1e-12).
-const FAR_DEC: f64 = 1e-6;
+/// Newton iterations per centring step, at most, on the walk down after [`FAR_DEC`].
+const MAX_NEWTON_LONG: usize = 2000;
+/// A Newton decrement (squared) still above this after [`MAX_NEWTON`] iterations means μ fell
+/// too far at once: the path is then followed again from the last centred μ by halves. Large
+/// multi-type finish-time programs (tens of jobs, most at the max at the optimum) end the
+/// 80 steps at decrements of 3 to 5; stopping there left the point off the path, the next
+/// Newton systems failed to factor, and the solver returned a max ρ up to 3.7 % above the
+/// optimum (the `ftf_ecos_vectors` test). Centring steps that only rounding keeps from
+/// converging end far below (1e-6 and less, at μ near 1e-13) and are left alone.
+const FAR_DEC: f64 = 1e-2;
 /// Most GPU types (Gavel's driver has three).
 const MAX_TYPES: usize = 3;
 /// Largest per-job block: the shares and `z`.
@@ -620,80 +620,119 @@ pub(crate) fn solve(
 }
 
 /// Follows the central path from the strictly feasible `(v, z)` to the final gap.
-fn follow_path(p: &Problem<'_>, mut v: Vec<f64>, mut z: f64) -> Option<Vec<Vec<f64>>> {
+fn follow_path(p: &Problem<'_>, v: Vec<f64>, z: f64) -> Option<Vec<Vec<f64>>> {
     let (m, n, l) = (p.m, p.n, p.l);
     let mut mu = 1.0;
-    let mut cur = Slacks::default();
-    if !p.slacks(&v, z, mu, &mut cur) {
+    let mut path = Path {
+        p,
+        v,
+        z,
+        cur: Slacks::default(),
+        trial: Slacks::default(),
+        tv: vec![0.0; m * l],
+        w: Work::default(),
+        visited: Visited::default(),
+    };
+    if !p.slacks(&path.v, path.z, mu, &mut path.cur) {
         return None;
     }
-    let mut trial = Slacks::default();
-    let mut tv = vec![0.0; m * l];
-    let mut w = Work::default();
     let terms = p.n_terms() as f64;
-    let mut visited = Visited::default();
+    let mut prev_mu = mu;
     loop {
-        visited.clear();
-        let mut last_dec = 0.0;
-        for k in 0..MAX_NEWTON_LONG {
-            // Past the usual budget, go on only while the decrement says the point is still
-            // far from this μ's centre (see `MAX_NEWTON_LONG`).
-            if k >= MAX_NEWTON && last_dec <= FAR_DEC {
-                break;
+        if path.centre(mu, MAX_NEWTON)? > FAR_DEC {
+            // μ fell too far at once for this program (see `FAR_DEC`): walk down again from
+            // the last centred μ by halves, centring fully at each.
+            let mut at = prev_mu;
+            while at > mu {
+                at = (at / 2.0).max(mu);
+                if !p.slacks(&path.v, path.z, at, &mut path.cur) {
+                    return None;
+                }
+                path.centre(at, MAX_NEWTON_LONG)?;
             }
+        }
+        if terms * mu <= GAP {
+            break;
+        }
+        prev_mu = mu;
+        mu /= SHRINK;
+        // Re-evaluate the objective at the new μ.
+        if !p.slacks(&path.v, path.z, mu, &mut path.cur) {
+            return None;
+        }
+    }
+    let v = path.v;
+    Some((0..m).map(|i| v[i * l..i * l + n].to_vec()).collect())
+}
+
+/// The path follower's point and buffers.
+struct Path<'a, 'b> {
+    p: &'a Problem<'b>,
+    v: Vec<f64>,
+    z: f64,
+    /// The slacks at `(v, z)`, with the barrier value at the μ being centred.
+    cur: Slacks,
+    trial: Slacks,
+    tv: Vec<f64>,
+    w: Work,
+    visited: Visited,
+}
+
+impl Path<'_, '_> {
+    /// Damped Newton steps towards the centre at `mu` (`cur` evaluated at `mu`), at most
+    /// `budget`; returns the last Newton decrement if the budget ran out, else 0 (converged,
+    /// stalled or cycling), `None` if the point became infeasible.
+    fn centre(&mut self, mu: f64, budget: usize) -> Option<f64> {
+        let p = self.p;
+        self.visited.clear();
+        let mut last_dec = 0.0;
+        for k in 0..budget {
             // Each Newton iteration (direction, line search, whether to stop) is a function of
             // the point alone at this μ, so a point seen before starts a cycle that lasts until
             // the iteration budget runs out: jump to where the cycle stands when it does.
-            if k < MAX_NEWTON {
-                if let Some(j) = visited.find(&v, z) {
+            if budget == MAX_NEWTON {
+                if let Some(j) = self.visited.find(&self.v, self.z) {
                     let at = j + (MAX_NEWTON - j) % (k - j);
-                    z = visited.restore(at, &mut v);
-                    if !p.slacks(&v, z, mu, &mut cur) {
+                    self.z = self.visited.restore(at, &mut self.v);
+                    if !p.slacks(&self.v, self.z, mu, &mut self.cur) {
                         return None;
                     }
-                    break;
+                    return Some(0.0);
                 }
-                visited.push(&v, z);
+                self.visited.push(&self.v, self.z);
             }
-            let Some((dz, dec)) = p.newton(&v, &cur, mu, &mut w) else {
-                break;
+            let Some((dz, dec)) = p.newton(&self.v, &self.cur, mu, &mut self.w) else {
+                return Some(0.0);
             };
             if dec.partial_cmp(&1e-14) != Some(std::cmp::Ordering::Greater) {
-                break;
+                return Some(0.0);
             }
             last_dec = dec;
             // Backtracking line search (feasibility, then Armijo).
             let mut step = 1.0;
             let mut moved = false;
             for _ in 0..80 {
-                for (t, (a, b)) in tv.iter_mut().zip(v.iter().zip(&w.dv)) {
+                for (t, (a, b)) in self.tv.iter_mut().zip(self.v.iter().zip(&self.w.dv)) {
                     *t = a + step * b;
                 }
-                let nz = z + step * dz;
-                if p.slacks(&tv, nz, mu, &mut trial) && trial.value <= cur.value - 0.25 * step * dec
+                let nz = self.z + step * dz;
+                if p.slacks(&self.tv, nz, mu, &mut self.trial)
+                    && self.trial.value <= self.cur.value - 0.25 * step * dec
                 {
-                    std::mem::swap(&mut v, &mut tv);
-                    std::mem::swap(&mut cur, &mut trial);
-                    z = nz;
+                    std::mem::swap(&mut self.v, &mut self.tv);
+                    std::mem::swap(&mut self.cur, &mut self.trial);
+                    self.z = nz;
                     moved = true;
                     break;
                 }
                 step *= 0.5;
             }
             if !moved || dec < 1e-12 {
-                break;
+                return Some(0.0);
             }
         }
-        if terms * mu <= GAP {
-            break;
-        }
-        mu /= SHRINK;
-        // Re-evaluate the objective at the new μ.
-        if !p.slacks(&v, z, mu, &mut cur) {
-            return None;
-        }
+        Some(last_dec)
     }
-    Some((0..m).map(|i| v[i * l..i * l + n].to_vec()).collect())
 }
 
 /// Solves a program without `z` whose rows are all [`JobRow::Objective`] (maximise
