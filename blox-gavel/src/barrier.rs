@@ -88,6 +88,9 @@ const MAX_NEWTON_LONG: usize = 2000;
 /// optimum (the `ftf_ecos_vectors` test). Centring steps that only rounding keeps from
 /// converging end far below (1e-6 and less, at μ near 1e-13) and are left alone.
 const FAR_DEC: f64 = 1e-2;
+/// Above this gap (`#terms × μ`) a Newton system that does not factor is regularised and
+/// solved again (see [`Path::centre`]).
+const REGULARISE_GAP: f64 = 1e-6;
 /// Most GPU types (Gavel's driver has three).
 const MAX_TYPES: usize = 3;
 /// Largest per-job block: the shares and `z`.
@@ -345,7 +348,9 @@ fn chol_solve_n<const N: usize>(l: &[f64], b: &mut [f64]) {
 
 impl Problem<'_> {
     /// The Newton direction (into `w.dv`, returned `dz`) and the decrement `−g·d`.
-    fn newton(&self, v: &[f64], s: &Slacks, mu: f64, w: &mut Work) -> Option<(f64, f64)> {
+    /// `reg > 0` scales the per-job blocks' diagonals by `1 + reg` (a descent direction still,
+    /// for blocks that rounding made indefinite).
+    fn newton(&self, v: &[f64], s: &Slacks, mu: f64, w: &mut Work, reg: f64) -> Option<(f64, f64)> {
         let (m, n, l) = (self.m, self.n, self.l);
         let d = l + 1;
         w.chol.resize(m * l * l, 0.0);
@@ -435,6 +440,11 @@ impl Problem<'_> {
                 w.g[i * l + p] = g[p];
             }
             r += b[l * d + l];
+            if reg > 0.0 {
+                for p in 0..l {
+                    k[p * l + p] *= 1.0 + reg;
+                }
+            }
             cholesky(k, l)?;
             // V_i = K_i⁻¹ U_i (U_i: s_i / cap_t at row t, column t); S += U_iᵀ V_i.
             for t in 0..n {
@@ -632,6 +642,7 @@ fn follow_path(p: &Problem<'_>, v: Vec<f64>, z: f64) -> Option<Vec<Vec<f64>>> {
         tv: vec![0.0; m * l],
         w: Work::default(),
         visited: Visited::default(),
+        terms: p.n_terms() as f64,
     };
     if !p.slacks(&path.v, path.z, mu, &mut path.cur) {
         return None;
@@ -676,6 +687,8 @@ struct Path<'a, 'b> {
     tv: Vec<f64>,
     w: Work,
     visited: Visited,
+    /// The number of barrier terms (the gap is `terms × μ`).
+    terms: f64,
 }
 
 impl Path<'_, '_> {
@@ -701,7 +714,16 @@ impl Path<'_, '_> {
                 }
                 self.visited.push(&self.v, self.z);
             }
-            let Some((dz, dec)) = p.newton(&self.v, &self.cur, mu, &mut self.w) else {
+            let mut step_dir = p.newton(&self.v, &self.cur, mu, &mut self.w, 0.0);
+            // A Newton system that does not factor while the gap is still large (rounding in
+            // the per-job blocks of programs with many jobs at the max) is regularised rather
+            // than ending the centring step there; near the final gap it ends as it always did.
+            let mut reg = 1e-12;
+            while step_dir.is_none() && self.terms * mu > REGULARISE_GAP && reg < 1e-3 {
+                step_dir = p.newton(&self.v, &self.cur, mu, &mut self.w, reg);
+                reg *= 100.0;
+            }
+            let Some((dz, dec)) = step_dir else {
                 return Some(0.0);
             };
             if dec.partial_cmp(&1e-14) != Some(std::cmp::Ordering::Greater) {
