@@ -36,6 +36,7 @@
 pub mod any_policy;
 mod barrier;
 pub mod clock;
+mod ftf_debug;
 pub mod generated;
 #[cfg(test)]
 mod generated_tests;

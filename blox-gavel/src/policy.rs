@@ -495,7 +495,31 @@ impl GavelPolicy {
                 denominator: self.ftf.cum_iso[&j.id] + rem / iso_i,
             });
         }
-        let solved = barrier::solve(jobs, counts, &rows);
+        let mut solved = barrier::solve(jobs, counts, &rows);
+        if std::env::var_os("BLOX_GAVEL_FTF_DUMP").is_some()
+            || std::env::var_os("BLOX_GAVEL_FTF_ORACLE").is_some()
+        {
+            let problem = crate::ftf_debug::Problem {
+                ids: jobs.iter().map(|j| j.id).collect(),
+                throughput: jobs.iter().map(|j| j.throughput).collect(),
+                scale_factor: jobs.iter().map(|j| j.scale_factor).collect(),
+                counts,
+                since: jobs.iter().map(|j| j.since_arrival).collect(),
+                remaining: jobs.iter().map(|j| j.remaining_steps).collect(),
+                cum_iso: jobs.iter().map(|j| self.ftf.cum_iso[&j.id]).collect(),
+                iso: iso.clone(),
+                denominator: rows
+                    .iter()
+                    .map(|r| match r {
+                        JobRow::FinishTime { denominator, .. } => *denominator,
+                        _ => f64::NAN,
+                    })
+                    .collect(),
+            };
+            if let Some(answer) = crate::ftf_debug::hook(&problem, solved.as_deref()) {
+                solved = answer;
+            }
+        }
         self.ftf.prev_rem = jobs.iter().map(|j| (j.id, j.remaining_steps)).collect();
         self.ftf.prev_iso = jobs.iter().zip(&iso).map(|(j, &v)| (j.id, v)).collect();
         solved.unwrap_or(iso_x)
