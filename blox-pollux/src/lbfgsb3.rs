@@ -72,11 +72,11 @@ pub(crate) enum Stop {
     MaxFun,
 }
 
-/// The result of [`minimize`].
+/// The result of [`minimize`] (the fit reads `x`; the tests read the rest).
 #[derive(Debug, Clone)]
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) struct Outcome {
     pub(crate) x: [f64; N],
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) f: f64,
     /// Iterations (scipy's `nit`).
     pub(crate) nit: usize,
