@@ -799,9 +799,10 @@ mod scipy_vectors {
                         ((n(0) as u32, n(1) as u32, n(2)), (num(&r[3]), num(&r[4])))
                     })
                     .collect();
-                // scipy's defaults, or `tol`, which sets both.
+                // scipy's defaults (`ftol = 2.2204460492503131e-09`, which is 1e7 · ε), or
+                // `tol`, which sets both.
                 let (ftol, gtol) = if c["tol"].is_null() {
-                    (2.220_446_049_250_313_1e-9, 1e-5)
+                    (POLLUX_FTOL, 1e-5)
                 } else {
                     (num(&c["tol"]), num(&c["tol"]))
                 };

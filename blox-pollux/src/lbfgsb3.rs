@@ -356,8 +356,10 @@ impl LineSearch {
         }
         *stp = stp.max(stpmin);
         *stp = stp.min(stpmax);
-        if (self.brackt && (*stp <= self.stmin || *stp >= self.stmax))
-            || (self.brackt && self.stmax - self.stmin <= LS_XTOL * self.stmax)
+        if self.brackt
+            && (*stp <= self.stmin
+                || *stp >= self.stmax
+                || self.stmax - self.stmin <= LS_XTOL * self.stmax)
         {
             *stp = self.stx;
         }
@@ -1424,7 +1426,8 @@ pub(crate) fn minimize(
                     x[i] = xi;
                 }
             }
-            if ifun - 1 >= opts.maxls {
+            // At most `maxls` evaluations per search: the next request gives up instead.
+            if ifun > opts.maxls {
                 break false;
             }
             (fx, g) = obj.eval(&x);
