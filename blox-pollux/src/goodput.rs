@@ -857,7 +857,9 @@ mod scipy_vectors {
     /// bits; in flat or kinked regions (an exactly fitting compute line, `ftol = 2.2e-9`) such
     /// differences grow until the line search takes another step. The report (run with
     /// `--nocapture`) gives, per case, the largest relative difference of the final x and of
-    /// the trail, nit and nfev (ours/scipy's) and the first iteration off by over 1e-6.
+    /// the trail, nit and nfev (ours/scipy's) and the first iteration off by over 1e-6;
+    /// `LBFGSB_CASE=name` runs one case and prints its difference iteration by iteration (on
+    /// the diverging cases it grows smoothly from 1e-15, as rounding differences do).
     #[test]
     fn lbfgsb3_replays_scipy_iterate_by_iterate() {
         let cases = cases();
@@ -890,6 +892,11 @@ mod scipy_vectors {
                 .zip(&c.trail)
                 .map(|(a, b)| max_rel(&a.0, &b.0).max(rel(a.1, b.1)))
                 .fold(0.0, f64::max);
+            if only.is_some() {
+                for (k, (a, b)) in trail.iter().zip(&c.trail).enumerate() {
+                    eprintln!("{k}: {:.1e} f {:.1e}", max_rel(&a.0, &b.0), rel(a.1, b.1));
+                }
+            }
             let diverged = trail
                 .iter()
                 .zip(&c.trail)
