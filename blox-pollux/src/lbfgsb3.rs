@@ -1500,3 +1500,65 @@ pub(crate) fn minimize(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lbfgsb::Cut;
+
+    /// A value-and-gradient closure as an [`Objective`].
+    struct Smooth<F>(F, [f64; N]);
+
+    impl<F: FnMut(&[f64; N], &mut [f64; N]) -> f64> Objective for Smooth<F> {
+        fn value(&mut self, x: &[f64; N], _cut: Option<Cut>) -> Option<f64> {
+            Some((self.0)(x, &mut self.1))
+        }
+        fn gradient(&mut self, _x: &[f64; N], grad: &mut [f64; N]) {
+            *grad = self.1;
+        }
+    }
+
+    #[test]
+    fn finds_a_bounded_minimum_with_fixed_and_free_variables() {
+        // (x0 − 3)² + (x1 + 1)² + Σ (x_i − i/2)² with x0 ≤ 2, x1 ≥ 0, x6 fixed at 0.25 and x5
+        // unbounded: the optimum is (2, 0, 1, 1.5, 2, 2.5, 0.25).
+        let f = |x: &[f64; N], g: &mut [f64; N]| {
+            let mut v = (x[0] - 3.0).powi(2) + (x[1] + 1.0).powi(2);
+            g[0] = 2.0 * (x[0] - 3.0);
+            g[1] = 2.0 * (x[1] + 1.0);
+            for i in 2..N {
+                v += (x[i] - 0.5 * i as f64).powi(2);
+                g[i] = 2.0 * (x[i] - 0.5 * i as f64);
+            }
+            v
+        };
+        let lo = [-10.0, 0.0, -10.0, -10.0, -10.0, f64::NEG_INFINITY, 0.25];
+        let hi = [2.0, 10.0, 10.0, 10.0, 10.0, f64::INFINITY, 0.25];
+        let mut trail = Vec::new();
+        let out = minimize(
+            &mut Smooth(f, [0.0; N]),
+            [0.0, 5.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            lo,
+            hi,
+            &Options::scipy(1e7 * EPSMCH, 1e-5),
+            Some(&mut trail),
+        );
+        let want = [2.0, 0.0, 1.0, 1.5, 2.0, 2.5, 0.25];
+        for (i, (x, w)) in out.x.iter().zip(want).enumerate() {
+            assert!((x - w).abs() < 1e-6, "x{i} = {x}, want {w}");
+        }
+        assert!(
+            matches!(out.stop, Stop::Pgtol | Stop::RelReduction),
+            "{:?}",
+            out.stop
+        );
+        assert_eq!(trail.len(), out.nit);
+        // The start is projected (x6 to its fixed value) and every iterate is feasible.
+        for (x, _) in &trail {
+            assert!(x
+                .iter()
+                .zip(lo.iter().zip(&hi))
+                .all(|(v, (l, h))| l <= v && v <= h));
+        }
+    }
+}
