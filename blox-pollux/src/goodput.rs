@@ -764,6 +764,7 @@ mod scipy_vectors {
         ftol: f64,
         gtol: f64,
         x: [f64; 7],
+        fun: f64,
         nit: usize,
         nfev: usize,
         message: String,
@@ -812,6 +813,7 @@ mod scipy_vectors {
                     ftol,
                     gtol,
                     x: vec7(&c["x"]),
+                    fun: num(&c["fun"]),
                     nit: c["nit"].as_u64().expect("nit") as usize,
                     nfev: c["nfev"].as_u64().expect("nfev") as usize,
                     message: c["message"].as_str().expect("message").to_string(),
@@ -868,6 +870,7 @@ mod scipy_vectors {
         let mut report = Vec::new();
         let (mut matching, mut sia_matching, mut sia) = (0, 0, 0);
         let mut worst_matching: f64 = 0.0;
+        let mut worst_fun = f64::NEG_INFINITY;
         for c in &cases {
             if only.as_ref().is_some_and(|o| *o != c.name) {
                 continue;
@@ -913,8 +916,12 @@ mod scipy_vectors {
                 sia += 1;
                 sia_matching += usize::from(same);
             }
+            // Where the runs part, whose end is lower.
+            let dfun = (out.f - c.fun) / c.fun.abs().max(1e-300);
+            worst_fun = worst_fun.max(dfun);
+            assert_eq!(message(out.stop), c.message, "{}", c.name);
             report.push(format!(
-                "{}: x {err:.1e} trail {trail_err:.1e} nit {}/{} nfev {}/{} stop {} first off {diverged:?}",
+                "{}: x {err:.1e} trail {trail_err:.1e} nit {}/{} nfev {}/{} stop {} first off {diverged:?} fun {dfun:+.1e}",
                 c.name,
                 out.nit,
                 c.nit,
@@ -925,7 +932,8 @@ mod scipy_vectors {
         }
         eprintln!("{}", report.join("\n"));
         eprintln!(
-            "{matching}/{} cases match (worst x {worst_matching:.1e}); Sia's tol = 1e-5: {sia_matching}/{sia}",
+            "{matching}/{} cases match (worst x {worst_matching:.1e}); Sia's tol = 1e-5: {sia_matching}/{sia}; \
+             final value at most {worst_fun:+.1e} relatively above scipy's",
             report.len()
         );
         if only.is_none() {
