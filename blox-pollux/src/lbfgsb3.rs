@@ -29,8 +29,9 @@
 //! measured profiles, pinned parameters, active bounds), which the fit's tests replay. All 60
 //! stop for scipy's reason, 52 after scipy's `nit` and `nfev`; the final x is within 1e-12 of
 //! scipy's (every parameter, relative) on 21, 1e-9 on 33, 1e-7 on 38 (those iterate by
-//! iterate), 1.5e-6 on 47 and 5e-3 on 57; three synthetic profiles end elsewhere on a flat
-//! valley (up to 0.8 in one parameter). The objective cannot be scipy's to the last bit
+//! iterate), 1.5e-6 on 47 and 5e-3 on 57. Three synthetic profiles end elsewhere (up to 0.8
+//! in one parameter): two noisy ones 1 % lower than scipy's, and a noiseless one (zero error
+//! is a kink of the root-mean-square terms) stalls at 0.057 where scipy's reaches 0.0004. The objective cannot be scipy's to the last bit
 //! (numpy's `log` and `pow` are not libm's on every machine, autograd orders the gradient's
 //! sums its own way), and where the minimum is flat to rounding (an exactly fitted compute
 //! line, `ftol = 2.2e-9`) last-bit differences grow until a line search takes another step.
