@@ -224,14 +224,12 @@ def main():
             rows = pick(table, seqs[-1])
             if rows:
                 cases.append(case(f"sia-{model}-{gpu}-4-pollux", rows, POLLUX))
-    json.dump({
-        "generator": "tools/ref/fit_vectors.py",
-        "scipy": scipy.__version__,
-        "numpy": onp.__version__,
-        "autograd": "1.9.1",
-        "cases": cases,
-    }, sys.stdout, indent=1)
-    sys.stdout.write("\n")
+    # One case a line: compact, and a regenerated case shows as one changed line.
+    head = {"generator": "tools/ref/fit_vectors.py", "scipy": scipy.__version__,
+            "numpy": onp.__version__, "autograd": "1.9.1"}
+    out = json.dumps(head, separators=(",", ":"))[:-1] + ',"cases":[\n'
+    out += ",\n".join(json.dumps(c, separators=(",", ":")) for c in cases)
+    sys.stdout.write(out + "\n]}\n")
 
 
 if __name__ == "__main__":
