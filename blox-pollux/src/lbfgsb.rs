@@ -1,11 +1,14 @@
-//! A small bounded quasi-Newton minimiser (projected L-BFGS) for the agent's 7-parameter fit.
+//! A small bounded quasi-Newton minimiser (projected L-BFGS) for the agent's 7-parameter fit,
+//! [`crate::goodput::FitRule::Projected`].
 //!
 //! It follows L-BFGS-B's outline and its default stopping rules (memory 10, relative reduction
 //! `factr · ε` with `factr = 1e7`, projected-gradient tolerance `1e-5`), with at most 200
-//! iterations per call (the fit calls it several times from warm points). Free variables are
-//! those not held at a bound by the gradient; the two-loop recursion gives a direction on them; a backtracking Armijo search runs along the projected path, so iterates
-//! stay feasible (scipy's `keep_feasible`). Variables with equal bounds are fixed. No crate on
-//! crates.io offers a maintained pure-Rust L-BFGS-B, hence this one.
+//! iterations per call (the fit calls it several times from warm points), but not its iterates:
+//! free variables are those not held at a bound by the gradient; the two-loop recursion gives a
+//! direction on them; a backtracking Armijo search runs along the projected path, so iterates
+//! stay feasible. Variables with equal bounds are fixed. [`crate::lbfgsb3`] is scipy's
+//! L-BFGS-B itself (the generalized Cauchy point, subspace minimisation and Moré–Thuente
+//! search), which Sia's fit uses.
 
 const M: usize = 10;
 pub(crate) const FTOL: f64 = 1e7 * f64::EPSILON;

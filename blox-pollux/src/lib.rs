@@ -30,6 +30,7 @@ pub mod goodput;
 mod interval;
 mod job;
 mod lbfgsb;
+mod lbfgsb3;
 mod lifted;
 mod policy;
 mod sim;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::delaunay::Triangulation;
-use crate::goodput::{fit_perf_params_with_ftol, Observation, PerfParams, POLLUX_FTOL};
+use crate::goodput::{fit_perf_params_with, FitRule, Observation, PerfParams};
 
 /// An error reading an application's trace directory, naming the file, line and field.
 #[derive(Debug, Clone, PartialEq)]
@@ -195,8 +195,8 @@ pub struct Application {
     /// rows), for [`crate::lifted`]; empty otherwise.
     points3d: Vec<[f64; 3]>,
     points3d_values: Vec<StepTime>,
-    /// The relative-reduction stop of the throughput fit.
-    ftol: f64,
+    /// How the throughput model is fitted.
+    fit: FitRule,
     /// Sia's lookup: a 1-D query outside a measured placement's batch range gives `(−1, −1)`
     /// instead of no value (SIA-SEMANTICS §2.1).
     minus_one_out_of_range: bool,
@@ -211,14 +211,14 @@ pub struct Application {
 pub struct TypedLoad<'a> {
     /// The GPU type: the files read are `placements-<type>.csv` and `scalability-<type>.csv`.
     pub gpu_type: &'a str,
-    /// The relative-reduction stop of the throughput fit.
-    pub ftol: f64,
+    /// How the throughput model is fitted.
+    pub fit: FitRule,
 }
 
 impl<'a> TypedLoad<'a> {
-    /// Load type `gpu_type` with the measured per-GPU range and fit stop `ftol`.
-    pub fn new(gpu_type: &'a str, ftol: f64) -> TypedLoad<'a> {
-        TypedLoad { gpu_type, ftol }
+    /// Load type `gpu_type` with the measured per-GPU range and the throughput fit `fit`.
+    pub fn new(gpu_type: &'a str, fit: FitRule) -> TypedLoad<'a> {
+        TypedLoad { gpu_type, fit }
     }
 }
 
@@ -454,7 +454,7 @@ impl Application {
             scalability,
             points3d,
             points3d_values,
-            ftol: typed.map_or(POLLUX_FTOL, |t| t.ftol),
+            fit: typed.map_or(FitRule::POLLUX, |t| t.fit),
             minus_one_out_of_range: typed.is_some(),
             memo: Mutex::new(BTreeMap::new()),
             fits: Mutex::new(BTreeMap::new()),
@@ -577,7 +577,7 @@ impl Application {
         if let Some(p) = self.fits.lock().ok().and_then(|m| m.get(&key).copied()) {
             return p;
         }
-        let p = fit_perf_params_with_ftol(profile, self.ftol);
+        let p = fit_perf_params_with(profile, self.fit);
         if let Ok(mut m) = self.fits.lock() {
             m.insert(key, p);
         }

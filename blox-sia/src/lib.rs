@@ -11,7 +11,7 @@
 //! - [`SiaApp`]: one set of measurements per GPU type, the per-model constants (calibration
 //!   slowdowns, restart delays, the policy's name-based restart penalties) and the throughput
 //!   ratios between types (§2, §3);
-//! - [`SiaJob`]: the job model (§4): per-type profiles and fits (stopping rule `ftol = 1e-5`),
+//! - [`SiaJob`]: the job model (§4): per-type profiles and fits (scipy's L-BFGS-B, `tol = 1e-5`),
 //!   the placement-specific batch limits and memory correction, restarts and migrations;
 //! - [`agent`]: the goodput estimates the policy reads (§5), in float32 as the original, with
 //!   the projection to types a job has not run on, and the goodput matrix, restart factor and
@@ -50,7 +50,8 @@ pub use cluster::{ClusterError, Config, GpuType, SiaCluster, KNOWN_TYPES};
 pub use gavel::GavelBaseline;
 pub use job::SiaJob;
 pub use model::{
-    max_local_override, restart_delay, restart_penalty, slowdown, SiaApp, SiaApps, SIA_FTOL,
+    max_local_override, restart_delay, restart_penalty, slowdown, SiaApp, SiaApps, SIA_FIT,
+    SIA_FTOL,
 };
 pub use policy::{place, placement_tuple, Decision, SiaParams, SiaPolicy};
 pub use pollux_unaware::{

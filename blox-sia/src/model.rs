@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use blox_pollux::goodput::FitRule;
 use blox_pollux::{Application, TraceError, TypedLoad};
 
 use crate::cluster::SiaCluster;
@@ -13,6 +14,13 @@ use crate::cluster::SiaCluster;
 /// The relative-reduction stop of Sia's throughput fit: `minimize(..., tol=1e-5)`, which
 /// L-BFGS-B in scipy 1.10 turns into `ftol = 1e-5` (`goodput.py:200-201`, §4.2, §13.3).
 pub const SIA_FTOL: f64 = 1e-5;
+
+/// Sia's throughput fit: one call of scipy 1.10's L-BFGS-B with `tol = 1e-5`, i.e. `ftol` and
+/// `gtol` both 1e-5 (§4.2, §13.3), as blox-pollux's port of it runs it.
+pub const SIA_FIT: FitRule = FitRule::LbfgsB {
+    ftol: SIA_FTOL,
+    gtol: SIA_FTOL,
+};
 
 /// The calibration slowdown of true progress (`simulator_config.SLOWDOWNS`, §4.1); 1 for a
 /// model the table does not name.
@@ -87,7 +95,7 @@ impl SiaApp {
         let mut per_type = Vec::with_capacity(cluster.types.len());
         let mut xput1 = Vec::with_capacity(cluster.types.len());
         for t in &cluster.types {
-            let app = Application::load_typed(dir, TypedLoad::new(&t.name, SIA_FTOL))?;
+            let app = Application::load_typed(dir, TypedLoad::new(&t.name, SIA_FIT))?;
             let x = app.single_gpu_throughput().ok_or_else(|| TraceError {
                 path: dir.join(format!("placements-{}.csv", t.name)),
                 line: 0,

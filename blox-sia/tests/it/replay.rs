@@ -182,31 +182,26 @@ fn check_replay(vec: &str, run: &str, fixed: bool) {
 }
 
 #[test]
-#[ignore = "diverges once a batch is tuned by a fitted model: the fit is not scipy's L-BFGS-B (SIA-SEMANTICS §13.3); run with --ignored to see where"]
 fn sia_data_replay_tva_sia() {
     check_replay("tva", "tva-sia", false);
 }
 
 #[test]
-#[ignore = "diverges once a batch is tuned by a fitted model: the fit is not scipy's L-BFGS-B (SIA-SEMANTICS §13.3); run with --ignored to see where"]
 fn sia_data_replay_tvb_sia() {
     check_replay("tvb", "tvb-sia", false);
 }
 
 #[test]
-#[ignore = "diverges once a batch is tuned by a fitted model: the fit is not scipy's L-BFGS-B (SIA-SEMANTICS §13.3); run with --ignored to see where"]
 fn sia_data_replay_tvc_sia() {
     check_replay("tvc", "tvc-sia", false);
 }
 
 #[test]
-#[ignore = "diverges once a batch is tuned by a fitted model: the fit is not scipy's L-BFGS-B (SIA-SEMANTICS §13.3); run with --ignored to see where"]
 fn sia_data_replay_tvd_sia() {
     check_replay("tvd", "tvd-sia", false);
 }
 
 #[test]
-#[ignore = "diverges once a batch is tuned by a fitted model: the fit is not scipy's L-BFGS-B (SIA-SEMANTICS §13.3); run with --ignored to see where"]
 fn sia_data_replay_tve_sia() {
     check_replay("tve", "tve-sia", false);
 }
@@ -236,31 +231,19 @@ fn sia_data_replay_tve_gavel() {
     check_replay("tve", "tve-gavel", true);
 }
 
-/// tva under Sia until the first batch tuned by a fitted model differs (t = 240): decisions at
-/// 60 (rtx, first run: fixed initial batch), 120 (migration to dgx-ext) and 180 (the batch
-/// re-tuned by the first dgx-ext fit) match the original exactly: progress to 1e-9, batch,
-/// restarts and epochs.
-#[test]
-fn sia_data_replay_tva_sia_first_decisions() {
-    let Some(data) = sia_logs("sia_data_replay_tva_sia_first_decisions") else {
-        return;
-    };
-    let r = replay(&data, "tva", "tva-sia", false, |_, _, _, _| {});
-    let first_bad = r.mismatches.first().cloned().unwrap_or_default();
-    assert!(first_bad.starts_with("tva-sia t=240 "), "{first_bad}");
-}
-
 /// §11.3 within the fit's spread: the same configurations are valid, blind, projected and
 /// normalised as the original's (the zero pattern, the row minimum 1 at aws (1,1) and the
-/// exact projection factor 6.90 of dgx-ext), every entry within 2 % of the check values up to
-/// t = 180 (at 240 the replay's batch differs, see above), and the utilities of the t = 120 decision exact.
+/// exact projection factor 6.90 of dgx-ext), every entry within 0.5 % of the check values at
+/// every decision (the largest difference, 0.4 %, is rtx's, fitted to a single observation),
+/// and the utilities of the t = 120 decision exact.
 #[test]
 fn sia_data_goodput_matrix_within_the_fit_spread_tva() {
     let Some(data) = sia_logs("sia_data_goodput_matrix_within_the_fit_spread_tva") else {
         return;
     };
     let (rows, _) = tva_rows(&data);
-    for ((t, row, _), (wt, wrow)) in rows.iter().zip(&CHECK_VALUES).take(3) {
+    assert_eq!(rows.len(), CHECK_VALUES.len());
+    for ((t, row, _), (wt, wrow)) in rows.iter().zip(&CHECK_VALUES) {
         assert_eq!(t, wt);
         for (i, (&g, &w)) in row.iter().zip(wrow).enumerate() {
             if w == 0.0 {
@@ -268,7 +251,7 @@ fn sia_data_goodput_matrix_within_the_fit_spread_tva() {
             } else {
                 let rel = (g - w).abs() / w;
                 assert!(
-                    rel < 0.02 || (w - g).abs() < 0.0051,
+                    rel < 0.005 || (w - g).abs() < 0.0051,
                     "t={t} config {i}: {g} vs {w}"
                 );
             }
@@ -326,7 +309,7 @@ fn tva_rows(data: &std::path::Path) -> (Vec<Row>, Vec<String>) {
 /// §11.3: the normalised goodput row of tva's job before each decision, to 2 decimals, and the
 /// utilities of its previous and best other configuration.
 #[test]
-#[ignore = "1.33 vs 1.34 at t = 120 and ~1 % after: the fit is not scipy's L-BFGS-B (SIA-SEMANTICS §13.3)"]
+#[ignore = "rtx's entries 0.1-0.4 % off (1.3347 shows 1.33, not 1.34, at t = 120): fitted to one observation, where the fit's minimum is flat to rounding and follows scipy's to ~1e-3 only (SIA-SEMANTICS §13.3)"]
 fn sia_data_goodput_matrix_check_values_tva() {
     let Some(data) = sia_logs("sia_data_goodput_matrix_check_values_tva") else {
         return;

@@ -78,10 +78,11 @@ fn report(data: &Path, vec: &str) -> (f64, f64) {
     (avg, wavg)
 }
 
-/// Sia's test vectors end to end: the average JCT within 25 % of the original's (measured:
-/// tva +7.0 %, tvb −8.8 %, tvc −1.1 %, tvd −2.2 %, tve +24.5 %). Per-job
-/// agreement needs CBC's tie-breaking and scipy's fit (§11.5, §13.1, §13.3); the figures are
-/// printed (`--nocapture`).
+/// Sia's test vectors end to end: the average JCT within 25 % of the original's (measured
+/// with scipy's L-BFGS-B for the fit: tva +4.9 %, tvb −16.0 %, tvc −0.1 %, tvd −4.2 %,
+/// tve +21.4 %; with blox's projected L-BFGS it was +7.0, −8.8, −1.1, −2.2 and +24.5 %).
+/// Per-job agreement needs CBC's tie-breaking and the goodput matrix to the last rounding
+/// (§11.5, §13.1, §13.3); the figures are printed (`--nocapture`).
 #[test]
 fn sia_data_vectors_average_jct_within_the_tie_spread() {
     let Some(data) = sia_data("sia_data_vectors_average_jct_within_the_tie_spread") else {
