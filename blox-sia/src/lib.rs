@@ -38,6 +38,8 @@ mod any_policy;
 mod cluster;
 mod gavel;
 pub mod ilp;
+#[cfg(feature = "cbc")]
+mod ilp_cbc;
 mod job;
 mod model;
 mod policy;
@@ -53,6 +55,7 @@ pub use model::{
     max_local_override, restart_delay, restart_penalty, slowdown, SiaApp, SiaApps, SIA_FIT,
     SIA_FTOL,
 };
+pub use ilp::IlpSolver;
 pub use policy::{place, placement_tuple, Decision, SiaParams, SiaPolicy};
 pub use pollux_unaware::{
     fix_physical_nodes, keep_one_type, replica_cap, PolluxUnaware, VirtualNodes, KEEP_ORDER,
