@@ -395,7 +395,14 @@ mod tests {
     #[cfg(feature = "cbc")]
     #[test]
     fn cbc_and_the_dp_agree_on_the_optimum_value() {
-        let configs = [cfg(0, 1), cfg(0, 2), cfg(0, 4), cfg(1, 1), cfg(1, 2), cfg(2, 1)];
+        let configs = [
+            cfg(0, 1),
+            cfg(0, 2),
+            cfg(0, 4),
+            cfg(1, 1),
+            cfg(1, 2),
+            cfg(2, 1),
+        ];
         let cap = [4u32, 2, 1];
         let mut state = 777u64;
         let mut draw = |n: u64| {

@@ -50,12 +50,12 @@ mod workload;
 pub use any_policy::EnginePolicy;
 pub use cluster::{ClusterError, Config, GpuType, SiaCluster, KNOWN_TYPES};
 pub use gavel::GavelBaseline;
+pub use ilp::IlpSolver;
 pub use job::SiaJob;
 pub use model::{
     max_local_override, restart_delay, restart_penalty, slowdown, SiaApp, SiaApps, SIA_FIT,
     SIA_FTOL,
 };
-pub use ilp::IlpSolver;
 pub use policy::{place, placement_tuple, Decision, SiaParams, SiaPolicy};
 pub use pollux_unaware::{
     fix_physical_nodes, keep_one_type, replica_cap, PolluxUnaware, VirtualNodes, KEEP_ORDER,

@@ -57,8 +57,22 @@ impl HeteroPolicy for Shadowed {
         let rows = self.policy.ilp_rows(cluster, jobs, active, now);
         let cap: Vec<u32> = cluster.types.iter().map(|t| t.gpus()).collect();
         let p = &self.policy.params;
-        let mine = solve_with(p.solver, &rows, self.policy.configs(), &cap, p.lambda_n, true)?;
-        let other = solve_with(self.other, &rows, self.policy.configs(), &cap, p.lambda_n, true)?;
+        let mine = solve_with(
+            p.solver,
+            &rows,
+            self.policy.configs(),
+            &cap,
+            p.lambda_n,
+            true,
+        )?;
+        let other = solve_with(
+            self.other,
+            &rows,
+            self.policy.configs(),
+            &cap,
+            p.lambda_n,
+            true,
+        )?;
         let d = mine.iter().zip(&other).filter(|(a, b)| a != b).count();
         {
             let mut s = self.seen.borrow_mut();
@@ -218,7 +232,10 @@ fn sia_data_cbc_and_dp_end_to_end_on_the_vectors() {
                 seen.decisions,
                 jobs.join("; ")
             ));
-            assert!((avg - wavg).abs() / wavg < 0.25, "{vec} {solver}: {avg} vs {wavg}");
+            assert!(
+                (avg - wavg).abs() / wavg < 0.25,
+                "{vec} {solver}: {avg} vs {wavg}"
+            );
         }
     }
     eprintln!("{}", lines.join("\n"));
@@ -240,77 +257,83 @@ fn sia_data_cbc_and_dp_on_the_original_trajectory() {
             (0, 0, 0, 0, 0, 0);
         let mut rounds = 0;
         let mut misses = Vec::new();
-        let r = replay(&data, vec, &format!("{vec}-sia"), false, |now, cluster, jobs, line| {
-            let configs = cluster.configurations();
-            let active: Vec<usize> = (0..jobs.len())
-                .filter(|&j| {
-                    jobs[j].submission_time <= now as f64 && jobs[j].completion_time.is_none()
-                })
-                .collect();
-            if active.is_empty() {
-                return;
-            }
-            let previous = |j: &SiaJob| -> Option<usize> {
-                let t = j.gpu_type?;
-                if j.placement.is_empty() {
-                    return None;
+        let r = replay(
+            &data,
+            vec,
+            &format!("{vec}-sia"),
+            false,
+            |now, cluster, jobs, line| {
+                let configs = cluster.configurations();
+                let active: Vec<usize> = (0..jobs.len())
+                    .filter(|&j| {
+                        jobs[j].submission_time <= now as f64 && jobs[j].completion_time.is_none()
+                    })
+                    .collect();
+                if active.is_empty() {
+                    return;
                 }
-                let g: u32 = j.placement.iter().sum();
-                configs.iter().position(|c| {
-                    c.gpu_type == t && c.gpus == g && c.nodes as usize == j.placement.len()
-                })
-            };
-            let rows: Vec<IlpJob> = active
-                .iter()
-                .map(|&j| {
-                    let job = &jobs[j];
-                    let prev = previous(job);
-                    let mut g = goodput_row(job, cluster, &configs);
-                    if let Some(p) = prev {
-                        let age = now as f64 - job.submission_time;
-                        let r = restart_factor(&job.name, age, job.num_restarts.unwrap_or(0))
-                            as f32;
-                        for (i, v) in g.iter_mut().enumerate() {
-                            if i != p {
-                                *v *= r;
+                let previous = |j: &SiaJob| -> Option<usize> {
+                    let t = j.gpu_type?;
+                    if j.placement.is_empty() {
+                        return None;
+                    }
+                    let g: u32 = j.placement.iter().sum();
+                    configs.iter().position(|c| {
+                        c.gpu_type == t && c.gpus == g && c.nodes as usize == j.placement.len()
+                    })
+                };
+                let rows: Vec<IlpJob> = active
+                    .iter()
+                    .map(|&j| {
+                        let job = &jobs[j];
+                        let prev = previous(job);
+                        let mut g = goodput_row(job, cluster, &configs);
+                        if let Some(p) = prev {
+                            let age = now as f64 - job.submission_time;
+                            let r = restart_factor(&job.name, age, job.num_restarts.unwrap_or(0))
+                                as f32;
+                            for (i, v) in g.iter_mut().enumerate() {
+                                if i != p {
+                                    *v *= r;
+                                }
                             }
                         }
+                        IlpJob {
+                            utility: g.into_iter().map(|v| utility(v, -0.5)).collect(),
+                            previous: prev,
+                            pinned: prev.is_some() && job.scaling_underway(),
+                        }
+                    })
+                    .collect();
+                let cap: Vec<u32> = cluster.types.iter().map(|t| t.gpus()).collect();
+                let dp = solve_with(IlpSolver::Dp, &rows, &configs, &cap, 1.1, true).unwrap();
+                let cbc = solve_with(IlpSolver::Cbc, &rows, &configs, &cap, 1.1, true).unwrap();
+                let entries = line["submitted_jobs"].as_array().unwrap();
+                let (mut rdp, mut rcbc) = (true, true);
+                for (k, &j) in active.iter().enumerate() {
+                    let e = entries
+                        .iter()
+                        .find(|e| e["name"].as_str() == Some(jobs[j].name.as_str()))
+                        .unwrap();
+                    let want = logged_config(cluster, &configs, e);
+                    n += 1;
+                    dp_ok += usize::from(dp[k] == want);
+                    cbc_ok += usize::from(cbc[k] == want);
+                    differ += usize::from(dp[k] != cbc[k]);
+                    rdp &= dp[k] == want;
+                    rcbc &= cbc[k] == want;
+                    if dp[k] != want || cbc[k] != want {
+                        misses.push(format!(
+                            "t={now} {}: original {want:?}, dp {:?}, cbc {:?}",
+                            jobs[j].name, dp[k], cbc[k]
+                        ));
                     }
-                    IlpJob {
-                        utility: g.into_iter().map(|v| utility(v, -0.5)).collect(),
-                        previous: prev,
-                        pinned: prev.is_some() && job.scaling_underway(),
-                    }
-                })
-                .collect();
-            let cap: Vec<u32> = cluster.types.iter().map(|t| t.gpus()).collect();
-            let dp = solve_with(IlpSolver::Dp, &rows, &configs, &cap, 1.1, true).unwrap();
-            let cbc = solve_with(IlpSolver::Cbc, &rows, &configs, &cap, 1.1, true).unwrap();
-            let entries = line["submitted_jobs"].as_array().unwrap();
-            let (mut rdp, mut rcbc) = (true, true);
-            for (k, &j) in active.iter().enumerate() {
-                let e = entries
-                    .iter()
-                    .find(|e| e["name"].as_str() == Some(jobs[j].name.as_str()))
-                    .unwrap();
-                let want = logged_config(cluster, &configs, e);
-                n += 1;
-                dp_ok += usize::from(dp[k] == want);
-                cbc_ok += usize::from(cbc[k] == want);
-                differ += usize::from(dp[k] != cbc[k]);
-                rdp &= dp[k] == want;
-                rcbc &= cbc[k] == want;
-                if dp[k] != want || cbc[k] != want {
-                    misses.push(format!(
-                        "t={now} {}: original {want:?}, dp {:?}, cbc {:?}",
-                        jobs[j].name, dp[k], cbc[k]
-                    ));
                 }
-            }
-            rounds += 1;
-            rounds_dp += usize::from(rdp);
-            rounds_cbc += usize::from(rcbc);
-        });
+                rounds += 1;
+                rounds_dp += usize::from(rdp);
+                rounds_cbc += usize::from(rcbc);
+            },
+        );
         assert!(r.mismatches.is_empty(), "{vec}: the replay itself matches");
         lines.push(format!(
             "{vec}: {n} job decisions in {rounds} rounds; the original's reproduced by dp \
