@@ -1,7 +1,8 @@
 //! Sia's integer program (SIA-SEMANTICS §6.6) solved by CBC, the original's solver, with the
 //! model exactly as cvxpy 1.3.2 hands it to CBC through cylp (Appendix A). Feature `cbc`; it
 //! links the system's Cbc (Debian's `coinor-libcbc-dev`, 2.10.8; the original's is the 2.10.12
-//! bundled with cylp 0.93) through the `coin_cbc` crate.
+//! bundled with cylp 0.93, which, linked here for a measurement, takes the same decisions on
+//! the five test vectors) through the `coin_cbc` crate.
 //!
 //! The layout, which decides which of the tied optima CBC returns (§6.7, §13.1):
 //! - columns: `X` in column-major order (`X[0,0], X[1,0], …, X[J−1,0], X[0,1], …`), all

@@ -88,7 +88,8 @@ fn report(data: &Path, vec: &str) -> (f64, f64) {
 /// with scipy's L-BFGS-B for the fit: tva +4.9 %, tvb −16.0 %, tvc −0.1 %, tvd −4.2 %,
 /// tve +21.4 %; with blox's projected L-BFGS it was +7.0, −8.8, −1.1, −2.2 and +24.5 %).
 /// Per-job agreement needs CBC's tie-breaking and the goodput matrix to the last rounding
-/// (§11.5, §13.1, §13.3); the figures are printed (`--nocapture`).
+/// (§11.5, §13.1, §13.3); the figures are printed (`--nocapture`). With CBC (feature `cbc`,
+/// `cbc.rs`) tva and tvd match job for job.
 #[test]
 fn sia_data_vectors_average_jct_within_the_tie_spread() {
     let Some(data) = sia_data("sia_data_vectors_average_jct_within_the_tie_spread") else {
