@@ -14,9 +14,10 @@ use crate::registry::{Named, Registry};
 use crate::Semantics;
 use blox_core::ClusterSpec;
 use blox_policies::{PolicyConfig, PolicyEnv};
+use blox_sia::ilp::CBC_NOT_BUILT;
 use blox_sia::{
-    build_jobs, read_sia_workload, EnginePolicy, GavelBaseline, HeteroPolicy, PolluxUnaware,
-    SiaApps, SiaCluster, SiaJob, SiaParams, SiaPolicy, SiaSim, SiaSummary,
+    build_jobs, read_sia_workload, EnginePolicy, GavelBaseline, HeteroPolicy, IlpSolver,
+    PolluxUnaware, SiaApps, SiaCluster, SiaJob, SiaParams, SiaPolicy, SiaSim, SiaSummary,
 };
 use blox_sim::SimError;
 use serde::Serialize;
@@ -54,7 +55,8 @@ pub struct SiaRun {
 pub const ENGINE_PREFIX: &str = "engine:";
 
 /// What `--semantics sia` takes, for errors.
-const SIA_TAKES: &str = "--semantics sia takes sia[:p=P,lambda_n=L,lambda_a=A], gavel, \
+const SIA_TAKES: &str =
+    "--semantics sia takes sia[:p=P,lambda_n=L,lambda_a=A,solver=dp|cbc], gavel, \
     pollux[:p=P], or an engine policy (stock: fifo, las, srtf, tiresias, themis, ...; or one \
     registered by the program; engine:NAME for the engine's gavel or pollux)";
 
@@ -74,7 +76,7 @@ pub enum SiaPolicyChoice {
 }
 
 impl SiaPolicyChoice {
-    /// Parse `sia[:p=P,lambda_n=L,lambda_a=A]`, `gavel`, `pollux[:p=P]`, `engine:NAME` or
+    /// Parse `sia[:p=P,lambda_n=L,lambda_a=A,solver=dp|cbc]`, `gavel`, `pollux[:p=P]`, `engine:NAME` or
     /// any other name as an engine policy's (whether the registry knows it is checked when it
     /// is built, [`SiaPolicyChoice::build`]).
     pub fn parse(text: &str) -> Result<SiaPolicyChoice, SimError> {
@@ -104,6 +106,16 @@ impl SiaPolicyChoice {
             let (k, v) = kv.split_once('=').ok_or_else(|| {
                 SimError::Config(format!("--policy {t}: `{kv}` is not KEY=VALUE"))
             })?;
+            if k.trim() == "solver" {
+                let s: IlpSolver = v
+                    .parse()
+                    .map_err(|e| SimError::Config(format!("--policy {t}: {e}")))?;
+                if !s.available() {
+                    return Err(SimError::Config(format!("--policy {t}: {CBC_NOT_BUILT}")));
+                }
+                p.solver = s;
+                continue;
+            }
             let v: f64 = v
                 .trim()
                 .parse()
@@ -124,7 +136,7 @@ impl SiaPolicyChoice {
                 k => {
                     return Err(SimError::Config(format!(
                         "--policy {t}: unknown or out-of-range parameter `{k}` (p, lambda_n \
-                         within ±1e6, lambda_a)"
+                         within ±1e6, lambda_a, solver=dp|cbc)"
                     )))
                 }
             }
@@ -398,7 +410,16 @@ impl SiaRun {
             SiaPolicyChoice::Sia(p) => (
                 "sia",
                 Some(p.clone()),
-                "exact dynamic program (blox-sia::ilp; ties: previous, then last type first)",
+                match p.solver {
+                    IlpSolver::Dp => {
+                        "exact dynamic program (blox-sia::ilp; ties: previous, then last type \
+                         first)"
+                    }
+                    IlpSolver::Cbc => {
+                        "CBC (the system's Cbc through coin_cbc; the original's model layout, \
+                         SIA-SEMANTICS Appendix A)"
+                    }
+                },
             ),
             SiaPolicyChoice::Gavel => (
                 "gavel",
@@ -565,6 +586,29 @@ mod tests {
         );
         for bad in ["pollux:p=0", "pollux:q=1", "pollux:p=x", "pollux:p"] {
             assert!(SiaPolicyChoice::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn sia_solver_parameter() {
+        let Ok(SiaPolicyChoice::Sia(p)) = SiaPolicyChoice::parse("sia:solver=dp,p=-0.5") else {
+            panic!("sia:solver=dp parses")
+        };
+        assert_eq!(p.solver, IlpSolver::Dp);
+        let e = SiaPolicyChoice::parse("sia:solver=glpk").unwrap_err();
+        assert!(e.to_string().contains("unknown ILP solver"), "{e}");
+        let cbc = SiaPolicyChoice::parse("sia:solver=cbc");
+        if cfg!(feature = "cbc") {
+            let Ok(SiaPolicyChoice::Sia(p)) = cbc else {
+                panic!("sia:solver=cbc parses with the feature")
+            };
+            assert_eq!(p.solver, IlpSolver::Cbc);
+        } else {
+            let e = cbc.unwrap_err().to_string();
+            assert!(
+                e.contains("--features") && e.contains("coinor-libcbc-dev"),
+                "{e}"
+            );
         }
     }
 

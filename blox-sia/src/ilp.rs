@@ -17,10 +17,100 @@
 //! previous configuration) this one is nearest the original's average JCTs (mean absolute
 //! difference 8.7 % against 13.6 % for index order); CBC's own choices follow no simple rule
 //! (§11.2).
+//!
+//! [`solve_cbc`] (feature `cbc`) solves the same program with CBC, the original's solver, on
+//! the original's model layout (SIA-SEMANTICS Appendix A); [`IlpSolver`] chooses
+//! (`--policy sia:solver=dp|cbc`). Measured on the test vectors (`tests/it/cbc.rs`), CBC
+//! reproduces the original better: tva and tvd job for job, 11 of 19 jobs against the DP's 3.
 
 use std::fmt;
 
 use crate::cluster::Config;
+
+/// Which solver takes the program: the exact dynamic program (the default) or CBC, the
+/// original's solver, with the model layout of SIA-SEMANTICS Appendix A (feature `cbc`, needs
+/// the system's Cbc library: `tools/install-cbc.sh`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum IlpSolver {
+    /// [`solve`]: exact, ties by the documented rule.
+    #[default]
+    Dp,
+    /// [`solve_cbc`]: CBC (Debian's 2.10.8) on Appendix A's layout; ties as CBC breaks them.
+    Cbc,
+}
+
+impl IlpSolver {
+    /// Its name on the command line (`--policy sia:solver=NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            IlpSolver::Dp => "dp",
+            IlpSolver::Cbc => "cbc",
+        }
+    }
+
+    /// Whether this build can use it (CBC needs the feature `cbc`).
+    pub fn available(self) -> bool {
+        match self {
+            IlpSolver::Dp => true,
+            IlpSolver::Cbc => cfg!(feature = "cbc"),
+        }
+    }
+}
+
+impl std::str::FromStr for IlpSolver {
+    type Err = IlpError;
+    fn from_str(s: &str) -> Result<IlpSolver, IlpError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "dp" => Ok(IlpSolver::Dp),
+            "cbc" => Ok(IlpSolver::Cbc),
+            other => Err(IlpError(format!(
+                "unknown ILP solver `{other}` (dp: the exact dynamic program, the default; \
+                 cbc: CBC, the original's solver)"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for IlpSolver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The error of asking for CBC in a build without it.
+pub const CBC_NOT_BUILT: &str = "the CBC solver is not in this build: install Cbc \
+    (Debian: `apt-get install coinor-libcbc-dev`, or `tools/install-cbc.sh`) and build with \
+    `--features blox-sia/cbc` (blox-cli: `--features cbc`)";
+
+/// Solve the program with `solver`: per job, the chosen configuration or `None`.
+pub fn solve_with(
+    solver: IlpSolver,
+    jobs: &[IlpJob],
+    configs: &[Config],
+    capacity: &[u32],
+    lambda: f64,
+    minimize: bool,
+) -> Result<Vec<Option<usize>>, IlpError> {
+    match solver {
+        IlpSolver::Dp => solve(jobs, configs, capacity, lambda, minimize),
+        IlpSolver::Cbc => solve_cbc(jobs, configs, capacity, lambda, minimize),
+    }
+}
+
+/// Without the feature `cbc`: always [`CBC_NOT_BUILT`].
+#[cfg(not(feature = "cbc"))]
+pub fn solve_cbc(
+    _jobs: &[IlpJob],
+    _configs: &[Config],
+    _capacity: &[u32],
+    _lambda: f64,
+    _minimize: bool,
+) -> Result<Vec<Option<usize>>, IlpError> {
+    Err(IlpError(CBC_NOT_BUILT.into()))
+}
+
+#[cfg(feature = "cbc")]
+pub use crate::ilp_cbc::solve_cbc;
 
 /// One job's row of the program.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +134,25 @@ impl fmt::Display for IlpError {
 }
 
 impl std::error::Error for IlpError {}
+
+/// Every row has one utility per configuration; a pinned job has a previous configuration.
+pub(crate) fn check_rows(jobs: &[IlpJob], configs: &[Config]) -> Result<(), IlpError> {
+    for (i, j) in jobs.iter().enumerate() {
+        if j.utility.len() != configs.len() {
+            return Err(IlpError(format!(
+                "job {i}: {} utilities for {} configurations",
+                j.utility.len(),
+                configs.len()
+            )));
+        }
+        if j.pinned && j.previous.map_or(true, |p| p >= configs.len()) {
+            return Err(IlpError(format!(
+                "job {i}: pinned without a previous configuration"
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// The largest state space (product over types of capacity + 1) the exact solver takes.
 pub const MAX_STATES: usize = 1 << 22;
@@ -101,20 +210,7 @@ pub fn solve(
         v.push(None);
         v
     };
-    for (i, j) in jobs.iter().enumerate() {
-        if j.utility.len() != configs.len() {
-            return Err(IlpError(format!(
-                "job {i}: {} utilities for {} configurations",
-                j.utility.len(),
-                configs.len()
-            )));
-        }
-        if j.pinned && j.previous.map_or(true, |p| p >= configs.len()) {
-            return Err(IlpError(format!(
-                "job {i}: pinned without a previous configuration"
-            )));
-        }
-    }
+    check_rows(jobs, configs)?;
     const INF: i64 = i64::MAX / 4;
     // best[j][s]: the least cost of jobs j.. with GPUs `s` already used by jobs before j.
     let mut best = vec![vec![0i64; states]; jobs.len() + 1];
@@ -257,6 +353,119 @@ mod tests {
         assert!(solve(&[pinned.clone(), pinned], &configs, &[2], 1.1, true).is_err());
         let e = solve(&[], &configs, &[4096, 4096, 4096], 1.1, true).unwrap_err();
         assert!(e.0.contains("too large"), "{e}");
+    }
+
+    /// Without the feature `cbc`, asking for CBC is an error that says how to get it.
+    #[cfg(not(feature = "cbc"))]
+    #[test]
+    fn cbc_without_the_feature_is_a_clear_error() {
+        let e = solve_with(IlpSolver::Cbc, &[], &[cfg(0, 1)], &[1], 1.1, true).unwrap_err();
+        assert!(e.0.contains("--features blox-sia/cbc"), "{e}");
+        assert!(e.0.contains("coinor-libcbc-dev"), "{e}");
+        assert!(!IlpSolver::Cbc.available());
+    }
+
+    #[test]
+    fn solver_names_parse() {
+        assert_eq!("CBC".parse::<IlpSolver>().unwrap(), IlpSolver::Cbc);
+        assert_eq!(" dp".parse::<IlpSolver>().unwrap(), IlpSolver::Dp);
+        assert!("glpk".parse::<IlpSolver>().is_err());
+        assert_eq!(IlpSolver::default().to_string(), "dp");
+    }
+
+    /// Appendix A's micro-example through CBC: job 0 → config 2, job 1 → config 1.
+    #[cfg(feature = "cbc")]
+    #[test]
+    fn cbc_appendix_a_micro_example() {
+        let configs = [cfg(0, 1), cfg(0, 2), cfg(1, 1)];
+        let jobs = [
+            IlpJob {
+                utility: vec![1.0, 0.71, 1.0],
+                previous: Some(2),
+                pinned: true,
+            },
+            IlpJob {
+                utility: vec![1.0, 0.5, 0.9],
+                previous: None,
+                pinned: false,
+            },
+        ];
+        let x = solve_cbc(&jobs, &configs, &[2, 1], 1.1, true).unwrap();
+        assert_eq!(x, [Some(2), Some(1)]);
+        assert!(IlpSolver::Cbc.available());
+    }
+
+    /// CBC and the dynamic program reach the same optimum value on small random programs
+    /// (with previous configurations, pins, both senses), and CBC's answer is feasible.
+    #[cfg(feature = "cbc")]
+    #[test]
+    fn cbc_and_the_dp_agree_on_the_optimum_value() {
+        let configs = [
+            cfg(0, 1),
+            cfg(0, 2),
+            cfg(0, 4),
+            cfg(1, 1),
+            cfg(1, 2),
+            cfg(2, 1),
+        ];
+        let cap = [4u32, 2, 1];
+        let mut state = 777u64;
+        let mut draw = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        for round in 0..300 {
+            let nj = 1 + draw(5) as usize;
+            let minimize = round % 5 != 0;
+            let mut used = [0u32; 3];
+            let jobs: Vec<IlpJob> = (0..nj)
+                .map(|_| {
+                    let previous = (draw(3) == 0).then(|| draw(configs.len() as u64) as usize);
+                    // Pin only where the pins stay feasible.
+                    let pinned = previous.is_some_and(|p| {
+                        let c = configs[p];
+                        let ok = draw(2) == 0 && used[c.gpu_type] + c.gpus <= cap[c.gpu_type];
+                        if ok {
+                            used[c.gpu_type] += c.gpus;
+                        }
+                        ok
+                    });
+                    IlpJob {
+                        utility: (0..configs.len())
+                            .map(|_| {
+                                [0.25f32, 0.5, 0.71, 0.9, 1.0, 1.1, 1.2, 100.0][draw(8) as usize]
+                            })
+                            .collect(),
+                        previous,
+                        pinned,
+                    }
+                })
+                .collect();
+            let sign = if minimize { 1 } else { -1 };
+            let value = |x: &[Option<usize>]| -> i64 {
+                x.iter()
+                    .zip(&jobs)
+                    .map(|(o, j)| {
+                        sign * o.map_or(11000, |c| (f64::from(j.utility[c]) * 1e4).round() as i64)
+                    })
+                    .sum()
+            };
+            let dp = solve(&jobs, &configs, &cap, 1.1, minimize).unwrap();
+            let cbc = solve_cbc(&jobs, &configs, &cap, 1.1, minimize).unwrap();
+            let mut use_ = [0u32; 3];
+            for (o, j) in cbc.iter().zip(&jobs) {
+                if let Some(c) = o {
+                    use_[configs[*c].gpu_type] += configs[*c].gpus;
+                }
+                if j.pinned {
+                    assert_eq!(*o, j.previous, "round {round}: a pin is kept");
+                }
+            }
+            assert!(use_.iter().zip(&cap).all(|(u, c)| u <= c), "round {round}");
+            assert_eq!(value(&cbc), value(&dp), "round {round}: {cbc:?} vs {dp:?}");
+        }
     }
 
     /// Exhaustive check on small random programs: the DP's objective is the brute-force

@@ -38,6 +38,8 @@ mod any_policy;
 mod cluster;
 mod gavel;
 pub mod ilp;
+#[cfg(feature = "cbc")]
+mod ilp_cbc;
 mod job;
 mod model;
 mod policy;
@@ -48,6 +50,7 @@ mod workload;
 pub use any_policy::EnginePolicy;
 pub use cluster::{ClusterError, Config, GpuType, SiaCluster, KNOWN_TYPES};
 pub use gavel::GavelBaseline;
+pub use ilp::IlpSolver;
 pub use job::SiaJob;
 pub use model::{
     max_local_override, restart_delay, restart_penalty, slowdown, SiaApp, SiaApps, SIA_FIT,

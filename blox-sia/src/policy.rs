@@ -3,7 +3,7 @@
 
 use crate::agent::{goodput_row, restart_factor, utility};
 use crate::cluster::{Config, SiaCluster};
-use crate::ilp::{solve, IlpError, IlpJob};
+use crate::ilp::{solve_with, IlpError, IlpJob, IlpSolver};
 use crate::job::SiaJob;
 
 /// A decision for one job: its GPU type and the node id of each GPU (in the order taken), or
@@ -20,6 +20,9 @@ pub struct SiaParams {
     /// `λ_a` (`--mip_lambda_a`; Table 3: 0.01): read by the original but never used
     /// `[quirk]`; kept so a run records it.
     pub lambda_a: f64,
+    /// Who solves the integer program (`sia:solver=dp|cbc`): the exact dynamic program (the
+    /// default) or CBC (feature `cbc`).
+    pub solver: IlpSolver,
 }
 
 impl Default for SiaParams {
@@ -28,6 +31,7 @@ impl Default for SiaParams {
             p: -0.5,
             lambda_n: 1.1,
             lambda_a: 0.01,
+            solver: IlpSolver::Dp,
         }
     }
 }
@@ -73,6 +77,25 @@ impl SiaPolicy {
         g.into_iter().map(|v| utility(v, p)).collect()
     }
 
+    /// The integer program's rows for the `active` jobs (workload indices, in order) at `now`:
+    /// what [`SiaPolicy::decide`] solves (the capacities are the types' GPUs).
+    pub fn ilp_rows(
+        &self,
+        cluster: &SiaCluster,
+        jobs: &[SiaJob],
+        active: &[usize],
+        now: f64,
+    ) -> Vec<IlpJob> {
+        active
+            .iter()
+            .map(|&j| IlpJob {
+                utility: self.utilities(cluster, &jobs[j], j, now),
+                previous: self.previous[j],
+                pinned: self.previous[j].is_some() && jobs[j].scaling_underway(),
+            })
+            .collect()
+    }
+
     /// Decide the allocations of the `active` jobs (workload indices, in order) at `now`.
     pub fn decide(
         &mut self,
@@ -81,16 +104,10 @@ impl SiaPolicy {
         active: &[usize],
         now: f64,
     ) -> Result<Vec<Decision>, IlpError> {
-        let rows: Vec<IlpJob> = active
-            .iter()
-            .map(|&j| IlpJob {
-                utility: self.utilities(cluster, &jobs[j], j, now),
-                previous: self.previous[j],
-                pinned: self.previous[j].is_some() && jobs[j].scaling_underway(),
-            })
-            .collect();
+        let rows = self.ilp_rows(cluster, jobs, active, now);
         let capacity: Vec<u32> = cluster.types.iter().map(|t| t.gpus()).collect();
-        let x = solve(
+        let x = solve_with(
+            self.params.solver,
             &rows,
             &self.configs,
             &capacity,

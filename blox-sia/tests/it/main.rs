@@ -1,6 +1,8 @@
 //! blox-sia's integration tests: those named `sia_data_*` read the Sia artifact's data from
 //! `BLOX_SIA_DATA` and say by name that they did not run without it.
 
+#[cfg(feature = "cbc")]
+mod cbc;
 mod data;
 mod engine;
 mod pollux;

@@ -43,11 +43,11 @@ pub(crate) fn vector(name: &str) -> (SiaCluster, &'static str) {
 }
 
 /// The state of the replay after each logged round.
-struct Replay {
+pub(crate) struct Replay {
     cluster: SiaCluster,
     jobs: Vec<SiaJob>,
     /// Per job: the configuration index it held after the last decision.
-    mismatches: Vec<String>,
+    pub(crate) mismatches: Vec<String>,
 }
 
 fn jobs_for(data: &std::path::Path, vec: &str, fixed: bool) -> (SiaCluster, Vec<SiaJob>) {
@@ -69,7 +69,7 @@ fn jobs_for(data: &std::path::Path, vec: &str, fixed: bool) -> (SiaCluster, Vec<
     (cluster, jobs)
 }
 
-fn log_lines(data: &std::path::Path, run: &str) -> Vec<Value> {
+pub(crate) fn log_lines(data: &std::path::Path, run: &str) -> Vec<Value> {
     let path = data.join("test-vector-logs").join(run).join("run.log");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
@@ -79,7 +79,7 @@ fn log_lines(data: &std::path::Path, run: &str) -> Vec<Value> {
 
 /// Replay `run` (a folder of test-vector-logs), calling `at_decision` before each round's
 /// decisions are applied (with the decision time).
-fn replay(
+pub(crate) fn replay(
     data: &std::path::Path,
     vec: &str,
     run: &str,
