@@ -12,8 +12,9 @@ the repository:
         --sia-traces /path/to/sia-data/traces > blox-pollux/tests/data/lbfgsb_scipy.json
 
 `--sia-traces` is the `traces/` folder of the Sia data (tools/fetch-sia-data.sh); without it the
-Sia-derived cases are left out.  Only numbers derived here are written (the profile rows the
-cases use and scipy's results), never a trace file.
+Sia-derived cases are left out.  The committed file is written WITHOUT it: the Sia-derived
+cases' profile rows are numbers read from the Sia data, which has no licence and is never
+committed (write them elsewhere to study them).
 
 The objective is the artifact's `_obj_fn` as §5.1 states it: RMSE of log compute time
 (step − sync) plus RMSE of log step time plus `1e-3 (γ − 1)²` plus
