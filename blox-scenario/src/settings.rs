@@ -38,8 +38,9 @@ pub struct RunSettings {
     /// `pollux` (the Pollux artifact's simulator: its job model, 60 s intervals, and its
     /// policies pollux, optimus and tiresias, or any engine policy on its goodput-aware jobs, on a
     /// pollux --trace) or `sia` (the Sia artifact's simulator on a Sia
-    /// workload with --policy sia[:p=P,lambda_n=L], gavel (its Gavel+TunedJobs baseline, 360 s
-    /// rounds), pollux[:p=P] (its heterogeneity-unaware Pollux baseline on 4-GPU virtual
+    /// workload with --policy sia[:p=P,lambda_n=L,lambda_a=A,solver=dp|cbc], gavel (its
+    /// Gavel+TunedJobs baseline, 360 s rounds), pollux[:p=P] (its heterogeneity-unaware Pollux
+    /// baseline on 4-GPU virtual
     /// nodes, drawing from --seed) or any engine policy (stock or registered, engine:NAME for
     /// the engine's gavel or pollux; one GPU type per job), its heterogeneous --cluster such as
     /// 6x4:aws,2x8:dgx-ext,3x8:rtx (the default) and --round; its data is fetched, see
