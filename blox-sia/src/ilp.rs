@@ -276,10 +276,9 @@ mod tests {
         }
     }
 
-    /// SIA-SEMANTICS Appendix A's micro-example: CBC returns job 0 → config 2, job 1 →
-    /// config 1, objective 1.5 (= −0.7 + 2.2).
-    #[test]
-    fn appendix_a_micro_example() {
+    /// SIA-SEMANTICS Appendix A's micro-example: its configurations and jobs (capacity
+    /// `[2, 1]`, λ_n = 1.1).
+    fn appendix_a() -> ([Config; 3], [IlpJob; 2]) {
         let configs = [cfg(0, 1), cfg(0, 2), cfg(1, 1)];
         let jobs = [
             IlpJob {
@@ -293,6 +292,14 @@ mod tests {
                 pinned: false,
             },
         ];
+        (configs, jobs)
+    }
+
+    /// Appendix A's micro-example: CBC returns job 0 → config 2, job 1 → config 1, objective
+    /// 1.5 (= −0.7 + 2.2).
+    #[test]
+    fn appendix_a_micro_example() {
+        let (configs, jobs) = appendix_a();
         let x = solve(&jobs, &configs, &[2, 1], 1.1, true).unwrap();
         assert_eq!(x, [Some(2), Some(1)]);
     }
@@ -377,19 +384,7 @@ mod tests {
     #[cfg(feature = "cbc")]
     #[test]
     fn cbc_appendix_a_micro_example() {
-        let configs = [cfg(0, 1), cfg(0, 2), cfg(1, 1)];
-        let jobs = [
-            IlpJob {
-                utility: vec![1.0, 0.71, 1.0],
-                previous: Some(2),
-                pinned: true,
-            },
-            IlpJob {
-                utility: vec![1.0, 0.5, 0.9],
-                previous: None,
-                pinned: false,
-            },
-        ];
+        let (configs, jobs) = appendix_a();
         let x = solve_cbc(&jobs, &configs, &[2, 1], 1.1, true).unwrap();
         assert_eq!(x, [Some(2), Some(1)]);
         assert!(IlpSolver::Cbc.available());
