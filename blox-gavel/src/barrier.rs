@@ -260,6 +260,23 @@ fn cholesky(a: &mut [f64], n: usize) -> Option<()> {
 /// The Cholesky factor `L` of the dense symmetric `n × n` matrix `a` (row-major), in place;
 /// `None` if `a` is not positive definite (the packed programs' Newton systems, any size).
 pub(crate) fn cholesky_dense(a: &mut [f64], n: usize) -> Option<()> {
+    cholesky_in(a, n)
+}
+
+/// Solves `L Lᵀ y = b` in place for a factor from [`cholesky_dense`].
+pub(crate) fn chol_solve_dense(l: &[f64], n: usize, b: &mut [f64]) {
+    chol_solve_in(l, n, b)
+}
+
+/// [`cholesky`] for a size known at compile time (`N ≤ MAX_TYPES`).
+fn cholesky_n<const N: usize>(a: &mut [f64]) -> Option<()> {
+    cholesky_in(&mut a[..N * N], N)
+}
+
+/// The factorisation itself (row-major `n × n`, in place); always inlined, so that a constant
+/// `n` unrolls it.
+#[inline(always)]
+fn cholesky_in(a: &mut [f64], n: usize) -> Option<()> {
     for j in 0..n {
         let mut s = a[j * n + j];
         for k in 0..j {
@@ -281,8 +298,23 @@ pub(crate) fn cholesky_dense(a: &mut [f64], n: usize) -> Option<()> {
     Some(())
 }
 
-/// Solves `L Lᵀ y = b` in place for a factor from [`cholesky_dense`].
-pub(crate) fn chol_solve_dense(l: &[f64], n: usize, b: &mut [f64]) {
+/// Solves `L Lᵀ y = b` in place (`1 ≤ n ≤ MAX_TYPES`).
+fn chol_solve(l: &[f64], n: usize, b: &mut [f64]) {
+    match n {
+        1 => chol_solve_n::<1>(l, b),
+        2 => chol_solve_n::<2>(l, b),
+        _ => chol_solve_n::<3>(l, b),
+    }
+}
+
+/// [`chol_solve`] for a size known at compile time (`N ≤ MAX_TYPES`).
+fn chol_solve_n<const N: usize>(l: &[f64], b: &mut [f64]) {
+    chol_solve_in(&l[..N * N], N, &mut b[..N])
+}
+
+/// The two triangular solves themselves; always inlined, so that a constant `n` unrolls them.
+#[inline(always)]
+fn chol_solve_in(l: &[f64], n: usize, b: &mut [f64]) {
     for i in 0..n {
         let mut t = b[i];
         for k in 0..i {
@@ -296,58 +328,6 @@ pub(crate) fn chol_solve_dense(l: &[f64], n: usize, b: &mut [f64]) {
             t -= l[k * n + i] * b[k];
         }
         b[i] = t / l[i * n + i];
-    }
-}
-
-/// [`cholesky`] for a size known at compile time (`N ≤ MAX_TYPES`).
-fn cholesky_n<const N: usize>(a: &mut [f64]) -> Option<()> {
-    let a = &mut a[..N * N];
-    for j in 0..N {
-        let mut s = a[j * N + j];
-        for k in 0..j {
-            s -= a[j * N + k] * a[j * N + k];
-        }
-        if !positive(s) {
-            return None;
-        }
-        let l = s.sqrt();
-        a[j * N + j] = l;
-        for i in j + 1..N {
-            let mut t = a[i * N + j];
-            for k in 0..j {
-                t -= a[i * N + k] * a[j * N + k];
-            }
-            a[i * N + j] = t / l;
-        }
-    }
-    Some(())
-}
-
-/// Solves `L Lᵀ y = b` in place (`1 ≤ n ≤ MAX_TYPES`).
-fn chol_solve(l: &[f64], n: usize, b: &mut [f64]) {
-    match n {
-        1 => chol_solve_n::<1>(l, b),
-        2 => chol_solve_n::<2>(l, b),
-        _ => chol_solve_n::<3>(l, b),
-    }
-}
-
-/// [`chol_solve`] for a size known at compile time (`N ≤ MAX_TYPES`).
-fn chol_solve_n<const N: usize>(l: &[f64], b: &mut [f64]) {
-    let (l, b) = (&l[..N * N], &mut b[..N]);
-    for i in 0..N {
-        let mut t = b[i];
-        for k in 0..i {
-            t -= l[i * N + k] * b[k];
-        }
-        b[i] = t / l[i * N + i];
-    }
-    for i in (0..N).rev() {
-        let mut t = b[i];
-        for k in i + 1..N {
-            t -= l[k * N + i] * b[k];
-        }
-        b[i] = t / l[i * N + i];
     }
 }
 

@@ -268,6 +268,16 @@ pub fn solve(
 mod tests {
     use super::*;
 
+    /// A small deterministic generator for the random programs: `draw(n)` is in `0..n`.
+    fn lcg(mut state: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        }
+    }
+
     fn cfg(gpu_type: usize, gpus: u32) -> Config {
         Config {
             gpu_type,
@@ -404,13 +414,7 @@ mod tests {
             cfg(2, 1),
         ];
         let cap = [4u32, 2, 1];
-        let mut state = 777u64;
-        let mut draw = |n: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % n
-        };
+        let mut draw = lcg(777);
         for round in 0..300 {
             let nj = 1 + draw(5) as usize;
             let minimize = round % 5 != 0;
@@ -469,13 +473,7 @@ mod tests {
     fn matches_brute_force_on_small_programs() {
         let configs = [cfg(0, 1), cfg(0, 2), cfg(1, 1), cfg(1, 2), cfg(1, 4)];
         let cap = [2u32, 4];
-        let mut state = 12345u64;
-        let mut draw = |n: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % n
-        };
+        let mut draw = lcg(12345);
         for _ in 0..200 {
             let nj = 1 + draw(4) as usize;
             let jobs: Vec<IlpJob> = (0..nj)

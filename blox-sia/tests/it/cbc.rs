@@ -57,22 +57,10 @@ impl HeteroPolicy for Shadowed {
         let rows = self.policy.ilp_rows(cluster, jobs, active, now);
         let cap: Vec<u32> = cluster.types.iter().map(|t| t.gpus()).collect();
         let p = &self.policy.params;
-        let mine = solve_with(
-            p.solver,
-            &rows,
-            self.policy.configs(),
-            &cap,
-            p.lambda_n,
-            true,
-        )?;
-        let other = solve_with(
-            self.other,
-            &rows,
-            self.policy.configs(),
-            &cap,
-            p.lambda_n,
-            true,
-        )?;
+        let solve =
+            |solver| solve_with(solver, &rows, self.policy.configs(), &cap, p.lambda_n, true);
+        let mine = solve(p.solver)?;
+        let other = solve(self.other)?;
         let d = mine.iter().zip(&other).filter(|(a, b)| a != b).count();
         {
             let mut s = self.seen.borrow_mut();
