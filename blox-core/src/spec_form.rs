@@ -732,7 +732,7 @@ pub mod field {
         d.deserialize_any(U32)
     }
 
-    /// An optional [`u32`] (`none`: `None`); for a field with `#[serde(default)]`.
+    /// An optional `u32` (`none`: `None`); for a field with `#[serde(default)]`.
     pub fn opt_u32<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
         d.deserialize_any(Opt(U32))
     }

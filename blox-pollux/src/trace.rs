@@ -564,7 +564,7 @@ impl Application {
         v
     }
 
-    /// [`fit_perf_params`] of `profile`, memoised: the fit is a function of the profile alone
+    /// [`fit_perf_params`](crate::goodput::fit_perf_params) of `profile`, memoised: the fit is a function of the profile alone
     /// (bit for bit), and jobs of one application often observe the same configurations in the
     /// same order (about 40 % of workload 6's fits under the Pollux policy repeat an earlier one).
     pub fn fit_perf_params(&self, profile: &[Observation]) -> PerfParams {

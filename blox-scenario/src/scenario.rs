@@ -1905,7 +1905,7 @@ const MAX_SECONDS: f64 = blox_workload::MAX_TRACE_SECONDS;
 /// when it starts, so memory grows with the round.
 pub const MAX_ROUND_SECONDS: u64 = 1_000_000;
 
-/// The lowest load, jobs per hour: a mean inter-arrival time of at most [`MAX_SECONDS`].
+/// The lowest load, jobs per hour: a mean inter-arrival time of at most `MAX_SECONDS` (1e9 s).
 pub const MIN_LOAD: f64 = 3600.0 / MAX_SECONDS;
 
 /// The 1-based line of a scenario file that sets `key` (its last part, e.g. `load` of

@@ -95,6 +95,7 @@ pub struct RunSettings {
     /// (e.g. the ten ITP clusters) by arrival. Gzipped files are read transparently.
     #[cfg_attr(feature = "clap", arg(long, value_name = "FILE", conflicts_with_all = ["workload", "load", "blox_trace_jobs"]))]
     pub trace: Vec<PathBuf>,
+    #[allow(rustdoc::broken_intra_doc_links)] // `[,model]` is `--help` text, not a link
     /// Format of --trace: canonical (job_id,arrival_s,n_gpus,duration_s[,model]), philly, itp,
     /// pollux, gavel, tiresias, alibaba2023, helios [default: recognised from the first file's
     /// header (its columns), and said on standard error].

@@ -26,8 +26,8 @@ use blox_sim::SimError;
 use blox_tiresias::placement::{PeerScheme, TiresiasClusterSpec};
 use blox_tiresias::policy::{GittinsTable, PeerPolicy, PeerSchedule, TIRESIAS_GITTINS_SAMPLE};
 use blox_tiresias::run::{
-    run_on_tiresias_model, run_tiresias, run_tiresias_engine, PeerInput, PeerRun, PeerStop,
-    SchemePass, TiresiasConfig,
+    run_on_tiresias_model, run_tiresias_engine, PeerInput, PeerRun, PeerStop, SchemePass,
+    TiresiasConfig,
 };
 use blox_tiresias::TiresiasTime;
 use blox_workload::{read_traces, ReadOptions, TraceFormat};
@@ -256,21 +256,10 @@ impl TiresiasArgs {
                 let read = read_traces(&inputs, &opts)?;
                 let jobs = PeerInput::from_specs(&read.jobs)?;
                 let cfg = TiresiasConfig::new(policy.clone(), scheme, cluster, gittins)?;
-                // The engine's decision times only move forward: runs the original can take
-                // back in time (a queue jump predicted before the current event, possible only
-                // with thresholds that decrease) and `random`'s crash run on the
-                // self-contained event loop.
-                let backwards =
-                    policy.schedule.is_dlas() && policy.thresholds.windows(2).any(|w| w[0] > w[1]);
-                let (run, sink) =
-                    if backwards || (scheme == PeerScheme::Random && !policy.schedule.is_dlas()) {
-                        let mut sink = sink;
-                        let run = run_tiresias(&cfg, &jobs, &mut sink);
-                        (run, sink)
-                    } else {
-                        let (outcome, model, sink) = run_tiresias_engine(&cfg, &jobs, sink)?;
-                        (PeerRun::from_engine(&model, &outcome, scheme, &jobs), sink)
-                    };
+                // `random` under the schedules that call the placement, and decreasing
+                // thresholds, are refused here (the original crashes or goes back in time).
+                let (outcome, model, sink) = run_tiresias_engine(&cfg, &jobs, sink)?;
+                let run = PeerRun::from_engine(&model, &outcome, scheme, &jobs);
                 (policy.to_string(), scheme, gittins_sample, run, sink)
             }
             (PolicyChoice::Peer(policy), PlacementChoice::Engine(p)) => {

@@ -24,7 +24,7 @@
 //! (one job of 10^9 s at one-second rounds is two decisions and one stretch). The run ends when the model reports that the
 //! last tracked job completed, or when nothing is left to do ([`TimeModel::drained_end`]).
 //!
-//! The two stock models are [`Blox`](crate::time::Blox) (Blox's simulator exactly) and
+//! The two stock models are `Blox` (Blox's simulator exactly, in `blox-original`) and
 //! [`Exact`] (true finish times); their docs state what each credits and when.
 //!
 //! # Cluster events

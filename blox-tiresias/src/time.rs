@@ -11,10 +11,8 @@
 //!   then pre-empts is replayed when that arrival is processed).
 //!
 //! The model knows no scheduler: it is driven by whatever [`Scheduler`](blox_core::Scheduler)
-//! the engine runs. `blox-cli` composes it with Tiresias' own schedules and placements (from
-//! `blox-policies` and `blox-placement`, in `blox_cli::tiresias_peer`, which also holds the
-//! self-contained event loops), or with any engine policy and placement; this crate depends on
-//! neither component crate.
+//! the engine runs. [`crate::run`] composes it with Tiresias' own schedules and placements
+//! ([`crate::policy`], [`crate::placement`]) or with any engine policy and placement.
 
 use blox_core::{Event, JobId, MetricSink, Time};
 use blox_sim::SimError;
@@ -89,8 +87,9 @@ fn secs(t: i64) -> Time {
 /// taken 1 ms later, in the same whole second (the engine's decision times strictly increase);
 /// if such a repeat changed nothing, the original loops for ever, and the model ends the run
 /// with [`TiresiasTime::never_ends`] set. A jump before the current time (thresholds that
-/// decrease) is taken at the current time, where the original steps back; the self-contained
-/// event loops in `blox_cli::tiresias_peer` reproduce that.
+/// decrease) is taken at the current time, where the original steps back
+/// ([`crate::run_tiresias_engine`] refuses such thresholds; the test oracle's event loops
+/// reproduce the step back).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TiresiasTime {
     /// Queue jumps are events (the 2D-LAS schedules only).

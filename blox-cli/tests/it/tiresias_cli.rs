@@ -162,7 +162,7 @@ fn bad_input_is_named() {
     )
     .unwrap();
     let t = trace.to_str().unwrap();
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 11] = [
         (
             &["--cluster-spec", spec.to_str().unwrap()],
             "line 2, field `num_gpu_p_node`",
@@ -171,6 +171,20 @@ fn bad_input_is_named() {
         (&["--policy", "lsa"], "dlas-gpu-gittins"),
         (&["--policy", "lsa"], "fifo, las, srtf"),
         (&["--policy", "las", "--placement", "random"], "crashes"),
+        // What the original's self-contained loops do here, the engine cannot: refused, with
+        // the reason (those loops are this crate's test oracle, not a fallback).
+        (
+            &["--policy", "fifo", "--placement", "random"],
+            "before writing any row",
+        ),
+        (
+            &["--policy", "shortest", "--placement", "random"],
+            "2D-LAS schedule",
+        ),
+        (
+            &["--policy", "dlas-gpu:thresholds=7200/3250"],
+            "the thresholds decrease",
+        ),
         (&["--placement", "scattered"], "yarn, count"),
         (&["--policy", "dlas-gpu:thresholds=7200/x"], "whole numbers"),
         (&["--round", "300"], "--round has no meaning"),
@@ -192,8 +206,12 @@ fn bad_input_is_named() {
 fn sixty(bin: &str, policy: &str, placement: Option<&str>) -> (f64, u64, String) {
     let dir = tiresias_dir();
     let trace = dir.join("60_job.csv");
+    // Tests run in parallel threads and several call this with the same policy: a counter
+    // keeps their output folders apart.
+    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let out = std::env::temp_dir().join(format!(
-        "blox-tiresias-any-{}-{}-{}",
+        "blox-tiresias-any-{}-{call}-{}-{}",
         std::process::id(),
         policy.replace([':', ',', '='], "-"),
         placement.unwrap_or("default")

@@ -1,12 +1,13 @@
 //! The `tiresias` time model against the test vectors of TIRESIAS-SEMANTICS.md (§11 and the
 //! appendix): every job's JCT, the number completed, the makespan and the preemptions.
 
-use blox_metrics::JobLog;
-use blox_tiresias::placement::{PeerScheme, TiresiasClusterSpec};
-use blox_tiresias::policy::{
+use super::run_tiresias;
+use crate::placement::{PeerScheme, TiresiasClusterSpec};
+use crate::policy::{
     GittinsTable, PeerPolicy, PeerSchedule, TIRESIAS_GITTINS_DELTA, TIRESIAS_GITTINS_SAMPLE,
 };
-use blox_tiresias::run::{run_tiresias, PeerInput, PeerRun, TiresiasConfig};
+use crate::run::{PeerInput, PeerRun, TiresiasConfig};
+use blox_metrics::JobLog;
 use blox_workload::{parse_trace, ReadOptions, TraceFormat};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -163,7 +164,7 @@ pub(crate) fn through_engine(
     policy: &str,
     scheme: PeerScheme,
 ) -> Option<Vec<(String, i64)>> {
-    use blox_tiresias::run::run_tiresias_engine;
+    use crate::run::run_tiresias_engine;
     let policy = PeerPolicy::parse(policy).unwrap();
     if scheme == PeerScheme::Random && !policy.schedule.is_dlas() {
         return None;
@@ -278,7 +279,7 @@ fn phantom_completion() {
 /// that never demotes, and loops forever at the same time; the model stops and says so.
 #[test]
 fn zero_second_jump_never_ends() {
-    use blox_tiresias::run::PeerStop;
+    use crate::run::PeerStop;
     let trace = vec![
         PeerInput::new("0", 1, 0, 50),
         PeerInput::new("1", 4, 10, 100),
