@@ -174,7 +174,7 @@ fn scale_scenario(jobs: u32) -> Scenario {
             durations: "philly-like".into(),
             gpus: "philly".into(),
         },
-        cluster: format!("{}x8", (20.0 * per).round() as u64),
+        cluster: format!("{}x8", (20.0 * per).round() as u64).into(),
         ..Scenario::default()
     }
 }

@@ -24,6 +24,7 @@ pub mod gavel;
 #[cfg(feature = "gavel")]
 pub mod gavel_generated;
 mod model;
+mod parsed;
 mod peer;
 pub mod peer_components;
 #[cfg(feature = "pollux")]
@@ -41,6 +42,7 @@ pub mod sweep;
 pub mod tiresias;
 
 pub use model::{did_you_mean, Model, Setting};
+pub use parsed::{FromText, Parsed};
 pub use peer::{check_names, check_out, Finished, Observe, PeerRun, Prepared};
 pub use registry::{Named, Registry};
 pub use scenario::{

@@ -1,6 +1,7 @@
 //! Scenarios: a whole run described as data (a TOML or JSON file, or command-line flags), and
 //! running one through the boxed (runtime) path.
 
+use crate::parsed::Parsed;
 use crate::preset;
 use crate::registry::{Named, Registry};
 use crate::Semantics;
@@ -328,8 +329,9 @@ pub struct Scenario {
     pub semantics: Semantics,
     /// The workload.
     pub workload: WorkloadConfig,
-    /// The cluster as `NODESxGPUS`.
-    pub cluster: String,
+    /// The cluster as `NODESxGPUS[:TYPE]` groups (e.g. `32x4`, `2x8:v100,4x4:k80`), parsed
+    /// when set.
+    pub cluster: Parsed<ClusterSpec>,
     /// Round length in seconds.
     pub round_s: u64,
     /// Admission policy.
@@ -340,7 +342,7 @@ pub struct Scenario {
     pub placement: Named<PlacementConfig>,
     /// Tracked job ids `FIRST..LAST` (inclusive). Default: `3000..4000` for the Blox generator
     /// (Blox's default), every job for a trace.
-    pub track: Option<String>,
+    pub track: Option<Parsed<TrackWindow>>,
     /// Seed. For the Blox generator it is CPython's `random.seed` (1 reproduces Blox).
     pub seed: u64,
     /// `exact` only: seconds a job spends restoring when it resumes after a preemption.
@@ -370,10 +372,10 @@ pub struct Scenario {
     /// Seeded random failures, `mtbf=HOURS,mttr=HOURS[,scope=node|gpu]` (drawn from the seed's
     /// `cluster-failures` stream).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub failures: Option<String>,
+    pub failures: Option<Parsed<FailureSpec>>,
     /// Autoscaling, `min_nodes=N,max_nodes=M[,low=FRACTION,cooldown=ROUNDS,node=GPUS[:TYPE]]`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub autoscale: Option<String>,
+    pub autoscale: Option<Parsed<AutoscaleSpec>>,
     /// Seconds between a running job's checkpoints; absent: only when stopped gracefully (a
     /// failure loses everything since the last (re)start); `0`: a failure loses nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -601,8 +603,12 @@ impl Scenario {
     /// The random failures, if any.
     pub fn failure_spec(&self) -> Result<Option<FailureSpec>, SimError> {
         self.failures
-            .as_deref()
-            .map(|f| f.parse::<FailureSpec>().map_err(node_error))
+            .as_ref()
+            .map(|f| {
+                f.value()
+                    .cloned()
+                    .map_err(|e| SimError::Config(format!("failures `{f}`: {e}")))
+            })
             .transpose()
     }
 
@@ -628,7 +634,9 @@ impl Scenario {
             )));
         }
         if let Some(a) = &self.autoscale {
-            let spec: AutoscaleSpec = a.parse().map_err(node_error)?;
+            let spec = a
+                .value()
+                .map_err(|e| SimError::Config(format!("autoscale `{a}`: {e}")))?;
             sources.push(Box::new(spec.build(&cluster).map_err(node_error)?));
         }
         Ok(Some(Box::new(sources)))
@@ -770,17 +778,12 @@ impl Scenario {
                 );
             }
         }
-        // The node specs, by their keys (a scenario file's bad spec was reported only when the
-        // run built its cluster events, and then as a flag).
-        let node_message = |e: blox_nodes::NodeError| match e {
-            blox_nodes::NodeError::Input { message, .. } => message,
-            other => other.to_string(),
-        };
-        if let Some(Err(e)) = self.failures.as_deref().map(str::parse::<FailureSpec>) {
-            return bad("failures", node_message(e));
+        // The node specs, by their keys, as parsed when they were set.
+        if let Some(Err(e)) = self.failures.as_ref().map(Parsed::value) {
+            return bad("failures", e.to_string());
         }
-        if let Some(Err(e)) = self.autoscale.as_deref().map(str::parse::<AutoscaleSpec>) {
-            return bad("autoscale", node_message(e));
+        if let Some(Err(e)) = self.autoscale.as_ref().map(Parsed::value) {
+            return bad("autoscale", e.to_string());
         }
         self.check_time_bound()?;
         if let Some(load) = self.load() {
@@ -864,10 +867,7 @@ impl Scenario {
     /// bound on simulated time ends such a run for sure: they need `max_sim_time_s`. (A bad
     /// failure spec is reported by the flag, later.)
     fn check_time_bound(&self) -> Result<(), BadSetting> {
-        let random_failures = self
-            .failures
-            .as_deref()
-            .is_some_and(|f| f.parse::<FailureSpec>().is_ok());
+        let random_failures = self.failures.as_ref().is_some_and(|f| f.value().is_ok());
         if random_failures && self.max_sim_time_s.is_none() {
             return Err(BadSetting {
                 key: "failures",
@@ -885,7 +885,9 @@ impl Scenario {
     /// default), else none (every job).
     pub fn track_window(&self) -> Result<Option<TrackWindow>, SimError> {
         match &self.track {
-            Some(s) => Ok(Some(s.parse()?)),
+            Some(s) => Ok(Some(
+                *s.value().map_err(|e| SimError::Config(e.to_string()))?,
+            )),
             None => match self.workload {
                 WorkloadConfig::BloxDefault { .. }
                 | WorkloadConfig::BloxMultigpuTrace { .. }
@@ -904,8 +906,9 @@ impl Scenario {
     pub fn cluster_spec(&self) -> Result<ClusterSpec, SimError> {
         let mut spec = self
             .cluster
-            .parse::<ClusterSpec>()
-            .map_err(|e| SimError::Config(e.0))?;
+            .value()
+            .map_err(|e| SimError::Config(e.to_string()))?
+            .clone();
         let synergy = self.semantics == Semantics::Synergy;
         if let Some(m) = self.node_mem_gb {
             if !(m.is_finite() && m >= 0.0) {

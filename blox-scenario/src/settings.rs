@@ -537,7 +537,7 @@ impl RunSettings {
             s.placement = Named::Peer(blox_synergy::SynergyPlacementConfig::default().to_string());
         }
         if let Some(v) = &self.cluster {
-            s.cluster = v.clone();
+            s.cluster = v.as_str().into();
         }
         if let Some(v) = self.node_cpus {
             s.node_cpus = Some(v);
@@ -567,7 +567,7 @@ impl RunSettings {
             s.throughput_model = Some(v);
         }
         if let Some(v) = &self.track {
-            s.track = Some(v.clone());
+            s.track = Some(v.as_str().into());
         }
         if let Some(v) = self.seed {
             s.seed = v;
@@ -582,10 +582,10 @@ impl RunSettings {
             s.node_events = Some(v.clone());
         }
         if let Some(v) = &self.failures {
-            s.failures = Some(v.clone());
+            s.failures = Some(v.as_str().into());
         }
         if let Some(v) = &self.autoscale {
-            s.autoscale = Some(v.clone());
+            s.autoscale = Some(v.as_str().into());
         }
         if let Some(v) = self.checkpoint_interval {
             s.checkpoint_interval_s = Some(v);

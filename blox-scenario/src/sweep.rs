@@ -12,7 +12,7 @@
 
 use crate::registry::{Named, Registry};
 use crate::scenario::write_atomically;
-use crate::{Model, Observe, PeerRun, RunSettings, Scenario};
+use crate::{Model, Observe, Parsed, PeerRun, RunSettings, Scenario};
 use blox_admission::AdmissionConfig;
 use blox_placement::PlacementConfig;
 use blox_policies::PolicyConfig;
@@ -187,22 +187,25 @@ impl Sweep {
                      --workload gavel-generated); under --semantics {sem} --load sets the rate"
                 )));
             }
-            for cluster in or_base(&self.clusters, b.cluster.clone()) {
+            for cluster in or_base(&self.clusters, b.cluster.to_string()) {
                 for adm in or_base(&self.admissions, b.admission.clone()) {
                     for pol in or_base(&self.policies, b.policy.clone()) {
                         for pla in or_base(&self.placements, b.placement.clone()) {
                             for load in or_base(&self.loads, base_load.unwrap_or(0.0)) {
-                                for fail in or_base(&self.failures, b.failures.clone()) {
+                                for fail in or_base(
+                                    &self.failures,
+                                    b.failures.as_ref().map(|f| f.to_string()),
+                                ) {
                                     for seed in or_base(&self.seeds, b.seed) {
                                         let mut s = b.clone();
                                         s.semantics = sem;
-                                        s.cluster = cluster.clone();
+                                        s.cluster = cluster.as_str().into();
                                         s.admission = adm.clone();
                                         s.policy = pol.clone();
                                         s.placement = pla.clone();
                                         s.seed = seed;
                                         s.set_load(load);
-                                        s.failures = fail.clone();
+                                        s.failures = fail.as_deref().map(Parsed::new);
                                         let load_part = s
                                             .load()
                                             .map_or_else(String::new, |l| format!("-load{l}"));
@@ -459,7 +462,7 @@ fn row(run: &SweepRun, summary: &serde_json::Value) -> SweepRow {
         index: run.index,
         label: run.label.clone(),
         semantics: s.semantics.to_string(),
-        cluster: s.cluster.clone(),
+        cluster: s.cluster.to_string(),
         admission: s.admission.to_string(),
         policy: s.policy.to_string(),
         placement: s.placement.to_string(),

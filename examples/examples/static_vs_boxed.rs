@@ -78,7 +78,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         admission: admission.into(),
         policy: policy.into(),
         placement: placement.into(),
-        track: Some(format!("{}..{}", TRACK.0, TRACK.1)),
+        track: Some(format!("{}..{}", TRACK.0, TRACK.1).into()),
         ..Scenario::default()
     };
     let report = scenario.run()?;

@@ -358,7 +358,7 @@ pub(crate) fn sweep_row(run: &SweepRun, report: &RunReport) -> SweepRow {
         index: run.index,
         label: run.label.clone(),
         semantics: s.semantics.to_string(),
-        cluster: s.cluster.clone(),
+        cluster: s.cluster.to_string(),
         admission: s.admission.to_string(),
         policy: s.policy.to_string(),
         placement: s.placement.to_string(),
