@@ -315,6 +315,15 @@ fn clap_message(cmd: &clap::Command, e: &clap::Error, args: &[OsString], given: 
 /// `flag='name'` for a literal such as a semantics, a workload or a trace format, `flag=FILE`
 /// for a placeholder); `--flag: ...` at the head of a message names the value given.
 pub(crate) fn pythonic(msg: &str, given: &Given) -> String {
+    // Only the run's own flags are keywords; any other `--name` (cargo's `--features` in a
+    // build hint, a CLI-only flag) is left as written.
+    let cmd = command();
+    let mut flags = keywords(&cmd);
+    flags.extend(
+        cmd.get_arguments()
+            .filter_map(|a| a.get_long())
+            .map(|l| l.replace('-', "_")),
+    );
     let literals: Vec<String> = Model::ALL
         .iter()
         .map(|m| m.name().to_string())
@@ -351,6 +360,11 @@ pub(crate) fn pythonic(msg: &str, given: &Given) -> String {
             .map_or(msg.len(), |n| i + 2 + n);
         let kw = msg[i + 2..name_end].trim_end_matches('-').replace('-', "_");
         let name_end = i + 2 + msg[i + 2..name_end].trim_end_matches('-').len();
+        if !flags.contains(&kw) {
+            out.push_str(&msg[i..name_end]);
+            i = name_end;
+            continue;
+        }
         i = name_end;
         let rest = &msg[i..];
         if rest.starts_with(':') {

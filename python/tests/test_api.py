@@ -204,3 +204,10 @@ def test_flag_helpers():
     assert _flags.numbers("load", "1..3,4.5") == [1.0, 2.0, 3.0, 4.5]
     with pytest.raises(bloxsim.ConfigError, match="reversed"):
         _flags.numbers("load", "3..1")
+
+
+def test_build_hints_keep_cargo_flags():
+    # The run's flags become keywords in messages; cargo's `--features` in a build hint does not.
+    with pytest.raises(bloxsim.ConfigError, match=r"--features blox-sia/cbc") as e:
+        bloxsim.run(semantics="sia", trace="t.csv", policy="sia:solver=cbc")
+    assert "features blox-sia" not in str(e.value).replace("--features blox-sia", "")
