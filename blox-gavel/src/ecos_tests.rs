@@ -24,6 +24,7 @@ fn numbers(line: &str, key: &str) -> Vec<f64> {
     }
     line[start..end]
         .split(['[', ']', ','])
+        .map(str::trim)
         .filter(|t| !t.is_empty())
         .map(|t| t.parse().expect("number"))
         .collect()
