@@ -1315,8 +1315,11 @@ pub(crate) fn solve_with(prog: &ConeProgram, maxit: usize) -> Solution {
             exit = Some(check(&b, true).unwrap_or(Status::Failed));
             break;
         } else if iter == maxit || info.pcost.is_nan() {
-            let b = best.clone().expect("saved at iteration 0");
-            let pick = if compare(&info, &b.info) { here } else { b };
+            // (No best iterate yet only when stopped at iteration 0: the current one.)
+            let pick = match best.clone() {
+                Some(b) if !compare(&info, &b.info) => b,
+                _ => here,
+            };
             restore(&pick, &mut x, &mut z, &mut s, &mut kap, &mut tau);
             exit = Some(check(&pick, true).unwrap_or(Status::Failed));
             break;
