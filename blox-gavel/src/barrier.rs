@@ -17,7 +17,9 @@
 //! row per job:
 //!
 //! - max-min ([`JobRow::Linear`]): maximise `z` subject to `Σ_w coef[i][w]·x[i][w] ≥ z`;
-//! - finish-time fairness ([`JobRow::FinishTime`]): minimise `z = ρ` subject to
+//! - finish-time fairness ([`JobRow::FinishTime`]; the policies solve it with
+//!   [`crate::ecos`], which lands where ECOS lands; this path stays for comparison and tests):
+//!   minimise `z = ρ` subject to
 //!   `ρ·D_i − since_i − rem_i / Σ_w T[i][w]·x[i][w] ≥ 0` (the epigraph of
 //!   `ρ_i = (since_i + rem_i / Σ T·x) / D_i`, multiplied by `D_i > 0`). This form's central
 //!   path reproduces every finish-time vector of GAVEL-SEMANTICS bit for bit; cvxpy's literal

@@ -36,6 +36,9 @@
 pub mod any_policy;
 mod barrier;
 pub mod clock;
+mod ecos;
+#[cfg(test)]
+mod ecos_tests;
 mod ftf_debug;
 pub mod generated;
 #[cfg(test)]

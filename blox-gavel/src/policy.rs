@@ -495,7 +495,9 @@ impl GavelPolicy {
                 denominator: self.ftf.cum_iso[&j.id] + rem / iso_i,
             });
         }
-        let mut solved = barrier::solve(jobs, counts, &rows);
+        // ECOS's algorithm on cvxpy's cone program: the optimum is rarely unique, and the
+        // shares of jobs not at the max ρ are ECOS's pick (crate::ecos).
+        let mut solved = crate::ecos::finish_time_fairness(jobs, counts, &rows);
         if std::env::var_os("BLOX_GAVEL_FTF_DUMP").is_some()
             || std::env::var_os("BLOX_GAVEL_FTF_ORACLE").is_some()
         {

@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
-"""Builds blox-gavel's `ftf_ecos_vectors.txt`: finish_time_fairness_perf programs with the
-optimum Gavel's solver (cvxpy + ECOS, as GAVEL-SEMANTICS §6.3 writes the program) finds.
+"""Builds blox-gavel's `ftf_ecos_vectors.txt` and `ftf_ecos_shares.txt`: finish_time_fairness_perf
+programs with the optimum Gavel's solver (cvxpy + ECOS, as GAVEL-SEMANTICS §6.3 writes the
+program) finds.
+
+`ftf_ecos_shares.txt` is every solve of artifact_evaluation.trace and highmem_test.trace on 4:4:4,
+R = 360 s, seed 0 (`blox-sim run --semantics gavel ... --policy finish_time_fairness_perf` with
+BLOX_GAVEL_FTF_DUMP): ae444_r360_sK = artifact_evaluation line K (K = 0, 1, 2), hm444_r360_sK =
+highmem_test line K (K = 0, 1).
 
 Versions used for the committed file: Python 3.11, cvxpy 1.9.3, ecos 2.0.14, numpy 2.4.6.
 
