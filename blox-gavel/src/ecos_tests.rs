@@ -35,7 +35,7 @@ fn numbers(line: &str, key: &str) -> Vec<f64> {
 /// iterations, `BLOX_GAVEL_ECOS_MAXIT=K` to stop after K iterations as ECOS's `max_iters`);
 /// prints the shares, one job a line.
 #[test]
-#[ignore]
+#[ignore = "a diagnostic, not a check: BLOX_GAVEL_ECOS_PROBLEM=FILE:LINE cargo test -p blox-gavel ecos_dump -- --ignored"]
 fn ecos_dump() {
     let spec = std::env::var("BLOX_GAVEL_ECOS_PROBLEM").expect("BLOX_GAVEL_ECOS_PROBLEM");
     let (path, line) = spec.rsplit_once(':').expect("FILE:LINE");
