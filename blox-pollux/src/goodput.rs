@@ -21,6 +21,9 @@ pub struct GradParams {
 
 const TINY: f64 = 1e-8;
 
+/// Observations whose step-time terms the fit computes together (see [`Fit`]'s `value`).
+const BLOCK: usize = 4;
+
 impl PerfParams {
     /// Predicted compute time of one micro-step at per-GPU batch `atomic`.
     pub fn accum_time(&self, atomic: f64) -> f64 {
@@ -251,6 +254,10 @@ struct Point {
     log_step: f64,
     /// Its network term in [`Fit::nets`].
     net: usize,
+    /// Its per-GPU batch in [`Fit::atom_state`] (observations with equal batches share it).
+    atom: usize,
+    /// Its (batch, network term) pair in [`Fit::pair_ln`].
+    pair: usize,
 }
 
 /// A network term `x[ia] + x[ib] · retro` (`TINY + TINY · retro` for a single GPU), shared by
@@ -303,12 +310,21 @@ impl Memo<(u64, u64)> {
     }
 }
 
+/// Per distinct per-GPU batch, `ln a` and `a^γ` of its compute time `a` at the last
+/// evaluation (observations with equal batches have equal `a`, bit for bit).
+#[derive(Clone, Copy)]
+struct AtomState {
+    ln_a: Memo<u64>,
+    ag: Memo<(u64, u64)>,
+}
+
 /// Per observation, what the last value computed and the gradient reuses.
 #[derive(Clone, Copy)]
 struct PointState {
     a: f64,
-    ln_a: Memo<u64>,
-    ag: Memo<(u64, u64)>,
+    /// `ln a` and `a^γ` at the last evaluation that reached this observation.
+    ln_a: f64,
+    ag: f64,
     e1: f64,
     sum: f64,
     ln_sum: f64,
@@ -338,7 +354,12 @@ struct Fit {
     nets: Vec<Net>,
     n: f64,
     state: Vec<PointState>,
+    atom_state: Vec<AtomState>,
+    /// Per distinct (batch, network term): `ln(a^γ + net^γ)` by its argument.
+    pair_ln: Vec<Memo<u64>>,
     net_state: Vec<NetState>,
+    /// The order the step-time errors are computed in (any order gives the same value).
+    order: Vec<usize>,
     stamp: u64,
     /// Regularisers at the last evaluation.
     rn: f64,
@@ -350,6 +371,8 @@ struct Fit {
 impl Fit {
     fn new(profile: &[Observation]) -> Fit {
         let mut nets: Vec<Net> = Vec::new();
+        let mut atoms: Vec<u64> = Vec::new();
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
         let points = profile
             .iter()
             .map(|&((nodes, replicas, b), (st, sy))| {
@@ -368,18 +391,31 @@ impl Fit {
                     nets.push(net);
                     nets.len() - 1
                 });
+                let atom = atoms.iter().position(|&m| m == b).unwrap_or_else(|| {
+                    atoms.push(b);
+                    atoms.len() - 1
+                });
+                let pair = pairs
+                    .iter()
+                    .position(|&m| m == (atom, k))
+                    .unwrap_or_else(|| {
+                        pairs.push((atom, k));
+                        pairs.len() - 1
+                    });
                 Point {
                     atomic: b as f64,
                     log_compute: (st - sy).ln(),
                     log_step: st.ln(),
                     net: k,
+                    atom,
+                    pair,
                 }
             })
             .collect::<Vec<_>>();
         let ps = PointState {
             a: f64::NAN,
-            ln_a: Memo::new(f64::ln),
-            ag: Memo::new2(f64::powf),
+            ln_a: f64::NAN,
+            ag: f64::NAN,
             e1: f64::NAN,
             sum: f64::NAN,
             ln_sum: f64::NAN,
@@ -394,7 +430,16 @@ impl Fit {
         Fit {
             n: points.len() as f64,
             state: vec![ps; points.len()],
+            atom_state: vec![
+                AtomState {
+                    ln_a: Memo::new(f64::ln),
+                    ag: Memo::new2(f64::powf),
+                };
+                atoms.len()
+            ],
+            pair_ln: vec![Memo::new(f64::ln); pairs.len()],
             net_state: vec![ns; nets.len()],
+            order: (0..points.len()).collect(),
             points,
             nets,
             stamp: 0,
@@ -428,7 +473,9 @@ impl lbfgsb::Objective for Fit {
         let mut s1 = 0.0;
         for (d, st) in self.points.iter().zip(&mut self.state) {
             let a = x[0] + x[1] * d.atomic;
-            let e1 = st.ln_a.get(a, f64::ln) - d.log_compute;
+            let ln_a = self.atom_state[d.atom].ln_a.get(a, f64::ln);
+            st.ln_a = ln_a;
+            let e1 = ln_a - d.log_compute;
             s1 += e1 * e1;
             st.a = a;
             st.e1 = e1;
@@ -449,29 +496,54 @@ impl lbfgsb::Objective for Fit {
             n * room * room * (1.0 - 1e-9)
         });
         self.stamp += 1;
-        let mut s2 = 0.0;
-        for (d, st) in self.points.iter().zip(&mut self.state) {
-            let ns = &mut self.net_state[d.net];
-            if ns.stamp != self.stamp {
-                let m = &self.nets[d.net];
-                ns.net = match m.params {
-                    Some((i, j)) => x[i] + x[j] * m.retro,
-                    None => TINY + TINY * m.retro,
-                };
-                ns.stamp = self.stamp;
+        let stamp = self.stamp;
+        // The observations in `order` (largest error first at the last full evaluation), so that
+        // a rejected trial is cut early, a block at a time (the block's `powf`/`ln` calls are
+        // independent, so they overlap). A partial sum in another order can exceed the in-order
+        // sum of all terms by rounding only (at most 2nε relatively), so the bound is tested on
+        // it less a margin far above that: still a lower bound of the value.
+        let mut partial = 0.0;
+        for block in self.order.chunks(BLOCK) {
+            for &i in block {
+                let (d, st) = (&self.points[i], &mut self.state[i]);
+                let ns = &mut self.net_state[d.net];
+                if ns.stamp != stamp {
+                    let m = &self.nets[d.net];
+                    ns.net = match m.params {
+                        Some((i, j)) => x[i] + x[j] * m.retro,
+                        None => TINY + TINY * m.retro,
+                    };
+                    ns.stamp = stamp;
+                }
+                let ag = self.atom_state[d.atom].ag.get2(st.a, gamma, f64::powf);
+                let ng = ns.ng.get2(ns.net, gamma, f64::powf);
+                let sum = ag + ng;
+                let ln_sum = self.pair_ln[d.pair].get(sum, f64::ln);
+                (st.ag, st.sum, st.ln_sum) = (ag, sum, ln_sum);
             }
-            let ag = st.ag.get2(st.a, gamma, f64::powf);
-            let ng = ns.ng.get2(ns.net, gamma, f64::powf);
-            let sum = ag + ng;
-            let ln_sum = sum.ln();
-            let lopt = ln_sum / gamma;
-            let e2 = lopt - d.log_step;
-            s2 += e2 * e2;
-            (st.sum, st.ln_sum, st.e2) = (sum, ln_sum, e2);
-            if s2 >= near && cut.is_some_and(|c| c.rejects(bound(s2))) {
-                return None;
+            for &i in block {
+                let (d, st) = (&self.points[i], &mut self.state[i]);
+                let lopt = st.ln_sum / gamma;
+                let e2 = lopt - d.log_step;
+                st.e2 = e2;
+                partial += e2 * e2;
+                if partial >= near && cut.is_some_and(|c| c.rejects(bound(partial * (1.0 - 1e-9))))
+                {
+                    return None;
+                }
             }
         }
+        // The sum in the observations' order, of the same terms.
+        let mut s2 = 0.0;
+        for st in &self.state {
+            s2 += st.e2 * st.e2;
+        }
+        // Largest term first for the next trials (ties by index).
+        let state = &self.state;
+        self.order.sort_unstable_by(|&i, &j| {
+            let (a, b) = (state[i].e2 * state[i].e2, state[j].e2 * state[j].e2);
+            b.total_cmp(&a).then(i.cmp(&j))
+        });
         let err2 = (s2 / n).sqrt();
         (self.err1, self.err2) = (err1, err2);
         Some(err1 + err2 + reg1 + reg2)
@@ -488,7 +560,7 @@ impl lbfgsb::Objective for Fit {
             g1[1] += e1 * d.atomic / a;
             let ns = &mut self.net_state[d.net];
             let m = &self.nets[d.net];
-            let (net, ag, ng) = (ns.net, st.ag.value, ns.ng.value);
+            let (net, ag, ng) = (ns.net, st.ag, ns.ng.value);
             let (sum, e2) = (st.sum, st.e2);
             let da = ag / a / sum; // ∂lopt/∂A
             let dn = ng / net / sum; // ∂lopt/∂N
@@ -498,7 +570,7 @@ impl lbfgsb::Objective for Fit {
                 g2[i] += e2 * dn;
                 g2[j] += e2 * dn * m.retro;
             }
-            let ln_a = st.ln_a.value;
+            let ln_a = st.ln_a;
             let ln_net = ns.ln_net.get(net, f64::ln);
             let dg = (ag * ln_a + ng * ln_net) / sum / gamma - st.ln_sum / (gamma * gamma);
             g2[6] += e2 * dg;

@@ -197,8 +197,9 @@ struct Problem<'a> {
     col_used: Vec<u32>,
     col_holders: Vec<u32>,
     /// Growth probability of a mutation entry by its node's holder count (0: not a holder):
-    /// `p1 + p2 − p1·p2`, `p1 = 1/J`, `p2 = 1/holders` (0 for a non-holder).
-    p_grow: Vec<f64>,
+    /// `p1 + p2 − p1·p2`, `p1 = 1/J`, `p2 = 1/holders` (0 for a non-holder), as
+    /// [`draw_threshold`]s.
+    t_grow: Vec<u64>,
 }
 
 #[derive(Clone)]
@@ -223,6 +224,59 @@ fn below(rng: &mut StreamRng, n: u64) -> u64 {
     }
 }
 
+/// `rng.next_f64() < p` as an integer test: `next_f64` is `k · 2⁻⁵³` with `k` the draw's top 53
+/// bits, and `k · 2⁻⁵³ < p` exactly when `k < ⌈p · 2⁵³⌉` (the scaling is exact).
+fn draw_threshold(p: f64) -> u64 {
+    (p * (1u64 << 53) as f64).ceil() as u64
+}
+
+/// Whether the next draw's `next_f64()` is below the probability of [`draw_threshold`] `t`.
+fn draw_below(rng: &mut StreamRng, t: u64) -> bool {
+    (rng.next_u64() >> 11) < t
+}
+
+/// Per byte of `w`, its high bit set exactly when the byte is non-zero.
+fn nonzero_bytes(w: u64) -> u64 {
+    const LO7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    (((w & LO7) + LO7) | w) & !LO7
+}
+
+/// A row's non-zero entries and their sum, eight bytes at a time.
+fn row_stats(row: &[u8]) -> (usize, usize) {
+    const LANES: u64 = 0x00ff_00ff_00ff_00ff;
+    let (mut nonzero, mut sum) = (0u32, 0u64);
+    let mut chunks = row.chunks_exact(8);
+    for c in &mut chunks {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(c);
+        let w = u64::from_le_bytes(b);
+        nonzero += nonzero_bytes(w).count_ones();
+        // Pairs of bytes into four 16-bit lanes (each at most 510), then the lanes' sum (at
+        // most 2040) into the top lane.
+        let pairs = (w & LANES) + ((w >> 8) & LANES);
+        sum += pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48;
+    }
+    for &v in chunks.remainder() {
+        nonzero += u32::from(v != 0);
+        sum += u64::from(v);
+    }
+    (nonzero as usize, sum as usize)
+}
+
+/// `a == b` for rows of equal length, eight bytes at a time.
+fn rows_equal(a: &[u8], b: &[u8]) -> bool {
+    let (mut ca, mut cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        let (mut u, mut v) = ([0u8; 8], [0u8; 8]);
+        u.copy_from_slice(x);
+        v.copy_from_slice(y);
+        if u64::from_ne_bytes(u) != u64::from_ne_bytes(v) {
+            return false;
+        }
+    }
+    ca.remainder() == cb.remainder()
+}
+
 impl Problem<'_> {
     fn evaluate(&mut self, x: &[u8]) -> [f64; 2] {
         let (nj, nn) = (self.jobs, self.nodes);
@@ -240,11 +294,10 @@ impl Problem<'_> {
         let mut utility = 0.0;
         for j in 0..nj {
             let row = &x[j * nn..(j + 1) * nn];
-            let nodes = row.iter().filter(|&&v| v > 0).count();
-            let replicas: usize = row.iter().map(|&v| usize::from(v)).sum();
+            let (nodes, replicas) = row_stats(row);
             let sp = &mut self.speedups[j];
             let s = sp.get(nodes, replicas);
-            let changed = row != &self.base[j * nn..(j + 1) * nn];
+            let changed = !rows_equal(row, &self.base[j * nn..(j + 1) * nn]);
             let i = nodes * (sp.max_r + 1) + replicas;
             let memo = &mut sp.term[usize::from(changed)][i];
             let term = if *memo >= 0.0 {
@@ -273,14 +326,13 @@ impl Problem<'_> {
             self.used.clear();
             self.used.resize(nn, 0);
             for row in x.chunks_exact_mut(nn) {
-                if row.iter().filter(|&&v| v > 0).count() > 1 {
+                if row_stats(row).0 > 1 {
+                    // Branch-free: an entry survives on a node not yet taken; a non-zero entry
+                    // takes its node.
                     for (taken, v) in self.used.iter_mut().zip(row.iter_mut()) {
-                        if *v > 0 {
-                            if *taken > 0 {
-                                *v = 0;
-                            }
-                            *taken = 1;
-                        }
+                        let keep = *taken == 0;
+                        *taken |= u8::from(*v != 0);
+                        *v = if keep { *v } else { 0 };
                     }
                 }
             }
@@ -289,8 +341,8 @@ impl Problem<'_> {
         // within its cap is unchanged by any order, so only rows over it draw an order.
         for j in 0..nj {
             let row = &mut x[j * nn..(j + 1) * nn];
-            let total: u32 = row.iter().map(|&v| u32::from(v)).sum();
-            if total <= self.max_replicas[j] {
+            let total = row_stats(row).1;
+            if total <= self.max_replicas[j] as usize {
                 continue;
             }
             self.order.clear();
@@ -321,24 +373,25 @@ impl Problem<'_> {
     fn mutate(&mut self, x: &mut [u8], rng: &mut StreamRng) {
         let (nj, nn) = (self.jobs, self.nodes);
         // (1) Each row back to the current allocation with probability 0.1.
+        let tenth = draw_threshold(0.1);
         for j in 0..nj {
-            if rng.next_f64() < 0.1 {
+            if draw_below(rng, tenth) {
                 x[j * nn..(j + 1) * nn].copy_from_slice(&self.base[j * nn..(j + 1) * nn]);
             }
         }
         // (2) With probability 0.1 a row has each entry zeroed with probability 0.1 (entries of
         // unchosen rows draw nothing: the same distribution, fewer draws).
         for j in 0..nj {
-            if rng.next_f64() < 0.1 {
+            if draw_below(rng, tenth) {
                 for n in 0..nn {
-                    if rng.next_f64() < 0.1 {
+                    if draw_below(rng, tenth) {
                         x[j * nn + n] = 0;
                     }
                 }
             }
         }
         // (3) On nodes with a free GPU, entries grow to a uniform value in [current, capacity]
-        // with probability p1 + p2 − p1·p2 (p1 = 1/J; p2 = 1/holders for a holder, `p_grow`).
+        // with probability p1 + p2 − p1·p2 (p1 = 1/J; p2 = 1/holders for a holder, `t_grow`).
         // A node's draws all see its entries before any grows (each is read once, by its job).
         let cap = u32::from(self.cap);
         // Every node's counts before any grows (a node's draws read only its own column).
@@ -347,8 +400,10 @@ impl Problem<'_> {
         self.col_holders.clear();
         self.col_holders.resize(nn, 0);
         for row in x.chunks_exact(nn) {
-            for ((u, h), &v) in self.col_used.iter_mut().zip(&mut self.col_holders).zip(row) {
+            for (u, &v) in self.col_used.iter_mut().zip(row) {
                 *u += u32::from(v);
+            }
+            for (h, &v) in self.col_holders.iter_mut().zip(row) {
                 *h += u32::from(v > 0);
             }
         }
@@ -356,11 +411,11 @@ impl Problem<'_> {
             if self.col_used[n] >= cap {
                 continue;
             }
-            let p_holder = self.p_grow[self.col_holders[n] as usize];
+            let t_holder = self.t_grow[self.col_holders[n] as usize];
             for j in 0..nj {
                 let cur = x[j * nn + n];
-                let p = if cur > 0 { p_holder } else { self.p_grow[0] };
-                if rng.next_f64() < p {
+                let t = if cur > 0 { t_holder } else { self.t_grow[0] };
+                if draw_below(rng, t) {
                     let lo = u64::from(cur).min(u64::from(cap));
                     x[j * nn + n] = (lo + below(rng, u64::from(cap) - lo + 1)) as u8;
                 }
@@ -683,7 +738,7 @@ impl RoundPolicy for PolluxPolicy {
             order: Vec::with_capacity(nn),
             col_used: Vec::with_capacity(nn),
             col_holders: Vec::with_capacity(nn),
-            p_grow: (0..=nj)
+            t_grow: (0..=nj)
                 .map(|holders| {
                     let p1 = 1.0 / nj as f64;
                     let p2 = if holders > 0 {
@@ -691,7 +746,7 @@ impl RoundPolicy for PolluxPolicy {
                     } else {
                         0.0
                     };
-                    p1 + p2 - p1 * p2
+                    draw_threshold(p1 + p2 - p1 * p2)
                 })
                 .collect(),
         };
@@ -827,6 +882,60 @@ mod tests {
             f: [f0, f1],
             rank: 0,
             crowding: 0.0,
+        }
+    }
+
+    #[test]
+    fn row_stats_count_and_sum_as_the_plain_loops() {
+        let mut rng = blox_core::Seed(3).stream("row-stats");
+        for len in 0..40 {
+            for _ in 0..50 {
+                let row: Vec<u8> = (0..len)
+                    .map(|_| match rng.below(3) {
+                        0 => 0,
+                        1 => rng.below(5) as u8,
+                        _ => rng.below(256) as u8,
+                    })
+                    .collect();
+                let nonzero = row.iter().filter(|&&v| v > 0).count();
+                let sum: usize = row.iter().map(|&v| usize::from(v)).sum();
+                assert_eq!(row_stats(&row), (nonzero, sum), "{row:?}");
+                let mut other = row.clone();
+                assert!(rows_equal(&row, &other));
+                if len > 0 {
+                    let k = rng.below(len as u64) as usize;
+                    other[k] ^= 1 << rng.below(8);
+                    assert!(!rows_equal(&row, &other), "{row:?} {other:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn draw_threshold_decides_as_next_f64() {
+        let mut rng = blox_core::Seed(5).stream("thresholds");
+        let mut ps = vec![
+            0.0,
+            0.1,
+            0.5,
+            1.0,
+            1.5,
+            1.0 / 3.0,
+            1.0 / 7.0,
+            f64::MIN_POSITIVE,
+        ];
+        ps.extend((1..60).map(|j| {
+            let p1 = 1.0 / f64::from(j);
+            p1 + 0.5 - p1 * 0.5
+        }));
+        ps.extend((0..200).map(|_| rng.next_f64()));
+        for p in ps {
+            let t = draw_threshold(p);
+            for k in [t.saturating_sub(1), t, t + 1, rng.below(1 << 53)] {
+                let k = k.min((1 << 53) - 1);
+                let f = k as f64 * (1.0 / (1u64 << 53) as f64);
+                assert_eq!(f < p, k < t, "p {p} k {k}");
+            }
         }
     }
 
