@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The project's tests in one command: the Rust workspace's (`cargo test --workspace`, and the
-# example policy crate's programs, `--features cli`), then the
+# The project's tests in one command: the Rust workspace's (`cargo test --workspace`, with the
+# example policy crate's programs: `--features my-blox-policy/cli`), then the
 # Python package's (python/tests, pytest) in a virtual environment under .venv/ (gitignored),
 # created here with the package (`pip install ./python`) and python/requirements-test.txt.
 #
@@ -28,21 +28,20 @@ while [ $# -gt 0 ]; do
     shift
 done
 
+# One feature set for every cargo command here (and in .ci/run): the workspace's, with the
+# example policy crate's programs (its `cli` feature, off by default). A `-p CRATE` command
+# resolves features for that crate alone (without the benches' and dev-dependencies' features:
+# serde's `alloc` through criterion, blox-metrics' `default`) and recompiled most of the
+# workspace a second and third time.
+features=(--features my-blox-policy/cli)
 if [ "$rust" = 1 ]; then
-    echo "== cargo test --workspace"
-    cargo test --workspace
-    # The example policy crate's programs are behind its `cli` feature (off by default).
-    echo "== cargo test -p my-blox-policy --features cli"
-    cargo test -p my-blox-policy --features cli
+    echo "== cargo test --workspace ${features[*]}"
+    cargo test --workspace "${features[@]}"
     if [ -z "${BLOX_SIA_DATA:-}" ]; then
         # The Sia artifact's data has no licence and is fetched, not shipped (docs/data.md).
-        echo "== NOT RUN (BLOX_SIA_DATA is unset; see docs/data.md): these blox-sia and blox-cli tests"
-        for p in blox-sia blox-cli; do
-            cargo test -q -p "$p" --test it -- --list 2>/dev/null | sed -n 's/: test$//p' \
-                | grep sia_data_ | sed 's/^/   /' || true
-        done
-        cargo test -q -p my-blox-policy --features cli --test my_blox_sim -- --list 2>/dev/null \
-            | sed -n 's/: test$//p' | grep sia_data_ | sed 's/^/   /' || true
+        echo "== NOT RUN (BLOX_SIA_DATA is unset; see docs/data.md): these blox-sia, blox-cli and my-blox-policy tests"
+        cargo test -q --workspace "${features[@]}" --test it --test my_blox_sim -- --list \
+            2>/dev/null | sed -n 's/: test$//p' | grep sia_data_ | sed 's/^/   /' || true
     fi
 fi
 
