@@ -264,7 +264,7 @@ impl blox_core::AdmissionPolicy for AdmitAll {
 
 /// The engine's jobs for `jobs`: stably sorted by submission (as the original reads them),
 /// durations and GPU counts as Tiresias keeps them.
-fn engine_specs(jobs: &[PeerInput]) -> Vec<JobSpec> {
+pub(crate) fn engine_specs(jobs: &[PeerInput]) -> Vec<JobSpec> {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     order.sort_by_key(|&i| jobs[i].submit_time);
     order

@@ -14,11 +14,10 @@ mod vectors;
 
 use crate::placement::{PeerCluster, PeerScheme, Placement};
 use crate::policy::{Mlfq, PeerJob, PeerSchedule, PeerStatus};
-use crate::run::{secs, PeerInput, PeerRun, PeerStop, TiresiasConfig};
+use crate::run::{engine_specs, secs, PeerInput, PeerRun, PeerStop, TiresiasConfig};
 use crate::time::PeerRow;
 use blox_core::{Event, JobId, JobSpec, MetricSink, RoundSample};
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
 
 /// The shared state of the three loops, and what they report.
 struct Run<'a, M: MetricSink> {
@@ -147,19 +146,8 @@ pub(crate) fn run_tiresias<M: MetricSink>(
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     order.sort_by_key(|&i| jobs[i].submit_time);
     let inputs: Vec<PeerInput> = order.iter().map(|&i| jobs[i].clone()).collect();
-    let specs: Vec<JobSpec> = inputs
-        .iter()
-        .map(|p| {
-            let mut s = JobSpec::new(
-                secs(p.submit_time),
-                p.num_gpu.clamp(0, u32::MAX as i64) as u32,
-                p.duration as f64,
-            );
-            s.source_id = Some(Arc::from(p.job_id.as_str()));
-            s.model = p.model.clone();
-            s
-        })
-        .collect();
+    // The engine path's jobs, in the same (stable, by submission) order.
+    let specs = engine_specs(jobs);
     let n = inputs.len();
     let mut run = Run {
         cfg,
