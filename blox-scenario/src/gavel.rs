@@ -379,8 +379,12 @@ pub const PHYSICAL_CLUSTER_TRACES: [&str; 8] = [
 
 /// `blox-sim bench --gavel`: the 80 seed-0 runs (8 physical-cluster traces × 5 policies ×
 /// 8 V100 and 4 V100 + 4 P100 + 4 K80, R = 360 s) one after another on one thread; prints the
-/// wall and process CPU time. `dir` is the traces folder (it holds `gavel/`).
-pub fn bench(dir: &Path) -> Result<(), SimError> {
+/// wall and process CPU time. Then every policy of [`GavelPolicyKind::ALL`] and
+/// [`GavelPolicyKind::MORE`] on every trace and both clusters, each run `repeat` times (best
+/// CPU time kept), against the CPU time Gavel's own simulator took for the same run
+/// ([`GAVEL_REFERENCE_CPU`], recorded, not measured by this command). `dir` is the traces
+/// folder (it holds `gavel/`).
+pub fn bench(dir: &Path, repeat: u32) -> Result<(), SimError> {
     let gavel = dir.join("gavel");
     let table_path = gavel.join("simulation_throughputs.json.gz");
     let cpu0 = process_cpu_s();
@@ -430,7 +434,106 @@ pub fn bench(dir: &Path) -> Result<(), SimError> {
         None => println!("  simulation: {sim_s:.3} s wall"),
     }
     println!("  target: < 2 s of CPU; Gavel's own simulator needs about 129 s of process time");
+    ratios(&traces, &table, repeat.max(1))
+}
+
+/// The per-policy table of [`bench`]: each run's CPU time here (this thread, best of
+/// `repeat`) against [`GAVEL_REFERENCE_CPU`].
+fn ratios(
+    traces: &[Vec<GavelTraceJob>],
+    table: &blox_core::ThroughputTable,
+    repeat: u32,
+) -> Result<(), SimError> {
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let Some(_) = thread_cpu_s() else {
+        println!("  (per-policy ratios need a thread CPU clock: not on this system)");
+        return Ok(());
+    };
+    println!(
+        "Gavel's own simulator against this one, per policy (CPU seconds, user + system; {cores} \
+         cores online, one thread used; best of {repeat} here)"
+    );
+    println!(
+        "  Gavel: RECORDED, not measured now (GAVEL_REFERENCE_CPU: c4fa400 unmodified, the \
+         driver's main(), Python 3 + cvxpy 1.9.3 + ECOS 2.0.14, 2026-12-06, 2 shared cores)"
+    );
+    println!(
+        "  {:<26} {:>7} {:>11} {:>9} {:>7}  lowest trace ratio",
+        "policy", "cluster", "here ms", "Gavel s", "ratio"
+    );
+    for kind in GavelPolicyKind::ALL
+        .into_iter()
+        .chain(GavelPolicyKind::MORE)
+    {
+        for (label, cluster) in BENCH_CLUSTERS {
+            let c: Vec<(String, u32)> = cluster.iter().map(|&(t, n)| (t.to_string(), n)).collect();
+            let (mut here, mut theirs) = (0.0, 0.0);
+            let mut worst: Option<(f64, &str)> = None;
+            for (name, jobs) in PHYSICAL_CLUSTER_TRACES.iter().zip(traces) {
+                let mut best = f64::INFINITY;
+                for _ in 0..repeat {
+                    let a = thread_cpu_s().unwrap_or(0.0);
+                    run_gavel(jobs, table, &c, kind, 360.0, 0)
+                        .map_err(|e| SimError::Config(e.to_string()))?;
+                    best = best.min(thread_cpu_s().unwrap_or(0.0) - a);
+                }
+                here += best;
+                if let Some(r) = gavel_reference_cpu(kind.as_str(), name, label) {
+                    theirs += r;
+                    let ratio = r / best.max(1e-9);
+                    if worst.is_none_or(|(w, _)| ratio < w) {
+                        worst = Some((ratio, name));
+                    }
+                }
+            }
+            let (ratio, low) = match worst {
+                Some((w, n)) => (
+                    format!("{:.0}x", theirs / here.max(1e-9)),
+                    format!("{w:.0}x ({n})"),
+                ),
+                None => ("-".into(), "no reference".into()),
+            };
+            println!(
+                "  {:<26} {:>7} {:>11.2} {:>9.3} {:>7}  {low}",
+                kind.as_str(),
+                label,
+                here * 1e3,
+                theirs,
+                ratio
+            );
+        }
+    }
+    println!("  target: every LP policy >= 100x on every trace");
     Ok(())
+}
+
+/// The clusters of [`bench`] by Gavel's `-c V:P:K` name.
+const BENCH_CLUSTERS: [(&str, &[(&str, u32)]); 2] = [
+    ("8:0:0", &[("v100", 8)]),
+    ("4:4:4", &[("v100", 4), ("p100", 4), ("k80", 4)]),
+];
+
+/// Gavel's CPU seconds for one (policy, trace, cluster) run of [`GAVEL_REFERENCE_CPU`].
+fn gavel_reference_cpu(policy: &str, trace: &str, cluster: &str) -> Option<f64> {
+    GAVEL_REFERENCE_CPU
+        .iter()
+        .find(|r| r.0 == policy && r.1 == trace && r.2 == cluster)
+        .map(|r| r.3)
+}
+
+/// This thread's CPU time in seconds (user + system, `CLOCK_THREAD_CPUTIME_ID`); `None` where
+/// there is no such clock.
+fn thread_cpu_s() -> Option<f64> {
+    #[cfg(unix)]
+    {
+        use nix::time::{clock_gettime, ClockId};
+        let t = clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).ok()?;
+        Some(t.tv_sec() as f64 + t.tv_nsec() as f64 * 1e-9)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
 }
 
 /// User + system CPU seconds of this process (Linux `/proc/self/stat`, 100 ticks per second
@@ -443,3 +546,7 @@ fn process_cpu_s() -> Option<f64> {
     let stime: f64 = f.get(12)?.parse().ok()?;
     Some((utime + stime) / 100.0)
 }
+
+#[path = "gavel_reference.rs"]
+mod gavel_reference;
+use gavel_reference::GAVEL_REFERENCE_CPU;

@@ -172,7 +172,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Some(Command::Merge(a)) => merge(&a.out),
         Some(Command::Trace(TraceCommand::Stats(a))) => trace_stats(a),
         Some(Command::Bench(a)) if a.gavel => {
-            blox_scenario::gavel::bench(&crate::bench::traces_dir(a.traces))
+            blox_scenario::gavel::bench(&crate::bench::traces_dir(a.traces), a.repeat)
         }
         Some(Command::Bench(a)) => crate::bench::bench(a.repeat, a.quick, a.traces),
     };
