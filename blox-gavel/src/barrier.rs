@@ -34,7 +34,13 @@
 //! point at a duality gap of 1e-10 whatever the schedule (Newton converges on each centring).
 //! A Newton iteration is a function of the point alone (at a given μ), so a centring step that
 //! revisits a point, bit for bit, is in a cycle until its iteration budget runs out: the solver
-//! jumps to where the cycle stands then (the same iterates, without computing them).
+//! jumps to where the cycle stands then (the same iterates, without computing them); this holds
+//! for the long walks below as much as for the ordinary centring steps.
+//! The backtracking line search compares barrier values, a logarithm per slack; most trials
+//! (up to 16 per Newton step where `objective / μ` is so large that rounding decides them) are
+//! settled by rigorous bounds on the sum of the logarithms from one logarithm per product of
+//! eight slacks, and the exact sums are taken only where the bounds do not decide: the same
+//! comparisons, so the same iterates bit for bit, at a fraction of the logarithms.
 //! Large finish-time programs (tens of jobs on several types, most at the max at the optimum)
 //! are where thirty-fold is too far: a centring step still far from its centre after 80 steps
 //! walks down again from the last centred μ by halves, and a Newton system rounding leaves
@@ -112,6 +118,80 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+/// Slacks multiplied together per logarithm in [`Problem::log_bounds`].
+const CHUNK: usize = 8;
+/// 2¹²⁰: [`LogBound`] takes terms in `[2⁻¹²⁰, 2¹²⁰]` only (products of [`CHUNK`] of them stay
+/// normal); any other sends the line search to the exact sum.
+const LOG_BOUND_RANGE: f64 = (1u128 << 120) as f64;
+
+/// A sum of logarithms taken as logarithms of products of [`CHUNK`] terms, with a rigorous
+/// bound on its distance from the sum of the terms' logarithms taken one by one in any order
+/// (the exact sum of [`Problem::logs`]).
+#[derive(Default)]
+struct LogBound {
+    /// The sum of the chunks' logarithms.
+    sum: f64,
+    /// Chunks summed.
+    chunks: usize,
+    /// A bound on `Σ |ln term|`.
+    abs: f64,
+    /// Terms in all.
+    terms: usize,
+    /// False once a term or a product is not a normal positive number.
+    bad: bool,
+}
+
+impl LogBound {
+    /// Adds the logarithms of `xs` (any order).
+    #[inline(always)]
+    fn add(&mut self, xs: &[f64]) {
+        if xs.is_empty() {
+            return;
+        }
+        let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+        for c in xs.chunks(CHUNK) {
+            let mut prod = 1.0;
+            for &x in c {
+                prod *= x;
+                lo = lo.min(x);
+                hi = hi.max(x);
+            }
+            self.bad |= !prod.is_normal();
+            self.sum += prod.ln();
+            self.chunks += 1;
+        }
+        // Every term within 2^±120, so no partial product of CHUNK terms leaves the normal
+        // range (a subnormal one would lose the relative accuracy the bound assumes); every
+        // term in [lo, hi], so |ln x| ≤ (max |binary exponent| + 1)·ln 2.
+        self.bad |= !(lo >= LOG_BOUND_RANGE.recip() && hi <= LOG_BOUND_RANGE);
+        let exp = |x: f64| (((x.to_bits() >> 52) & 0x7ff) as i64 - 1023).abs();
+        let e = exp(lo).max(exp(hi)) + 1;
+        self.abs += xs.len() as f64 * e as f64 * std::f64::consts::LN_2;
+        self.terms += xs.len();
+    }
+
+    /// `(lo, hi)` around the exact sum, or `None`.
+    fn finish(&self) -> Option<(f64, f64)> {
+        if self.bad {
+            return None;
+        }
+        // u = 2⁻⁵³; S = Σ |ln x| ≤ `abs`. The exact sum: each logarithm within 2 ulp, 4u·|ln x|
+        // (glibc's `log` is within 0.52 ulp, common libms within 1), the sequential sum within
+        // (terms − 1)·u·S. This sum: each product within
+        // (CHUNK − 1)·u relative (so its logarithm within 1.01·CHUNK·u), each logarithm within
+        // 4u·|ln product| ≤ 4u·S in all, the sum of the chunks within chunks·u·S. Doubled, plus
+        // an absolute floor, for the roundings of this bound and of `sum ± delta`.
+        let u = f64::EPSILON / 2.0;
+        let s = self.abs * 1.01;
+        let delta = 2.0
+            * u
+            * ((8.0 + self.terms as f64 + self.chunks as f64) * s
+                + 1.01 * (CHUNK * self.chunks) as f64
+                + 1.0);
+        Some((self.sum - delta, self.sum + delta))
+    }
+}
+
 struct Problem<'a> {
     m: usize,
     n: usize,
@@ -136,11 +216,30 @@ struct Slacks {
     y: Vec<f64>,
     /// The barrier objective `sense·z/μ − Σ log slack` (at the μ it was computed for).
     value: f64,
+    /// The barrier objective's linear part, `sense·z/μ − objective/μ` (the value is this minus
+    /// the sum of the logarithms, in that order).
+    base: f64,
+    /// Whether `value` has been computed (else only `lo ≤ value ≤ hi` is known).
+    exact: bool,
+    /// Bounds on `value`.
+    lo: f64,
+    hi: f64,
 }
 
 impl Problem<'_> {
-    /// Fills `s` with the slacks at `(v, z)`; false if any is not strictly positive.
+    /// Fills `s` with the slacks at `(v, z)` and the barrier value at `mu`; false if any slack
+    /// is not strictly positive.
     fn slacks(&self, v: &[f64], z: f64, mu: f64, s: &mut Slacks) -> bool {
+        if !self.fill(v, z, mu, s) {
+            return false;
+        }
+        s.value = s.base - self.logs(v, s);
+        (s.exact, s.lo, s.hi) = (true, s.value, s.value);
+        true
+    }
+
+    /// [`Problem::slacks`] without the logarithms: the slacks and `s.base`, not `s.value`.
+    fn fill(&self, v: &[f64], z: f64, mu: f64, s: &mut Slacks) -> bool {
         let (m, n, l) = (self.m, self.n, self.l);
         s.row.clear();
         s.job.clear();
@@ -209,6 +308,14 @@ impl Problem<'_> {
         if !s.cap.iter().all(|&c| positive(c)) {
             return false;
         }
+        s.base = self.sense * z / mu - objective / mu;
+        true
+    }
+
+    /// The sum of the logarithms of every slack at `v` (filled into `s`), in the order of one
+    /// pass over the jobs (shares, row, job row), then the types.
+    fn logs(&self, v: &[f64], s: &Slacks) -> f64 {
+        let (m, n, l) = (self.m, self.n, self.l);
         let mut logs = 0.0;
         for i in 0..m {
             for &x in &v[i * l..i * l + n] {
@@ -223,8 +330,21 @@ impl Problem<'_> {
         for &c in &s.cap {
             logs += c.ln();
         }
-        s.value = self.sense * z / mu - objective / mu - logs;
-        true
+        logs
+    }
+
+    /// Bounds `(lo, hi)` on what [`Problem::logs`] returns at `v` (filled into `s`), from a
+    /// logarithm per product of [`CHUNK`] slacks instead of one per slack; `None` where a
+    /// product leaves the normal range (then only the exact sum will do). An objective row's
+    /// placeholder slack (1) is a term too: its logarithm is 0 and a product is unchanged by it.
+    fn log_bounds(&self, v: &[f64], s: &Slacks) -> Option<(f64, f64)> {
+        debug_assert_eq!(self.l, self.n);
+        let mut b = LogBound::default();
+        b.add(&v[..self.m * self.n]);
+        b.add(&s.row);
+        b.add(&s.job);
+        b.add(&s.cap);
+        b.finish()
     }
 
     fn n_terms(&self) -> usize {
@@ -679,6 +799,54 @@ struct Path<'a, 'b> {
 }
 
 impl Path<'_, '_> {
+    /// Whether the trial point (`tv`; slacks and `base` in `trial`) has a barrier value at
+    /// most `cur.value − t`: the same answer, bit for bit, as computing both values and
+    /// comparing. A value is `base − logs` rounded, monotone in `logs`, so bounds on the
+    /// logarithms' sum (from a logarithm per product of slacks) settle most trials, and the
+    /// exact sums (a logarithm per slack), of the trial point and of the current one, are taken
+    /// only where the bounds do not decide.
+    fn armijo(&mut self, t: f64) -> bool {
+        let p = self.p;
+        let Some((llo, lhi)) = p.log_bounds(&self.tv, &self.trial) else {
+            self.exact_cur();
+            return self.exact_trial() <= self.cur.value - t;
+        };
+        let (vlo, vhi) = (self.trial.base - lhi, self.trial.base - llo);
+        (self.trial.exact, self.trial.lo, self.trial.hi) = (false, vlo, vhi);
+        // The threshold `fl(cur.value − t)` lies in [fl(cur.lo − t), fl(cur.hi − t)].
+        if vhi <= self.cur.lo - t {
+            return true;
+        }
+        if vlo > self.cur.hi - t {
+            return false;
+        }
+        self.exact_cur();
+        let threshold = self.cur.value - t;
+        if vhi <= threshold {
+            return true;
+        }
+        if vlo > threshold {
+            return false;
+        }
+        self.exact_trial() <= threshold
+    }
+
+    /// `cur.value`, computed if it was only bounded.
+    fn exact_cur(&mut self) {
+        if !self.cur.exact {
+            self.cur.value = self.cur.base - self.p.logs(&self.v, &self.cur);
+            (self.cur.exact, self.cur.lo, self.cur.hi) = (true, self.cur.value, self.cur.value);
+        }
+    }
+
+    /// `trial.value` (at `tv`), computed.
+    fn exact_trial(&mut self) -> f64 {
+        self.trial.value = self.trial.base - self.p.logs(&self.tv, &self.trial);
+        (self.trial.exact, self.trial.lo, self.trial.hi) =
+            (true, self.trial.value, self.trial.value);
+        self.trial.value
+    }
+
     /// Damped Newton steps towards the centre at `mu` (`cur` evaluated at `mu`), at most
     /// `budget`; returns the last Newton decrement if the budget ran out, else 0 (converged,
     /// stalled or cycling), `None` if the point became infeasible.
@@ -690,17 +858,15 @@ impl Path<'_, '_> {
             // Each Newton iteration (direction, line search, whether to stop) is a function of
             // the point alone at this μ, so a point seen before starts a cycle that lasts until
             // the iteration budget runs out: jump to where the cycle stands when it does.
-            if budget == MAX_NEWTON {
-                if let Some(j) = self.visited.find(&self.v, self.z) {
-                    let at = j + (MAX_NEWTON - j) % (k - j);
-                    self.z = self.visited.restore(at, &mut self.v);
-                    if !p.slacks(&self.v, self.z, mu, &mut self.cur) {
-                        return None;
-                    }
-                    return Some(0.0);
+            if let Some(j) = self.visited.find(&self.v, self.z) {
+                let at = j + (budget - j) % (k - j);
+                self.z = self.visited.restore(at, &mut self.v);
+                if !p.slacks(&self.v, self.z, mu, &mut self.cur) {
+                    return None;
                 }
-                self.visited.push(&self.v, self.z);
+                return Some(0.0);
             }
+            self.visited.push(&self.v, self.z);
             let mut step_dir = p.newton(&self.v, &self.cur, mu, &mut self.w, 0.0);
             // A Newton system that does not factor while the gap is still large (rounding in
             // the per-job blocks of programs with many jobs at the max) is regularised rather
@@ -725,9 +891,7 @@ impl Path<'_, '_> {
                     *t = a + step * b;
                 }
                 let nz = self.z + step * dz;
-                if p.slacks(&self.tv, nz, mu, &mut self.trial)
-                    && self.trial.value <= self.cur.value - 0.25 * step * dec
-                {
+                if p.fill(&self.tv, nz, mu, &mut self.trial) && self.armijo(0.25 * step * dec) {
                     std::mem::swap(&mut self.v, &mut self.tv);
                     std::mem::swap(&mut self.cur, &mut self.trial);
                     self.z = nz;
@@ -799,6 +963,36 @@ pub(crate) fn solve_fixed(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_bounds_hold_the_exact_sum() {
+        // Values from 1e-30 to 1e3 (shares, slacks, capacities), in slices of several lengths.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for len in [1, 7, 8, 9, 40, 203, 1000] {
+            for _ in 0..50 {
+                let xs: Vec<f64> = (0..len)
+                    .map(|_| 10f64.powf(-30.0 + 33.0 * next()))
+                    .collect();
+                let (a, b) = xs.split_at(len / 3);
+                let exact: f64 = a.iter().chain(b).map(|x| x.ln()).sum();
+                let mut bound = LogBound::default();
+                bound.add(a);
+                bound.add(b);
+                let (lo, hi) = bound.finish().expect("in range");
+                assert!(lo <= exact && exact <= hi, "{lo} {exact} {hi}");
+                assert!(hi - lo < 1e-9 * (1.0 + exact.abs()), "{lo} {hi}");
+            }
+        }
+        let mut out = LogBound::default();
+        out.add(&[0.5, 1e-40]);
+        assert_eq!(out.finish(), None);
+    }
 
     #[test]
     fn visited_points_are_found_bit_for_bit_and_restored() {
