@@ -240,7 +240,17 @@ impl Problem<'_> {
 
     /// [`Problem::slacks`] without the logarithms: the slacks and `s.base`, not `s.value`.
     fn fill(&self, v: &[f64], z: f64, mu: f64, s: &mut Slacks) -> bool {
-        let (m, n, l) = (self.m, self.n, self.l);
+        debug_assert_eq!(self.l, self.n);
+        match self.n {
+            1 => self.fill_n::<1>(v, z, mu, s),
+            2 => self.fill_n::<2>(v, z, mu, s),
+            _ => self.fill_n::<3>(v, z, mu, s),
+        }
+    }
+
+    /// [`Problem::fill`] for `N` types (`N = n = l`) known at compile time.
+    fn fill_n<const N: usize>(&self, v: &[f64], z: f64, mu: f64, s: &mut Slacks) -> bool {
+        let (m, n, l) = (self.m, N, N);
         s.row.clear();
         s.job.clear();
         s.y.clear();
@@ -458,7 +468,25 @@ impl Problem<'_> {
     /// `reg > 0` scales the per-job blocks' diagonals by `1 + reg` (a descent direction still,
     /// for blocks that rounding made indefinite).
     fn newton(&self, v: &[f64], s: &Slacks, mu: f64, w: &mut Work, reg: f64) -> Option<(f64, f64)> {
-        let (m, n, l) = (self.m, self.n, self.l);
+        debug_assert_eq!(self.l, self.n);
+        match self.n {
+            1 => self.newton_n::<1>(v, s, mu, w, reg),
+            2 => self.newton_n::<2>(v, s, mu, w, reg),
+            _ => self.newton_n::<3>(v, s, mu, w, reg),
+        }
+    }
+
+    /// [`Problem::newton`] for `N` types (`N = n = l`), known at compile time so that the
+    /// small loops unroll: the same operations in the same order.
+    fn newton_n<const N: usize>(
+        &self,
+        v: &[f64],
+        s: &Slacks,
+        mu: f64,
+        w: &mut Work,
+        reg: f64,
+    ) -> Option<(f64, f64)> {
+        let (m, n, l) = (self.m, N, N);
         let d = l + 1;
         w.chol.resize(m * l * l, 0.0);
         w.q.resize(m * l, 0.0);
@@ -624,16 +652,19 @@ impl Problem<'_> {
 /// The points a centring step has visited, in order (bit patterns), to find a cycle.
 #[derive(Default)]
 struct Visited {
-    /// Per point: a hash of its bits.
-    hashes: Vec<u64>,
     /// The points, `(v, z)` one after another.
     points: Vec<f64>,
+    /// Per hash, the latest visit with it.
+    latest: std::collections::HashMap<u64, usize>,
+    /// Per visit, the previous visit with the same hash (`usize::MAX`: none).
+    previous: Vec<usize>,
 }
 
 impl Visited {
     fn clear(&mut self) {
-        self.hashes.clear();
         self.points.clear();
+        self.latest.clear();
+        self.previous.clear();
     }
 
     fn hash(v: &[f64], z: f64) -> u64 {
@@ -642,24 +673,32 @@ impl Visited {
         })
     }
 
-    /// The index of an earlier visit of `(v, z)` (equal bit for bit), if any.
+    /// The index of an earlier visit of `(v, z)` (equal bit for bit), if any. (Visits are
+    /// distinct points: a centring step stops at its first revisit.)
     fn find(&self, v: &[f64], z: f64) -> Option<usize> {
         let h = Self::hash(v, z);
         let len = v.len() + 1;
-        self.hashes.iter().enumerate().find_map(|(j, &g)| {
-            let p = &self.points[j * len..(j + 1) * len];
-            let same = g == h
-                && p[..v.len()]
-                    .iter()
-                    .zip(v)
-                    .all(|(a, b)| a.to_bits() == b.to_bits())
+        let mut at = self.latest.get(&h).copied().unwrap_or(usize::MAX);
+        while at != usize::MAX {
+            let p = &self.points[at * len..(at + 1) * len];
+            let same = p[..v.len()]
+                .iter()
+                .zip(v)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
                 && p[v.len()].to_bits() == z.to_bits();
-            same.then_some(j)
-        })
+            if same {
+                return Some(at);
+            }
+            at = self.previous[at];
+        }
+        None
     }
 
     fn push(&mut self, v: &[f64], z: f64) {
-        self.hashes.push(Self::hash(v, z));
+        let h = Self::hash(v, z);
+        let j = self.previous.len();
+        self.previous
+            .push(self.latest.insert(h, j).unwrap_or(usize::MAX));
         self.points.extend_from_slice(v);
         self.points.push(z);
     }
