@@ -382,8 +382,8 @@ pub const PHYSICAL_CLUSTER_TRACES: [&str; 8] = [
 /// wall and process CPU time. Then every policy of [`GavelPolicyKind::ALL`] and
 /// [`GavelPolicyKind::MORE`] on every trace and both clusters, each run `repeat` times (best
 /// CPU time kept), against the CPU time Gavel's own simulator took for the same run
-/// ([`GAVEL_REFERENCE_CPU`], recorded, not measured by this command). `dir` is the traces
-/// folder (it holds `gavel/`).
+/// (`GAVEL_REFERENCE_CPU` in `gavel_reference.rs`: recorded, not measured by this command).
+/// `dir` is the traces folder (it holds `gavel/`).
 pub fn bench(dir: &Path, repeat: u32) -> Result<(), SimError> {
     let gavel = dir.join("gavel");
     let table_path = gavel.join("simulation_throughputs.json.gz");
