@@ -11,16 +11,19 @@
 pub(crate) const LN_ERR: f64 = 2e-11;
 
 /// `ln 2` split so that `k · LN2_HI` is exact for `|k| < 2^21` (Cody and Waite).
-const LN2_HI: f64 = 6.931_471_803_691_238_164_9e-1;
-const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+const LN2_HI: f64 = 0.693_147_180_369_123_8;
+const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 
-/// The mantissa bits of √2.
-const SQRT2_MANT: u64 = std::f64::consts::SQRT_2.to_bits() & ((1 << 52) - 1);
+/// The mantissa bits of √2 (`SQRT_2.to_bits()`'s low 52; a test checks it).
+const SQRT2_MANT: u64 = 0x6_a09e_667f_3bcd;
+
+/// The bits of the smallest positive normal float, `f64::MIN_POSITIVE` (a test checks it).
+const MIN_NORMAL_BITS: u64 = 0x0010_0000_0000_0000;
 
 /// `ln x` within [`LN_ERR`] for a positive normal finite `x`, `None` otherwise.
 #[inline]
 pub(crate) fn ln_approx(x: f64) -> Option<f64> {
-    const MIN: u64 = f64::MIN_POSITIVE.to_bits();
+    const MIN: u64 = MIN_NORMAL_BITS;
     let bits = x.to_bits();
     // Positive, normal and finite in one unsigned comparison.
     if bits.wrapping_sub(MIN) >= f64::INFINITY.to_bits() - MIN {
@@ -90,6 +93,20 @@ mod tests {
         *seed ^= *seed >> 7;
         *seed ^= *seed << 17;
         *seed
+    }
+
+    #[test]
+    fn the_constants_are_the_floats_they_stand_for() {
+        assert_eq!(
+            SQRT2_MANT,
+            std::f64::consts::SQRT_2.to_bits() & ((1 << 52) - 1)
+        );
+        assert_eq!(MIN_NORMAL_BITS, f64::MIN_POSITIVE.to_bits());
+        // Cody and Waite's split (fdlibm's ln2_hi, ln2_lo): the high part has 32 significant
+        // bits, and the two add up to ln 2.
+        assert_eq!(LN2_HI.to_bits(), 0x3fe6_2e42_fee0_0000);
+        assert_eq!(LN2_LO.to_bits(), 0x3dea_39ef_3579_3c76);
+        assert_eq!(LN2_HI + LN2_LO, std::f64::consts::LN_2);
     }
 
     #[test]
