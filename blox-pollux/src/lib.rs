@@ -24,6 +24,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod baselines;
+mod bound;
 mod delaunay;
 mod engine;
 pub mod goodput;
