@@ -197,31 +197,7 @@ fn scale_child(spec: &str) -> Result<(), SimError> {
     let cpu = CpuClock::start();
     match mode {
         "engine" => {
-            let cluster = s.cluster_spec()?;
-            let WorkloadConfig::Poisson {
-                load,
-                durations,
-                gpus,
-                ..
-            } = &s.workload
-            else {
-                unreachable!("the scale scenario is a Poisson workload")
-            };
-            let mut cfg = blox_workload::PoissonConfig::new(*load);
-            cfg.duration = blox_scenario::parse_durations(durations)?;
-            cfg.gpus = blox_scenario::parse_gpus(gpus, cluster.total_gpus())?;
-            let gen = blox_workload::PoissonGenerator::new(cfg, blox_core::Seed(s.seed))?;
-            let scheduler = blox_core::Pipeline::new(
-                blox_admission::AcceptAll,
-                blox_policies::Fifo::default(),
-                blox_placement::Scattered::new(),
-            );
-            let crate::ModelChoice::Exact(model) = s.sim_config()?.model else {
-                unreachable!("the scale scenario is in exact semantics")
-            };
-            let cfg = s.sim_config()?.with_model(model);
-            let mut sim = blox_sim::Simulator::new(cfg, cluster, scheduler, s.throughput()?, ());
-            let outcome = sim.run(&mut blox_sim::JobStream::new(gen, jobs as usize))?;
+            let outcome = blox_scenario::bench::engine_only(&s, jobs as usize)?;
             assert_eq!(outcome.completed, u64::from(jobs), "every job completes");
         }
         "full" => {

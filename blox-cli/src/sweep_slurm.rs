@@ -137,9 +137,27 @@ pub(crate) fn action(act: SweepAction, reg: &Registry) -> Result<(), SimError> {
 const DEFAULT_MAX_TASKS: usize = 100;
 const DEFAULT_PROBE_TIMEOUT_S: u64 = 300;
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct Plan {
     runs: Vec<SweepRun>,
+}
+
+/// A plan's runs, read through a `serde_json::Value` and [`SweepRun::from_json`] (this crate
+/// does not compile the scenario's deserialiser again).
+fn read_plan(p: &Path) -> Result<Vec<SweepRun>, SimError> {
+    let bad = |m: String| SimError::input(p, None, None, m);
+    let runs = match read_json::<serde_json::Value>(p)? {
+        serde_json::Value::Object(mut m) => m.remove("runs"),
+        _ => return Err(bad("invalid type: expected struct Plan".into())),
+    };
+    match runs {
+        Some(serde_json::Value::Array(runs)) => runs
+            .into_iter()
+            .map(|r| SweepRun::from_json(r).map_err(|e| bad(e.to_string())))
+            .collect(),
+        Some(_) => Err(bad("invalid type: `runs` is not a sequence".into())),
+        None => Err(bad("missing field `runs`".into())),
+    }
 }
 
 /// One submission: the runs of each array task and the job ids.
@@ -516,7 +534,7 @@ fn load_plan(dir: &Path) -> Result<Vec<SweepRun>, SimError> {
             dir.display()
         )));
     }
-    Ok(read_json::<Plan>(&p)?.runs)
+    Ok(read_plan(&p)?)
 }
 
 fn counts(states: &[RunState]) -> BTreeMap<State, usize> {
@@ -689,7 +707,7 @@ pub(crate) fn submit(all: &[SweepRun], out: &Path, a: &SlurmArgs) -> Result<(), 
     // The plan: written once; a later submission must be the same sweep.
     let plan_path = sd.join("plan.json");
     if plan_path.is_file() {
-        let old = read_json::<Plan>(&plan_path)?.runs;
+        let old = read_plan(&plan_path)?;
         if old != all {
             let first = old
                 .iter()

@@ -227,7 +227,8 @@ fn overlay(base: RunSettings, every: Option<&RunSettings>) -> Result<RunSettings
         return Ok(base);
     };
     let json = |s: &RunSettings| {
-        serde_json::to_value(s).map_err(|e| SimError::Config(format!("sweep settings: {e}")))
+        s.to_json()
+            .map_err(|e| SimError::Config(format!("sweep settings: {e}")))
     };
     let (mut b, e, d) = (json(&base)?, json(every)?, json(&RunSettings::default())?);
     if let (Some(b), Some(e), Some(d)) = (b.as_object_mut(), e.as_object(), d.as_object()) {
@@ -237,7 +238,7 @@ fn overlay(base: RunSettings, every: Option<&RunSettings>) -> Result<RunSettings
             }
         }
     }
-    serde_json::from_value(b).map_err(|e| SimError::Config(format!("sweep settings: {e}")))
+    RunSettings::from_json(b).map_err(|e| SimError::Config(format!("sweep settings: {e}")))
 }
 
 pub(super) fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
