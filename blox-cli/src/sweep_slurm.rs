@@ -534,7 +534,7 @@ fn load_plan(dir: &Path) -> Result<Vec<SweepRun>, SimError> {
             dir.display()
         )));
     }
-    Ok(read_plan(&p)?)
+    read_plan(&p)
 }
 
 fn counts(states: &[RunState]) -> BTreeMap<State, usize> {
@@ -979,7 +979,6 @@ fn probe(dir: &Path, token: &str, cwd: &Path) -> Result<(), SimError> {
 }
 
 fn task(dir: &Path, n: u32, reg: &Registry) -> Result<(), SimError> {
-    use rayon::prelude::*;
     let k: usize = std::env::var("SLURM_ARRAY_TASK_ID")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -1006,39 +1005,32 @@ fn task(dir: &Path, n: u32, reg: &Registry) -> Result<(), SimError> {
         .and_then(|v| v.parse().ok())
         .unwrap_or(sub.cpus_per_task as usize)
         .max(1);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| SimError::Config(format!("threads: {e}")))?;
     let state = sd.join("state");
     let by_index: BTreeMap<usize, &SweepRun> = runs.iter().map(|r| (r.index, r)).collect();
     let t0 = Instant::now();
-    let results: Vec<(usize, Result<bool, String>)> = pool.install(|| {
-        mine.par_iter()
-            .map(|ix| {
-                let Some(run) = by_index.get(ix) else {
-                    return (*ix, Err(format!("run {ix} is not in the plan")));
-                };
-                if is_done(dir, &run.label) {
-                    return (*ix, Ok(false));
-                }
-                let mut m = Marker {
-                    submission: n,
-                    task: k,
-                    job: job.clone(),
-                    node: node.clone(),
-                    error: None,
-                };
-                let _ = write_json(&state, &format!("{}.started", run.label), &m);
-                let r = run_one_with(run, dir, reg).map_err(|e| e.to_string());
-                if let Err(e) = &r {
-                    m.error = Some(e.clone());
-                    let _ = write_json(&state, &format!("{}.failed", run.label), &m);
-                }
-                (*ix, r)
-            })
-            .collect()
-    });
+    let results: Vec<(usize, Result<bool, String>)> = crate::par::par_map(mine, threads, |ix| {
+        let Some(run) = by_index.get(ix) else {
+            return (*ix, Err(format!("run {ix} is not in the plan")));
+        };
+        if is_done(dir, &run.label) {
+            return (*ix, Ok(false));
+        }
+        let mut m = Marker {
+            submission: n,
+            task: k,
+            job: job.clone(),
+            node: node.clone(),
+            error: None,
+        };
+        let _ = write_json(&state, &format!("{}.started", run.label), &m);
+        let r = run_one_with(run, dir, reg).map_err(|e| e.to_string());
+        if let Err(e) = &r {
+            m.error = Some(e.clone());
+            let _ = write_json(&state, &format!("{}.failed", run.label), &m);
+        }
+        (*ix, r)
+    })
+    .map_err(|e| SimError::Config(format!("threads: {e}")))?;
     let ran = results.iter().filter(|r| matches!(r.1, Ok(true))).count();
     let skipped = results.iter().filter(|r| matches!(r.1, Ok(false))).count();
     let failed: Vec<String> = results
