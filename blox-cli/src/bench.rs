@@ -59,7 +59,6 @@ pub(crate) fn bench(repeat: u32, quick: bool, traces: Option<PathBuf>) -> Result
 
 /// Blox's Figure 6 sweep: FIFO, LAS, Optimus x loads 1..9, jobs 3000..4000, blox semantics.
 fn bench_fig6() -> Result<(), SimError> {
-    use rayon::prelude::*;
     let mut runs = Vec::new();
     for policy in [PolicyConfig::Fifo, PolicyConfig::Las, PolicyConfig::Optimus] {
         for load in 1..=9 {
@@ -76,7 +75,10 @@ fn bench_fig6() -> Result<(), SimError> {
         }
     }
     let t = Instant::now();
-    let results: Vec<Result<RunReport, SimError>> = runs.par_iter().map(Scenario::run).collect();
+    let threads = crate::par::all_cores();
+    let results: Vec<Result<RunReport, SimError>> =
+        crate::par::par_map(&runs, threads, Scenario::run)
+            .map_err(|e| SimError::Config(format!("threads: {e}")))?;
     let rounds: u64 = results
         .into_iter()
         .map(|r| r.map(|r| r.outcome.rounds))
@@ -85,7 +87,7 @@ fn bench_fig6() -> Result<(), SimError> {
     println!(
         "  {:.2} s wall on {} threads for {} simulated rounds; target: < 10 s",
         t.elapsed().as_secs_f64(),
-        rayon::current_num_threads(),
+        threads,
         rounds
     );
     Ok(())
@@ -197,31 +199,7 @@ fn scale_child(spec: &str) -> Result<(), SimError> {
     let cpu = CpuClock::start();
     match mode {
         "engine" => {
-            let cluster = s.cluster_spec()?;
-            let WorkloadConfig::Poisson {
-                load,
-                durations,
-                gpus,
-                ..
-            } = &s.workload
-            else {
-                unreachable!("the scale scenario is a Poisson workload")
-            };
-            let mut cfg = blox_workload::PoissonConfig::new(*load);
-            cfg.duration = blox_scenario::parse_durations(durations)?;
-            cfg.gpus = blox_scenario::parse_gpus(gpus, cluster.total_gpus())?;
-            let gen = blox_workload::PoissonGenerator::new(cfg, blox_core::Seed(s.seed))?;
-            let scheduler = blox_core::Pipeline::new(
-                blox_admission::AcceptAll,
-                blox_policies::Fifo::default(),
-                blox_placement::Scattered::new(),
-            );
-            let crate::ModelChoice::Exact(model) = s.sim_config()?.model else {
-                unreachable!("the scale scenario is in exact semantics")
-            };
-            let cfg = s.sim_config()?.with_model(model);
-            let mut sim = blox_sim::Simulator::new(cfg, cluster, scheduler, s.throughput()?, ());
-            let outcome = sim.run(&mut blox_sim::JobStream::new(gen, jobs as usize))?;
+            let outcome = blox_scenario::bench::engine_only(&s, jobs as usize)?;
             assert_eq!(outcome.completed, u64::from(jobs), "every job completes");
         }
         "full" => {

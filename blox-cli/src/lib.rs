@@ -13,6 +13,7 @@
 
 mod bench;
 mod cli;
+mod par;
 mod sweep_slurm;
 
 pub use blox_scenario::{

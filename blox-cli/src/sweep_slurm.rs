@@ -137,9 +137,27 @@ pub(crate) fn action(act: SweepAction, reg: &Registry) -> Result<(), SimError> {
 const DEFAULT_MAX_TASKS: usize = 100;
 const DEFAULT_PROBE_TIMEOUT_S: u64 = 300;
 
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 struct Plan {
     runs: Vec<SweepRun>,
+}
+
+/// A plan's runs, read through a `serde_json::Value` and [`SweepRun::from_json`] (this crate
+/// does not compile the scenario's deserialiser again).
+fn read_plan(p: &Path) -> Result<Vec<SweepRun>, SimError> {
+    let bad = |m: String| SimError::input(p, None, None, m);
+    let runs = match read_json::<serde_json::Value>(p)? {
+        serde_json::Value::Object(mut m) => m.remove("runs"),
+        _ => return Err(bad("invalid type: expected struct Plan".into())),
+    };
+    match runs {
+        Some(serde_json::Value::Array(runs)) => runs
+            .into_iter()
+            .map(|r| SweepRun::from_json(r).map_err(|e| bad(e.to_string())))
+            .collect(),
+        Some(_) => Err(bad("invalid type: `runs` is not a sequence".into())),
+        None => Err(bad("missing field `runs`".into())),
+    }
 }
 
 /// One submission: the runs of each array task and the job ids.
@@ -516,7 +534,7 @@ fn load_plan(dir: &Path) -> Result<Vec<SweepRun>, SimError> {
             dir.display()
         )));
     }
-    Ok(read_json::<Plan>(&p)?.runs)
+    read_plan(&p)
 }
 
 fn counts(states: &[RunState]) -> BTreeMap<State, usize> {
@@ -689,7 +707,7 @@ pub(crate) fn submit(all: &[SweepRun], out: &Path, a: &SlurmArgs) -> Result<(), 
     // The plan: written once; a later submission must be the same sweep.
     let plan_path = sd.join("plan.json");
     if plan_path.is_file() {
-        let old = read_json::<Plan>(&plan_path)?.runs;
+        let old = read_plan(&plan_path)?;
         if old != all {
             let first = old
                 .iter()
@@ -961,7 +979,6 @@ fn probe(dir: &Path, token: &str, cwd: &Path) -> Result<(), SimError> {
 }
 
 fn task(dir: &Path, n: u32, reg: &Registry) -> Result<(), SimError> {
-    use rayon::prelude::*;
     let k: usize = std::env::var("SLURM_ARRAY_TASK_ID")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -988,39 +1005,32 @@ fn task(dir: &Path, n: u32, reg: &Registry) -> Result<(), SimError> {
         .and_then(|v| v.parse().ok())
         .unwrap_or(sub.cpus_per_task as usize)
         .max(1);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| SimError::Config(format!("threads: {e}")))?;
     let state = sd.join("state");
     let by_index: BTreeMap<usize, &SweepRun> = runs.iter().map(|r| (r.index, r)).collect();
     let t0 = Instant::now();
-    let results: Vec<(usize, Result<bool, String>)> = pool.install(|| {
-        mine.par_iter()
-            .map(|ix| {
-                let Some(run) = by_index.get(ix) else {
-                    return (*ix, Err(format!("run {ix} is not in the plan")));
-                };
-                if is_done(dir, &run.label) {
-                    return (*ix, Ok(false));
-                }
-                let mut m = Marker {
-                    submission: n,
-                    task: k,
-                    job: job.clone(),
-                    node: node.clone(),
-                    error: None,
-                };
-                let _ = write_json(&state, &format!("{}.started", run.label), &m);
-                let r = run_one_with(run, dir, reg).map_err(|e| e.to_string());
-                if let Err(e) = &r {
-                    m.error = Some(e.clone());
-                    let _ = write_json(&state, &format!("{}.failed", run.label), &m);
-                }
-                (*ix, r)
-            })
-            .collect()
-    });
+    let results: Vec<(usize, Result<bool, String>)> = crate::par::par_map(mine, threads, |ix| {
+        let Some(run) = by_index.get(ix) else {
+            return (*ix, Err(format!("run {ix} is not in the plan")));
+        };
+        if is_done(dir, &run.label) {
+            return (*ix, Ok(false));
+        }
+        let mut m = Marker {
+            submission: n,
+            task: k,
+            job: job.clone(),
+            node: node.clone(),
+            error: None,
+        };
+        let _ = write_json(&state, &format!("{}.started", run.label), &m);
+        let r = run_one_with(run, dir, reg).map_err(|e| e.to_string());
+        if let Err(e) = &r {
+            m.error = Some(e.clone());
+            let _ = write_json(&state, &format!("{}.failed", run.label), &m);
+        }
+        (*ix, r)
+    })
+    .map_err(|e| SimError::Config(format!("threads: {e}")))?;
     let ran = results.iter().filter(|r| matches!(r.1, Ok(true))).count();
     let skipped = results.iter().filter(|r| matches!(r.1, Ok(false))).count();
     let failed: Vec<String> = results

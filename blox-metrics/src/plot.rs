@@ -131,7 +131,7 @@ type Panel<'a> = (&'a [(f64, f64)], f64, &'a str, RGBColor);
 /// Render into a string, then write it out: a failed write never leaves a partial document
 /// produced by a half-finished drawing.
 fn render(
-    out: &mut impl Write,
+    out: &mut dyn Write,
     size: (u32, u32),
     draw: impl FnOnce(&Area<'_>) -> Result<(), PlotError>,
 ) -> Result<(), PlotError> {
@@ -199,6 +199,12 @@ pub fn plot_jct_cdf(
     title: &str,
     series: &[(&str, &[f64])],
 ) -> Result<(), PlotError> {
+    jct_cdf(out, title, series)
+}
+
+// The plots' bodies write to a `dyn Write`: only the public functions are generic over the
+// writer, so plotters' drawing code is compiled here once, not in every crate that plots.
+fn jct_cdf(out: &mut dyn Write, title: &str, series: &[(&str, &[f64])]) -> Result<(), PlotError> {
     let data: Vec<(String, Vec<f64>)> = series
         .iter()
         .map(|(label, xs)| {
@@ -337,7 +343,7 @@ pub fn plot_timeline_of(
 /// The timeline plot from stretches in time order, walked a few times and never collected:
 /// memory is the points drawn, whatever the number of rounds.
 fn plot_stretches(
-    out: &mut impl Write,
+    out: &mut dyn Write,
     title: &str,
     stretches: impl Iterator<Item = RoundStretch> + Clone,
     total_gpus: u32,
@@ -525,7 +531,7 @@ pub fn plot_jct_vs_spread(
 /// The lines of [`plot_jct_vs`] and [`plot_jct_vs_spread`]: with `bars`, a min-max bar at each
 /// point (and the y range covers the bars).
 fn plot_lines(
-    out: &mut impl Write,
+    out: &mut dyn Write,
     title: &str,
     x_desc: &str,
     series: &[(&str, &[SpreadPoint])],

@@ -19,6 +19,8 @@
 //! Each peer simulator lives in a crate of its own (`blox-gavel`, `blox-tiresias`,
 //! `blox-synergy`, `blox-pollux`, `blox-sia`); this crate maps a semantics name onto it.
 
+#[doc(hidden)]
+pub mod bench;
 #[cfg(feature = "gavel")]
 pub mod gavel;
 #[cfg(feature = "gavel")]

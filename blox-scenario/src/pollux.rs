@@ -135,29 +135,26 @@ pub fn run_observed(
         _ => None,
     };
     let admission = registry.build_admission(&s.admission)?;
-    let (outcome, (log, timeline), err) = match artifact {
-        Some(p) => {
-            let scheduler = Pipeline::new(
-                admission,
-                PolluxScheduling::new(shared.clone(), p, Seed(s.seed)),
-                PolluxPlacement::new(shared.clone()),
-            );
-            let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
-            let outcome = sim.run(&mut wl)?;
-            (outcome, sim.into_sink().into_inner(), shared_error(&shared))
-        }
+    // Both arms box their components into the one pipeline type, so the engine is compiled
+    // once for Pollux's runs (its per-round cost is the policy's, not the dispatch's).
+    let scheduler: blox_core::BoxPipeline = match artifact {
+        Some(p) => Pipeline::new(
+            admission,
+            Box::new(PolluxScheduling::new(shared.clone(), p, Seed(s.seed))),
+            Box::new(PolluxPlacement::new(shared.clone())),
+        ),
         None => {
             let env = s.policy_env()?;
-            let scheduler = Pipeline::new(
+            Pipeline::new(
                 admission,
                 registry.build_policy(&s.policy, &env)?,
                 registry.build_placement(&s.placement, Some(s.topology_model()?))?,
-            );
-            let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
-            let outcome = sim.run(&mut wl)?;
-            (outcome, sim.into_sink().into_inner(), shared_error(&shared))
+            )
         }
     };
+    let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
+    let outcome = sim.run(&mut wl)?;
+    let ((log, timeline), err) = (sim.into_sink().into_inner(), shared_error(&shared));
     if let Some(e) = err {
         return Err(SimError::Config(format!("pollux job model: {e}")));
     }

@@ -464,24 +464,30 @@ impl<C: StockConfig> Serialize for Named<C> {
 
 impl<'de, C: StockConfig> Deserialize<'de> for Named<C> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
         let v = serde_json::Value::deserialize(d)?;
+        Named::from_table(v).map_err(serde::de::Error::custom)
+    }
+}
+
+impl<C: StockConfig> Named<C> {
+    /// A component's scenario-file table, read. Not generic over the deserializer (only the
+    /// read of the table into a `serde_json::Value` is): compiled once per role, not once per
+    /// role and file format (a sixth of the scenario crate's deserialisation code).
+    fn from_table(v: serde_json::Value) -> Result<Self, String> {
         let kind = match &v {
             serde_json::Value::Object(m) => m.get("kind").and_then(|k| k.as_str()),
             _ => None,
         };
         let Some(kind) = kind else {
-            return Err(D::Error::custom(
-                "expected a table with a `kind` naming the component",
-            ));
+            return Err("expected a table with a `kind` naming the component".to_string());
         };
         if is_stock::<C>(kind) {
             return C::deserialize(v)
                 .map(Named::Stock)
-                .map_err(D::Error::custom);
+                .map_err(|e| e.to_string());
         }
         if let Some(p) = peer::<C>(kind) {
-            return p.from_table(v).map(Named::Peer).map_err(D::Error::custom);
+            return p.from_table(v).map(Named::Peer).map_err(|e| e.to_string());
         }
         // A registered component: its parameters in the command-line form.
         let mut spec = kind.to_string();
@@ -502,9 +508,9 @@ impl<'de, C: StockConfig> Deserialize<'de> for Named<C> {
                     other => other.to_string(),
                 };
                 if text.contains(',') || text.contains('=') {
-                    return Err(D::Error::custom(format!(
+                    return Err(format!(
                         "component `{kind}`: parameter `{k}` may not contain `,` or `=`"
-                    )));
+                    ));
                 }
                 if k == "value" {
                     positional = Some(text);
@@ -515,9 +521,9 @@ impl<'de, C: StockConfig> Deserialize<'de> for Named<C> {
         }
         if let Some(v) = positional {
             if !params.is_empty() {
-                return Err(D::Error::custom(format!(
+                return Err(format!(
                     "component `{kind}`: `value` cannot be combined with other parameters"
-                )));
+                ));
             }
             spec.push(':');
             spec.push_str(&v);
@@ -527,7 +533,7 @@ impl<'de, C: StockConfig> Deserialize<'de> for Named<C> {
         }
         // As the command line reads it: `kind = " las"` or `"LAS"` is the stock `las`, and a
         // registered spec is kept in its canonical form.
-        spec.parse().map_err(D::Error::custom)
+        spec.parse().map_err(|e: ConfigError| e.to_string())
     }
 }
 

@@ -235,6 +235,19 @@ fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D
     })
 }
 
+/// Reads a `T` through a [`toml::Value`]: `T`'s deserialiser (for [`WorkloadConfig`], an
+/// internally tagged enum that serde buffers) is compiled once, for `toml::Value`, instead of
+/// once per file format. A `toml::Value` holds every value a TOML file can (NaN and infinities
+/// too), so a bad value is reported as before, at the same place.
+fn via_toml_value<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let v = toml::Value::deserialize(d)?;
+    T::deserialize(v).map_err(|e| serde::de::Error::custom(e.message()))
+}
+
 impl WorkloadConfig {
     /// A trace workload of one canonical CSV file.
     pub fn canonical(path: impl Into<PathBuf>) -> Self {
@@ -328,6 +341,7 @@ pub struct Scenario {
     /// Time semantics: `blox` or `exact`.
     pub semantics: Semantics,
     /// The workload.
+    #[serde(deserialize_with = "via_toml_value")]
     pub workload: WorkloadConfig,
     /// The cluster as `NODESxGPUS[:TYPE]` groups (e.g. `32x4`, `2x8:v100,4x4:k80`), parsed
     /// when set.

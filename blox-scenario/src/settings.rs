@@ -353,6 +353,18 @@ pub mod values {
 use values::*;
 
 impl RunSettings {
+    /// Settings from their JSON form (as `serde_json::to_value` writes them). Not generic: a
+    /// crate that reads settings calls this instead of compiling their deserialiser again.
+    pub fn from_json(v: serde_json::Value) -> Result<RunSettings, serde_json::Error> {
+        serde_json::from_value(v)
+    }
+
+    /// These settings' JSON form (`serde_json::to_value`), not generic as
+    /// [`RunSettings::from_json`].
+    pub fn to_json(&self) -> Result<serde_json::Value, serde_json::Error> {
+        serde_json::to_value(self)
+    }
+
     /// The engine scenario these settings describe (`exact`, `blox`, `synergy`, and the Pollux
     /// preset's base), checked up front: a bad value is blamed on the setting that set it, else
     /// on the scenario file's key.

@@ -74,6 +74,14 @@ pub struct SweepRun {
     pub settings: Option<RunSettings>,
 }
 
+impl SweepRun {
+    /// A run from its JSON form (a sweep's `run.json`, a Slurm sweep's plan). Not generic: a
+    /// crate that reads runs calls this instead of compiling the scenario's deserialiser again.
+    pub fn from_json(v: serde_json::Value) -> Result<SweepRun, serde_json::Error> {
+        serde_json::from_value(v)
+    }
+}
+
 /// One row of the results table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepRow {
@@ -498,7 +506,7 @@ pub fn merge(out: &Path) -> Result<Vec<SweepRow>, SimError> {
             serde_json::from_str(&text)
                 .map_err(|e| SimError::input(p, Some(e.line() as u64), None, e.to_string()))
         };
-        let run: SweepRun = serde_json::from_value(read(&marker)?)
+        let run = SweepRun::from_json(read(&marker)?)
             .map_err(|e| SimError::input(&marker, None, None, e.to_string()))?;
         let peer_row = dir.join(PEER_ROW_FILE);
         if run.scenario.is_none() && peer_row.exists() {

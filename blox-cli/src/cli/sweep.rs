@@ -227,7 +227,8 @@ fn overlay(base: RunSettings, every: Option<&RunSettings>) -> Result<RunSettings
         return Ok(base);
     };
     let json = |s: &RunSettings| {
-        serde_json::to_value(s).map_err(|e| SimError::Config(format!("sweep settings: {e}")))
+        s.to_json()
+            .map_err(|e| SimError::Config(format!("sweep settings: {e}")))
     };
     let (mut b, e, d) = (json(&base)?, json(every)?, json(&RunSettings::default())?);
     if let (Some(b), Some(e), Some(d)) = (b.as_object_mut(), e.as_object(), d.as_object()) {
@@ -237,12 +238,11 @@ fn overlay(base: RunSettings, every: Option<&RunSettings>) -> Result<RunSettings
             }
         }
     }
-    serde_json::from_value(b).map_err(|e| SimError::Config(format!("sweep settings: {e}")))
+    RunSettings::from_json(b).map_err(|e| SimError::Config(format!("sweep settings: {e}")))
 }
 
 pub(super) fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
     use blox_scenario::sweep::{run_one_with, Sweep};
-    use rayon::prelude::*;
     let Some(out) = a.out.clone() else {
         return Err(SimError::Config("sweep: --out DIR is required".into()));
     };
@@ -349,10 +349,10 @@ pub(super) fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         .filter(|r| a.shard.map_or(true, |s| s.contains(r.index)))
         .collect();
     std::fs::create_dir_all(&out).map_err(|e| SimError::io(&out, e))?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(a.threads.unwrap_or(0))
-        .build()
-        .map_err(|e| SimError::Config(format!("--threads: {e}")))?;
+    let threads = match a.threads.unwrap_or(0) {
+        0 => crate::par::all_cores(),
+        n => n,
+    };
     let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         let bar = indicatif::ProgressBar::new(mine.len() as u64);
         bar.set_style(
@@ -366,16 +366,13 @@ pub(super) fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         indicatif::ProgressBar::hidden()
     };
     let started = Instant::now();
-    let results: Vec<Result<bool, SimError>> = pool.install(|| {
-        mine.par_iter()
-            .map(|r| {
-                let res = run_one_with(r, &out, reg)
-                    .map_err(|e| SimError::Config(format!("run {} ({}): {e}", r.index, r.label)));
-                bar.inc(1);
-                res
-            })
-            .collect()
-    });
+    let results: Vec<Result<bool, SimError>> = crate::par::par_map(&mine, threads, |r| {
+        let res = run_one_with(r, &out, reg)
+            .map_err(|e| SimError::Config(format!("run {} ({}): {e}", r.index, r.label)));
+        bar.inc(1);
+        res
+    })
+    .map_err(|e| SimError::Config(format!("--threads: {e}")))?;
     bar.finish_and_clear();
     let mut ran = 0;
     let mut skipped = 0;
@@ -405,7 +402,7 @@ pub(super) fn sweep(a: SweepArgs, reg: &Registry) -> Result<(), SimError> {
         a.shard.map_or_else(|| "sweep".to_string(), |s| format!("shard {}/{}", s.k, s.n)),
         failed.len(),
         started.elapsed().as_secs_f64(),
-        pool.current_num_threads(),
+        threads,
         out.display()
     );
     if let Some(e) = failed.into_iter().next() {
