@@ -32,7 +32,7 @@ use std::cmp::Ordering;
 
 /// Reusable buffer for [`order_by_key`]: keep one in the policy so a round allocates nothing.
 #[derive(Clone, Debug, Default)]
-pub struct KeyBuf(Vec<(u32, f64, JobId, u32)>);
+pub struct KeyBuf(Vec<(u128, u32)>);
 
 impl KeyBuf {
     /// An empty buffer.
@@ -55,16 +55,38 @@ pub fn order_by_key(
 ) {
     let buf = &mut buf.0;
     buf.clear();
-    buf.extend(
-        ctx.jobs
-            .iter()
-            .map(|j| (j.priority, key(j), j.id, j.n_gpus())),
-    );
-    buf.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
-    out.entries.reserve(buf.len());
-    for &(_, _, id, n) in buf.iter() {
-        out.push(id, n);
+    buf.reserve(ctx.jobs.len());
+    // Keys usually come out of the table already in order (FIFO's arrival follows the id):
+    // check it on the way and sort only when one is out of order. The packed key is one
+    // integer, so the check and the sort compare one number per pair, in the same order as
+    // `(priority, key.total_cmp, id)`.
+    let mut sorted = true;
+    let mut prev = 0u128;
+    for j in ctx.jobs.iter() {
+        let k = pack(j.priority, key(j), j.id);
+        sorted &= prev <= k;
+        prev = k;
+        buf.push((k, j.n_gpus()));
     }
+    if !sorted {
+        buf.sort_unstable_by_key(|e| e.0);
+    }
+    out.entries.reserve(buf.len());
+    for &(k, n) in buf.iter() {
+        out.push(JobId(k as u32), n);
+    }
+}
+
+/// `(priority, key, id)` as one integer whose unsigned order is the order of the priority,
+/// then the key by `f64::total_cmp`, then the id.
+#[inline]
+fn pack(priority: u32, key: f64, id: JobId) -> u128 {
+    // `f64::total_cmp`'s order as an unsigned integer: flip the magnitude bits of negative
+    // numbers (as `total_cmp` does), then the sign bit.
+    let bits = key.to_bits() as i64;
+    let total = bits ^ ((((bits >> 63) as u64) >> 1) as i64);
+    let ordered = (total as u64) ^ (1 << 63);
+    (u128::from(priority) << 96) | (u128::from(ordered) << 32) | u128::from(id.0)
 }
 
 /// A key made of a small integer class and a float, compared class first, then the float with
@@ -115,5 +137,44 @@ pub fn order_by_class_key(
     out.entries.reserve(buf.len());
     for &(_, _, id, n) in buf.iter() {
         out.push(id, n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_packed_key_orders_as_priority_then_total_cmp_then_id() {
+        let keys = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -0.0,
+            0.0,
+            1e-310,
+            3.0,
+            f64::INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        let mut all = Vec::new();
+        for p in [1u32, 999] {
+            for &k in &keys {
+                for id in [0u32, 7, u32::MAX] {
+                    all.push((p, k, JobId(id)));
+                }
+            }
+        }
+        for a in &all {
+            for b in &all {
+                let want = a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2));
+                assert_eq!(
+                    pack(a.0, a.1, a.2).cmp(&pack(b.0, b.1, b.2)),
+                    want,
+                    "{a:?} {b:?}"
+                );
+            }
+        }
     }
 }

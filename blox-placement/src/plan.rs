@@ -331,7 +331,7 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
         }
         if running && !migrate {
             let have = job.gpus.len() as u32;
-            if !job.spec.elastic || need == have {
+            if need == have || !job.spec.elastic {
                 continue;
             }
             s.placed[idx] = true;

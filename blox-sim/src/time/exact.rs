@@ -5,7 +5,7 @@ use crate::SimError;
 use blox_core::{Event, Job, JobId, JobTable, MetricSink, Time};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt;
 use std::str::FromStr;
 
@@ -68,10 +68,11 @@ pub struct Exact {
     decide: Decide,
     /// The state of every admitted job that has not left the table, in id order (the table's
     /// order): dense, so the credit of each decision walks it beside the table, and a long run
-    /// keeps no state for the jobs that are gone. Completed jobs are dropped on the next walk.
+    /// keeps no state for the jobs that are gone: completed jobs are dropped by a walk once they
+    /// are a quarter of the list.
     live: Vec<ExactJob>,
     /// (finish, id, start) of running jobs; stale entries are skipped.
-    finishes: BinaryHeap<Reverse<(Time, JobId, Time)>>,
+    finishes: FinishQueue,
 }
 
 impl PartialEq for Exact {
@@ -93,6 +94,11 @@ struct ExactJob {
     stall_until: Time,
     /// `FirstProgress` has been emitted.
     responded: bool,
+    /// The job's `spec.work_s` and `spec.n_gpus`, copied at admission (the engine never changes
+    /// a spec), so that the credit of a decision reads the job's first cache line only.
+    work_s: f64,
+    /// See `work_s`.
+    n_gpus: u32,
 }
 
 impl Exact {
@@ -152,30 +158,22 @@ impl Exact {
     }
 
     /// Credit every running job up to `t`, walking the table and the state list together (both
-    /// in id order), and drop the state of the jobs that have left the table.
+    /// in id order). The state of the jobs that have left the table is dropped on the way once
+    /// it is a quarter of the list (until then the walk steps over it), so that the walk does
+    /// not move the rest of the list down at every decision.
     fn credit_all(&mut self, table: &mut JobTable, t: Time) {
-        let live = &mut self.live;
-        let mut r = 0;
-        let mut w = 0;
-        for job in table.iter_mut() {
-            while live[r].id < job.id {
-                r += 1;
-            }
-            debug_assert_eq!(live[r].id, job.id);
-            live[w] = live[r];
-            if job.is_running() {
-                credit(&mut live[w], job, t);
-            }
-            r += 1;
-            w += 1;
+        let stale = self.live.len() - table.len();
+        if stale > 0 && stale * 4 >= self.live.len() {
+            credit_walk::<true>(&mut self.live, table, t);
+        } else {
+            credit_walk::<false>(&mut self.live, table, t);
         }
-        live.truncate(w);
     }
 
     /// The earliest finish of a job still running on the start that scheduled it; stale heap
     /// entries are dropped on the way.
     fn next_finish(&mut self, table: &JobTable) -> Option<Time> {
-        while let Some(&Reverse((finish, id, start))) = self.finishes.peek() {
+        while let Some((finish, id, start)) = self.finishes.peek() {
             if live(table, id, start) {
                 return Some(finish);
             }
@@ -185,13 +183,107 @@ impl Exact {
     }
 }
 
+/// The pending finishes `(finish, id, start)`, popped in ascending order: a small heap of the
+/// ones in the earliest buckets of 2^16 ms, the later ones unsorted per bucket, so that a pop
+/// costs a few levels of a heap of the next minute's finishes rather than of every running job
+/// (a heap of every running job missed the cache at each level at millions of jobs). Equal
+/// entries and ties come out exactly as from one heap: the order is the tuples' total order.
+#[derive(Clone, Debug, Default)]
+struct FinishQueue {
+    /// Every entry whose bucket is below `near_end`.
+    near: BinaryHeap<Reverse<(Time, JobId, Time)>>,
+    /// Buckets at or after `near_end`, by bucket.
+    far: BTreeMap<u64, Vec<(Time, JobId, Time)>>,
+    /// The first bucket not in `near`.
+    near_end: u64,
+}
+
+/// log2 of a bucket's width in milliseconds.
+const FINISH_BUCKET_SHIFT: u32 = 16;
+
+impl FinishQueue {
+    fn clear(&mut self) {
+        self.near.clear();
+        self.far.clear();
+        self.near_end = 0;
+    }
+
+    fn push(&mut self, e: (Time, JobId, Time)) {
+        let bucket = e.0.as_millis() >> FINISH_BUCKET_SHIFT;
+        if bucket < self.near_end {
+            self.near.push(Reverse(e));
+        } else {
+            self.far.entry(bucket).or_default().push(e);
+        }
+    }
+
+    /// The smallest entry.
+    fn peek(&mut self) -> Option<(Time, JobId, Time)> {
+        if self.near.is_empty() {
+            let (bucket, entries) = self.far.pop_first()?;
+            self.near_end = bucket + 1;
+            self.near.extend(entries.into_iter().map(Reverse));
+        }
+        self.near.peek().map(|r| r.0)
+    }
+
+    /// Drop the smallest entry (the one [`FinishQueue::peek`] gave).
+    fn pop(&mut self) {
+        self.near.pop();
+    }
+}
+
+/// [`Exact::credit_all`]'s walk; with `COMPACT`, the states of the jobs that have left the
+/// table are dropped.
+#[inline]
+fn credit_walk<const COMPACT: bool>(live: &mut Vec<ExactJob>, table: &mut JobTable, t: Time) {
+    let mut r = 0;
+    let mut w = 0;
+    // The seconds since the last credit, for the jobs last credited at `memo.0` (most running
+    // jobs were last credited together).
+    let mut memo = (Time::MAX, 0.0);
+    for job in table.iter_mut() {
+        while live[r].id < job.id {
+            r += 1;
+        }
+        debug_assert_eq!(live[r].id, job.id);
+        let k = if COMPACT {
+            if r != w {
+                live[w] = live[r];
+            }
+            w
+        } else {
+            r
+        };
+        if job.is_running() {
+            let st = &mut live[k];
+            if t > st.credited_to {
+                if st.credited_to != memo.0 {
+                    memo = (st.credited_to, (t - st.credited_to).as_secs_f64());
+                }
+                credit_dt(st, job, t, memo.1);
+            }
+        }
+        r += 1;
+        w += 1;
+    }
+    if COMPACT {
+        live.truncate(w);
+    }
+}
+
 /// Credit `job` with its progress and attained service from its last credit up to `t`.
 #[inline]
 fn credit(st: &mut ExactJob, job: &mut Job, t: Time) {
     if t <= st.credited_to {
         return;
     }
-    let dt = (t - st.credited_to).as_secs_f64();
+    credit_dt(st, job, t, (t - st.credited_to).as_secs_f64());
+}
+
+/// [`credit`] past the check, with `dt` the seconds from `st.credited_to` to `t`.
+#[inline]
+fn credit_dt(st: &mut ExactJob, job: &mut Job, t: Time, dt: f64) {
     let from = st.credited_to.max(st.stall_until);
     if t > from {
         // Seconds of progress: `dt` itself unless the job is still restoring.
@@ -200,9 +292,9 @@ fn credit(st: &mut ExactJob, job: &mut Job, t: Time) {
         } else {
             (t - from).as_secs_f64()
         };
-        job.executed = (job.executed + st.speed * run).min(job.spec.work_s);
+        job.executed = (job.executed + st.speed * run).min(st.work_s);
     }
-    job.attained_gpu_s += f64::from(job.spec.n_gpus) * dt;
+    job.attained_gpu_s += f64::from(st.n_gpus) * dt;
     job.attained_wall_s += dt;
     st.credited_to = t;
 }
@@ -232,13 +324,15 @@ impl TimeModel for Exact {
             speed: 1.0,
             stall_until: Time::ZERO,
             responded: false,
+            work_s: job.spec.work_s,
+            n_gpus: job.spec.n_gpus,
         });
     }
 
     fn advance<M: MetricSink + ?Sized>(&mut self, t: Time, world: &mut World<'_, M>) -> Advance {
         // Complete every job whose true finish time is at or before `t`, in time order (equal
         // times by id).
-        while let Some(&Reverse((finish, id, start))) = self.finishes.peek() {
+        while let Some((finish, id, start)) = self.finishes.peek() {
             if finish > t {
                 break;
             }
@@ -293,7 +387,7 @@ impl TimeModel for Exact {
         let secs = job.remaining_work() / speed;
         let dur = Time::from_secs_f64_ceil(secs).unwrap_or(Time::MAX);
         let finish = stall_until + dur;
-        self.finishes.push(Reverse((finish, id, t)));
+        self.finishes.push((finish, id, t));
         let st = self.state(id);
         st.speed = speed;
         st.credited_to = t;
