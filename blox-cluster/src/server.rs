@@ -412,7 +412,7 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
         let (next_seq, next_id) = (replay.next_seq, replay.next_id);
         let round_len = Time(cfg.round.as_millis().max(1) as u64);
         let min_run = Time(u64::try_from(cfg.min_run.as_millis()).unwrap_or(u64::MAX));
-        Ok(RoundLoop {
+        let mut rl = RoundLoop {
             scheduler,
             driver: Driver::new(),
             st: Server {
@@ -447,7 +447,12 @@ impl<S: Scheduler, E: Executor> RoundLoop<S, E> {
                 unsaved: None,
                 outputs_error: None,
             },
-        })
+        };
+        // What loading decided (jobs failed for an unreadable record, fields replaced by
+        // defaults) is written before the API serves the state, so that no client reads a
+        // job that can no longer run as still running.
+        rl.st.save();
+        Ok(rl)
     }
 
     /// The run's counters so far.
