@@ -34,16 +34,20 @@ pub(crate) fn ln_approx(x: f64) -> Option<f64> {
     let high = u64::from(mant > SQRT2_MANT);
     let m = f64::from_bits(mant | ((1023 - high) << 52));
     let e = ((bits >> 52) + high) as i64 - 1023;
-    // ln m = 2 atanh(s), s = (m − 1)/(m + 1), |s| ≤ 0.1716: the series to s^13 leaves less
-    // than 5e-13.
+    Some(ln_scaled(m, e as f64))
+}
+
+/// `k ln 2 + ln m` for `m` in [√½, √2]: ln m = 2 atanh(s), s = (m − 1)/(m + 1), |s| ≤ 0.1716,
+/// and the series to s^13 leaves less than 5e-13.
+#[inline(always)]
+fn ln_scaled(m: f64, k: f64) -> f64 {
     let s = (m - 1.0) / (m + 1.0);
     let s2 = s * s;
     let s4 = s2 * s2;
     let p = (1.0 + s2 * (1.0 / 3.0))
         + s4 * ((1.0 / 5.0 + s2 * (1.0 / 7.0))
             + s4 * ((1.0 / 9.0 + s2 * (1.0 / 11.0)) + s4 * (1.0 / 13.0)));
-    let k = e as f64;
-    Some(k * LN2_HI + (2.0 * s * p + k * LN2_LO))
+    k * LN2_HI + (2.0 * s * p + k * LN2_LO)
 }
 
 /// `ln(1 + e^−z)` within [`LN_ERR`] for `z ≥ 0` (infinity included; NaN gives NaN or a
@@ -74,14 +78,7 @@ pub(crate) fn ln_1p_exp_neg(z: f64) -> f64 {
     let high = w > std::f64::consts::SQRT_2;
     let m = if high { w * 0.5 } else { w };
     let k = if high { 1.0 } else { 0.0 };
-    // ln m = 2 atanh(s), s = (m − 1)/(m + 1) in [0, 0.1716]: the series to s^13 leaves < 5e-13.
-    let s = (m - 1.0) / (m + 1.0);
-    let s2 = s * s;
-    let s4 = s2 * s2;
-    let q = (1.0 + s2 * (1.0 / 3.0))
-        + s4 * ((1.0 / 5.0 + s2 * (1.0 / 7.0))
-            + s4 * ((1.0 / 9.0 + s2 * (1.0 / 11.0)) + s4 * (1.0 / 13.0)));
-    k * LN2_HI + (2.0 * s * q + k * LN2_LO)
+    ln_scaled(m, k)
 }
 
 #[cfg(test)]
