@@ -107,14 +107,16 @@ struct MergeArgs {
 
 #[derive(Args)]
 struct BenchArgs {
-    /// How many times to run the README configuration.
+    /// How many times to run the README configuration; with `--gavel`, each run of the
+    /// per-policy table (its best CPU time is kept).
     #[arg(long, default_value_t = 10, allow_negative_numbers = true, value_parser = repeat)]
     repeat: u32,
     /// Only the README configuration (skip the sweep, trace and scale figures).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "gavel")]
     quick: bool,
-    /// Only the Gavel figure: the 80 seed-0 runs of Gavel's physical-cluster traces in
-    /// `--semantics gavel` (needs the traces folder).
+    /// Only the Gavel figures: the 80 seed-0 runs of Gavel's physical-cluster traces in
+    /// `--semantics gavel`, then every Gavel policy on each trace and two clusters against the
+    /// CPU time Gavel's own simulator took (recorded, not measured) (needs the traces folder).
     #[arg(long)]
     gavel: bool,
     /// Folder of the traces, for the ITP and Gavel figures [default: $BLOX_TRACES, else traces].

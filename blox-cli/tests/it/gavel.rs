@@ -499,3 +499,10 @@ fn compare_under_gavel_prints_each_row() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn bench_gavel_refuses_quick() {
+    let (code, _, err) = blox_sim(&["bench", "--gavel", "--quick"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--quick") && err.contains("--gavel"), "{err}");
+}
