@@ -184,6 +184,48 @@ pub struct GavelJobResult {
     pub gpu_types: Vec<String>,
     /// Successful micro-tasks.
     pub micro_tasks: u64,
+    /// Pauses: times it had a micro-task in one dispatching iteration and none in the next
+    /// while still unfinished (Gavel's simulator does not count them).
+    pub preemptions: u64,
+}
+
+/// Counts pauses, this project's preemptions under Gavel's model (where a pause is free,
+/// GAVEL-SEMANTICS §2): a job that was dispatched a micro-task in one iteration and none in the
+/// next while still active. A change of GPU type between consecutive iterations is not a pause.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Pauses {
+    /// Per job, the last iteration (1-based) it was dispatched in; 0 for never.
+    last: Vec<u64>,
+    /// The jobs dispatched in the previous iteration.
+    prev: Vec<usize>,
+    iteration: u64,
+}
+
+impl Pauses {
+    /// One iteration's dispatch: the jobs given a micro-task (pairs' members included). Calls
+    /// `paused` for each job of the previous iteration that got none and is still `active`.
+    pub(crate) fn dispatch(
+        &mut self,
+        dispatched: impl IntoIterator<Item = usize>,
+        active: impl Fn(usize) -> bool,
+        mut paused: impl FnMut(usize),
+    ) {
+        self.iteration += 1;
+        let mut now = Vec::with_capacity(self.prev.len());
+        for j in dispatched {
+            if j >= self.last.len() {
+                self.last.resize(j + 1, 0);
+            }
+            self.last[j] = self.iteration;
+            now.push(j);
+        }
+        for &j in &self.prev {
+            if self.last[j] != self.iteration && active(j) {
+                paused(j);
+            }
+        }
+        self.prev = now;
+    }
 }
 
 /// A Gavel simulation's outcome.
@@ -320,9 +362,11 @@ pub fn simulate<M: GavelRounds>(
             scale_factor: j.scale_factor,
             gpu_types: Vec::new(),
             micro_tasks: 0,
+            preemptions: 0,
         })
         .collect();
     let mut ran_on = vec![false; jobs.len() * n_types];
+    let mut pauses = Pauses::default();
 
     let mut clock = jobs.first().map_or(0.0, |j| j.arrival_s);
     let mut round_start = 0.0;
@@ -411,6 +455,14 @@ pub fn simulate<M: GavelRounds>(
         if let Some(e) = mech.fatal() {
             return Err(GavelError::Config(e));
         }
+        pauses.dispatch(
+            plan.iter().flat_map(|p| match *p {
+                Placement::Single { job, .. } => vec![job],
+                Placement::Pair { jobs: [a, b], .. } => vec![a, b],
+            }),
+            |j| mech.is_active(j),
+            |j| results[j].preemptions += 1,
+        );
         // 7. Dispatch.
         let steps_at = |mech: &M, j: usize, t: f64| -> u64 {
             let left = jobs[j].total_steps - mech.done_steps(j);
@@ -479,4 +531,40 @@ pub fn simulate<M: GavelRounds>(
         rounds,
         solves: mech.solves(),
     })
+}
+
+#[cfg(test)]
+mod pause_tests {
+    use super::Pauses;
+
+    /// Replays dispatches (jobs per iteration) with the given jobs active throughout until
+    /// `done[j]` (the iteration after which job j is finished; 0 for never) and returns the
+    /// pauses per job.
+    fn replay(n: usize, iterations: &[&[usize]], done: &[usize]) -> Vec<u64> {
+        let mut p = Pauses::default();
+        let mut count = vec![0; n];
+        for (k, jobs) in iterations.iter().enumerate() {
+            p.dispatch(
+                jobs.iter().copied(),
+                |j| done[j] == 0 || k < done[j],
+                |j| count[j] += 1,
+            );
+        }
+        count
+    }
+
+    #[test]
+    fn a_pause_is_a_dispatch_followed_by_none_while_active() {
+        // Job 0 runs, waits, runs, runs, waits; job 1 runs in turns and finishes after
+        // iteration 3 (0-based), so not running in iteration 4 is not a pause.
+        let it: [&[usize]; 5] = [&[0, 1], &[1], &[0], &[0, 1], &[]];
+        assert_eq!(replay(2, &it, &[0, 4]), [2, 1]);
+        // Never dispatched: never paused. Running every iteration: never paused.
+        assert_eq!(replay(3, &[&[1], &[1], &[1]], &[0, 0, 0]), [0, 0, 0]);
+        // A job first seen late (ids grow, as in generated mode) is tracked from then on.
+        assert_eq!(
+            replay(8, &[&[], &[7], &[]], &[0; 8]),
+            [0, 0, 0, 0, 0, 0, 0, 1]
+        );
+    }
 }

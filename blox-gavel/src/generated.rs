@@ -486,6 +486,9 @@ pub struct GeneratedJob {
     pub tracked: bool,
     /// Successful micro-tasks.
     pub micro_tasks: u64,
+    /// Pauses: times it had a micro-task in one dispatching iteration and none in the next
+    /// while still unfinished (Gavel's simulator does not count them).
+    pub preemptions: u64,
 }
 
 /// A generated-jobs run's outcome (GAVEL-GENERATED §G7).
@@ -607,6 +610,7 @@ impl Gen<'_> {
             status: GeneratedStatus::Unfinished,
             tracked: false,
             micro_tasks: 0,
+            preemptions: 0,
         });
         if total_steps.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             // Gavel asserts `num_steps > 0`: a zero V100 rate cannot define a job's length.
@@ -726,6 +730,7 @@ pub fn run_generated_colocated(
     let mut pending = 0.0;
     let mut rounds = 0u64;
     let mut busy = 0.0;
+    let mut pauses = crate::clock::Pauses::default();
     loop {
         // §G6.2: the stop test; no forced reset.
         if window.is_some() {
@@ -818,6 +823,14 @@ pub fn run_generated_colocated(
         if let Some(e) = mech.fatal() {
             return Err(GavelError::Config(e.to_owned()));
         }
+        pauses.dispatch(
+            plan.iter().flat_map(|p| match *p {
+                Placement::Single { job, .. } => vec![job],
+                Placement::Pair { jobs: [a, b], .. } => vec![a, b],
+            }),
+            |j| mech.is_active(j),
+            |j| gen.jobs[j].preemptions += 1,
+        );
         let steps_at = |mech: &GavelMechanism, j: usize, t: f64| -> f64 {
             let left = mech.remaining_steps(j);
             // Python's int() of a positive float truncates toward zero.

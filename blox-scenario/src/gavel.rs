@@ -114,6 +114,7 @@ struct Summary<'a> {
     makespan_s: f64,
     rounds: u64,
     solves: u64,
+    preemptions_total: u64,
 }
 
 /// A finished `--semantics gavel` run.
@@ -284,7 +285,7 @@ impl GavelReport {
         Ok(crate::Finished {
             model: crate::Model::Gavel,
             metrics: self.metrics(),
-            preemptions: 0,
+            preemptions: out.jobs.iter().map(|j| j.preemptions).sum(),
             end_time_s: out.makespan,
             details: String::new(),
             footer,
@@ -326,6 +327,7 @@ impl GavelReport {
             makespan_s: out.makespan,
             rounds: out.rounds,
             solves: out.solves,
+            preemptions_total: out.jobs.iter().map(|j| j.preemptions).sum(),
         };
         std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
         write_atomically(dir, "jobs.csv", jobs_csv(jobs, out).as_bytes())?;
@@ -339,13 +341,13 @@ impl GavelReport {
 /// shortest round-trip form, the same digits as Python's `repr`).
 pub fn jobs_csv(jobs: &[GavelTraceJob], out: &GavelOutcome) -> String {
     let mut s = String::from(
-        "job_id,job_type,scale_factor,total_steps,arrival_s,finish_s,jct_s,status,gpu_types,micro_tasks\n",
+        "job_id,job_type,scale_factor,total_steps,arrival_s,finish_s,jct_s,status,gpu_types,micro_tasks,preemptions\n",
     );
     for (j, r) in jobs.iter().zip(&out.jobs) {
         let opt = |v: Option<f64>| v.map(|x| format!("{x:?}")).unwrap_or_default();
         let _ = writeln!(
             s,
-            "{},\"{}\",{},{},{:?},{},{},{},{},{}",
+            "{},\"{}\",{},{},{:?},{},{},{},{},{},{}",
             r.id,
             j.job_type.replace('"', "\"\""),
             r.scale_factor,
@@ -359,7 +361,8 @@ pub fn jobs_csv(jobs: &[GavelTraceJob], out: &GavelOutcome) -> String {
                 "dropped"
             },
             r.gpu_types.join("+"),
-            r.micro_tasks
+            r.micro_tasks,
+            r.preemptions
         );
     }
     s

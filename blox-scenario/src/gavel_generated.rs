@@ -146,6 +146,7 @@ struct Summary<'a> {
     window_duration_s: Option<f64>,
     rounds: u64,
     solves: u64,
+    preemptions_total: u64,
 }
 
 impl GavelGeneratedRun {
@@ -289,7 +290,7 @@ impl GavelGeneratedReport {
         Ok(crate::Finished {
             model: crate::Model::Gavel,
             metrics: self.metrics(),
-            preemptions: 0,
+            preemptions: o.jobs.iter().map(|j| j.preemptions).sum(),
             end_time_s: o.final_clock,
             details: String::new(),
             footer,
@@ -343,6 +344,7 @@ impl GavelGeneratedReport {
             window_duration_s: o.window_duration(),
             rounds: o.rounds,
             solves: o.solves,
+            preemptions_total: o.jobs.iter().map(|j| j.preemptions).sum(),
         };
         std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
         write_atomically(dir, "jobs.csv", jobs_csv(o).as_bytes())?;
@@ -355,13 +357,13 @@ impl GavelGeneratedReport {
 /// `jobs.csv` of a generated run: every generated job, times at full precision.
 pub fn jobs_csv(o: &GeneratedOutcome) -> String {
     let mut s = String::from(
-        "job_id,job_type,scale_factor,priority_weight,duration_s,total_steps,arrival_s,finish_s,jct_s,status,tracked,micro_tasks\n",
+        "job_id,job_type,scale_factor,priority_weight,duration_s,total_steps,arrival_s,finish_s,jct_s,status,tracked,micro_tasks,preemptions\n",
     );
     let opt = |v: Option<f64>| v.map(|x| format!("{x:?}")).unwrap_or_default();
     for j in &o.jobs {
         let _ = writeln!(
             s,
-            "{},\"{}\",{},{:?},{:?},{:?},{:?},{},{},{},{},{}",
+            "{},\"{}\",{},{:?},{:?},{:?},{:?},{},{},{},{},{},{}",
             j.id,
             j.job_type,
             j.scale_factor,
@@ -373,7 +375,8 @@ pub fn jobs_csv(o: &GeneratedOutcome) -> String {
             opt(j.jct),
             j.status.as_str(),
             j.tracked,
-            j.micro_tasks
+            j.micro_tasks,
+            j.preemptions
         );
     }
     s

@@ -59,6 +59,7 @@ GAVEL_JOBS_DTYPES: Dict[str, str] = {
     "status": "string",
     "gpu_types": "string",
     "micro_tasks": "int64",
+    "preemptions": "int64",
 }
 
 #: The columns of ``compare()``'s table: the settings of each run, then ``compare.csv``'s

@@ -219,8 +219,9 @@ fn cli_run_reproduces_a_vector_and_writes_full_precision_outputs() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "job_id,job_type,scale_factor,total_steps,arrival_s,finish_s,jct_s,status,gpu_types,micro_tasks"
+        "job_id,job_type,scale_factor,total_steps,arrival_s,finish_s,jct_s,status,gpu_types,micro_tasks,preemptions"
     );
+    let mut pauses = 0;
     for (k, line) in lines.enumerate() {
         let f: Vec<&str> = line.split(',').collect();
         assert_eq!(f[0], k.to_string());
@@ -228,9 +229,11 @@ fn cli_run_reproduces_a_vector_and_writes_full_precision_outputs() {
         let jct: f64 = f[6].parse().unwrap();
         assert_eq!(Some(jct), v.4[k], "job {k}: {line}");
         assert!(!f[8].is_empty(), "GPU types of job {k}: {line}");
+        pauses += f[10].parse::<u64>().unwrap();
     }
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["preemptions_total"].as_u64(), Some(pauses));
     assert_eq!(s["semantics"], "gavel");
     assert_eq!(s["policy"], "max_min_fairness_perf");
     assert!(s["throughputs"]
@@ -505,4 +508,35 @@ fn bench_gavel_refuses_quick() {
     let (code, _, err) = blox_sim(&["bench", "--gavel", "--quick"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--quick") && err.contains("--gavel"), "{err}");
+}
+
+/// Pauses (this project's preemptions under Gavel's model, not a figure Gavel prints): FIFO on
+/// each job's best type never stops a running job; max-min fairness time-shares, and a job is
+/// never paused after the micro-task that completes it. `jobs.csv` reports the same counts.
+#[test]
+fn pauses_are_counted_per_job_and_written() {
+    let table = sim_table();
+    let path = traces_dir().join("gavel/physical_cluster/medium_test.trace");
+    let jobs = parse_gavel_trace(&std::fs::read(&path).unwrap(), &path).unwrap();
+    let run = |kind: GavelPolicyKind| run_gavel(&jobs, table, &cluster([4, 4, 4]), kind, 360.0, 0);
+    let fifo = run(GavelPolicyKind::FifoPerf).unwrap();
+    assert!(
+        fifo.jobs.iter().all(|j| j.preemptions == 0),
+        "{:?}",
+        fifo.jobs
+    );
+    let mmf = run(GavelPolicyKind::MaxMinFairness).unwrap();
+    let total: u64 = mmf.jobs.iter().map(|j| j.preemptions).sum();
+    assert!(total > 0);
+    for j in &mmf.jobs {
+        assert!(j.jct.is_some());
+        assert!(j.preemptions < j.micro_tasks, "{j:?}");
+    }
+    let csv = blox_scenario::gavel::jobs_csv(&jobs, &mmf);
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().ends_with(",micro_tasks,preemptions"));
+    let from_csv: u64 = lines
+        .map(|l| l.rsplit(',').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(from_csv, total);
 }
