@@ -94,12 +94,12 @@ struct Speedup {
     optima: Option<GoodputMemo>,
     base: f64,
     fair: f64,
-    memo: Vec<f64>,
     max_r: usize,
-    /// The fairness term `(speedup · scale [· restart factor] + 1e-3)^p` per `(nodes, replicas)`,
-    /// for a row equal to the current allocation (`[0]`) or not (`[1]`); negative when not yet
-    /// computed.
-    term: [Vec<f64>; 2],
+    /// Per `(nodes, replicas)`, side by side: the speedup (negative when not yet computed),
+    /// the fairness term `(speedup · scale [· restart factor] + 1e-3)^p` for a row equal to
+    /// the current allocation (`[1]`) or not (`[2]`) (negative when not yet computed), and
+    /// `speedup / replicas` (set with the speedup).
+    cells: Vec<[f64; 4]>,
 }
 
 impl Speedup {
@@ -133,9 +133,8 @@ impl Speedup {
             optima,
             base: 1.0,
             fair: f64::from(fair_replicas),
-            memo: vec![-1.0; size],
             max_r,
-            term: [vec![-1.0; size], vec![-1.0; size]],
+            cells: vec![[-1.0; 4]; size],
         };
         if sp.goodput.is_some() {
             sp.base = sp.optimum(1, fair_replicas as usize);
@@ -166,15 +165,16 @@ impl Speedup {
             return 0.0;
         }
         let i = nodes * (self.max_r + 1) + replicas;
-        if self.memo[i] >= 0.0 {
-            return self.memo[i];
+        if self.cells[i][0] >= 0.0 {
+            return self.cells[i][0];
         }
         let v = if self.goodput.is_none() {
             replicas as f64 / self.fair
         } else {
             self.optimum(nodes, replicas) / self.base
         };
-        self.memo[i] = v;
+        self.cells[i][0] = v;
+        self.cells[i][3] = v / replicas as f64;
         v
     }
 }
@@ -189,6 +189,10 @@ struct Problem<'a> {
     speedups: Vec<Speedup>,
     scale: f64,
     config: &'a PolluxPolicyConfig,
+    /// Replicas per job at most (every job's [`Speedup::max_r`]).
+    max_r: usize,
+    /// `replicas / (active nodes · GPUs per node)` by `(active nodes, replicas)`.
+    share: Vec<f64>,
     /// Scratch: GPUs in use per node.
     used: Vec<u8>,
     /// Scratch: a node order.
@@ -299,7 +303,7 @@ impl Problem<'_> {
             let s = sp.get(nodes, replicas);
             let changed = !rows_equal(row, &self.base[j * nn..(j + 1) * nn]);
             let i = nodes * (sp.max_r + 1) + replicas;
-            let memo = &mut sp.term[usize::from(changed)][i];
+            let memo = &mut sp.cells[i][1 + usize::from(changed)];
             let term = if *memo >= 0.0 {
                 *memo
             } else {
@@ -312,7 +316,8 @@ impl Problem<'_> {
             };
             sum += term;
             if replicas > 0 && total > 0.0 {
-                utility += s / replicas as f64 * (replicas as f64 / total);
+                // `s / replicas · (replicas / total)`, both quotients looked up.
+                utility += sp.cells[i][3] * self.share[active_nodes * (self.max_r + 1) + replicas];
             }
         }
         let mean = (sum / nj as f64).powf(1.0 / p);
@@ -370,7 +375,11 @@ impl Problem<'_> {
         }
     }
 
-    fn mutate(&mut self, x: &mut [u8], rng: &mut StreamRng) {
+    fn mutate(&mut self, x: &mut [u8], stream: &mut StreamRng) {
+        // A local copy of the stream's state (written back at the end), which the loops keep in
+        // registers.
+        let mut local = stream.clone();
+        let rng = &mut local;
         let (nj, nn) = (self.jobs, self.nodes);
         // (1) Each row back to the current allocation with probability 0.1.
         let tenth = draw_threshold(0.1);
@@ -421,6 +430,7 @@ impl Problem<'_> {
                 }
             }
         }
+        *stream = local;
     }
 
     /// Mating: with probability `crossover_prob` one-point crossover on job rows (the point
@@ -560,18 +570,34 @@ fn fronts(pop: &[Indiv]) -> Vec<Vec<usize>> {
     out
 }
 
+/// The positions in `front` of the members whose objectives (compared with `==`) no earlier
+/// member has, in order: by sorting on the objectives' bits (with −0 as +0; a NaN equals
+/// nothing, so it is always first of its kind).
+fn first_of_equals(pop: &[Indiv], front: &[usize]) -> Vec<usize> {
+    let canon = |v: f64| if v == 0.0 { 0 } else { v.to_bits() };
+    let mut keys: Vec<(u64, u64, usize)> = front
+        .iter()
+        .enumerate()
+        .filter(|&(_, &i)| !pop[i].f[0].is_nan() && !pop[i].f[1].is_nan())
+        .map(|(a, &i)| (canon(pop[i].f[0]), canon(pop[i].f[1]), a))
+        .collect();
+    keys.sort_unstable();
+    let mut first = vec![true; front.len()];
+    for w in keys.windows(2) {
+        if (w[0].0, w[0].1) == (w[1].0, w[1].1) {
+            first[w[1].2] = false;
+        }
+    }
+    (0..front.len()).filter(|&a| first[a]).collect()
+}
+
 /// pymoo's crowding distance: extremes (and fronts of at most two) get 1e14, duplicates 0.
 fn crowding(pop: &[Indiv], front: &[usize]) -> Vec<f64> {
     let m = front.len();
     if m <= 2 {
         return vec![1e14; m];
     }
-    let mut unique: Vec<usize> = Vec::with_capacity(m);
-    for (a, &i) in front.iter().enumerate() {
-        if !front[..a].iter().any(|&k| pop[k].f == pop[i].f) {
-            unique.push(a);
-        }
-    }
+    let unique = first_of_equals(pop, front);
     let mut cd = vec![0.0; m];
     let u = unique.len();
     let mut acc = vec![0.0; u];
@@ -612,7 +638,13 @@ fn crowding(pop: &[Indiv], front: &[usize]) -> Vec<f64> {
 }
 
 /// Rank-and-crowding survival of `n` individuals; sets rank and crowding on the survivors.
-fn survive(mut pop: Vec<Indiv>, n: usize, rng: &mut StreamRng) -> Vec<Indiv> {
+/// The candidates of the others go to `spare`.
+fn survive(
+    mut pop: Vec<Indiv>,
+    n: usize,
+    rng: &mut StreamRng,
+    spare: &mut Vec<Vec<u8>>,
+) -> Vec<Indiv> {
     let fr = fronts(&pop);
     let mut keep: Vec<usize> = Vec::with_capacity(n);
     for (rank, front) in fr.iter().enumerate() {
@@ -637,7 +669,9 @@ fn survive(mut pop: Vec<Indiv>, n: usize, rng: &mut StreamRng) -> Vec<Indiv> {
         }
     }
     let mut slots: Vec<Option<Indiv>> = pop.into_iter().map(Some).collect();
-    keep.into_iter().filter_map(|i| slots[i].take()).collect()
+    let out = keep.into_iter().filter_map(|i| slots[i].take()).collect();
+    spare.extend(slots.into_iter().flatten().map(|p| p.x));
+    out
 }
 
 fn shuffle(v: &mut [usize], rng: &mut StreamRng) {
@@ -734,6 +768,13 @@ impl RoundPolicy for PolluxPolicy {
             // Dominant share of one replica (1 / GPUs) times the node count.
             scale: nn as f64 / total_gpus as f64,
             config: &cfg,
+            max_r,
+            share: (0..=nn)
+                .flat_map(|active| {
+                    let total = (active * usize::from(cap)) as f64;
+                    (0..=max_r).map(move |r| r as f64 / total)
+                })
+                .collect(),
             used: Vec::with_capacity(nn),
             order: Vec::with_capacity(nn),
             col_used: Vec::with_capacity(nn),
@@ -784,7 +825,9 @@ impl RoundPolicy for PolluxPolicy {
             }
         }
         let n0 = pop.len();
-        pop = survive(pop, n0, &mut rng);
+        // Candidates' buffers that survival dropped, for the next children.
+        let mut spare: Vec<Vec<u8>> = Vec::new();
+        pop = survive(pop, n0, &mut rng, &mut spare);
         // The generation's children, one after another (reused).
         let mut kids: Vec<u8> = Vec::new();
         let mut seen = Seen::default();
@@ -828,8 +871,11 @@ impl RoundPolicy for PolluxPolicy {
                     if !seen.contains(h, x, |k| if k < n { &pop[k].x } else { &off[k - n].x }) {
                         seen.insert(h, n + off.len());
                         let f = problem.evaluate(x);
+                        let mut buf = spare.pop().unwrap_or_default();
+                        buf.clear();
+                        buf.extend_from_slice(x);
                         off.push(Indiv {
-                            x: x.to_vec(),
+                            x: buf,
                             f,
                             rank: 0,
                             crowding: 0.0,
@@ -838,7 +884,7 @@ impl RoundPolicy for PolluxPolicy {
                 }
             }
             pop.extend(off);
-            pop = survive(pop, cfg.population, &mut rng);
+            pop = survive(pop, cfg.population, &mut rng, &mut spare);
         }
         // The final front; the member with the best fairness objective (first on ties).
         let front: Vec<&Indiv> = pop.iter().filter(|p| p.rank == 0).collect();
@@ -994,6 +1040,27 @@ mod tests {
             assert_eq!(rank[i], depth(&pop, i), "point {i}");
         }
         assert_eq!(fr[0], vec![0, 1, 2, 3, 7]);
+    }
+
+    #[test]
+    fn first_of_equals_is_the_pairwise_test() {
+        let mut rng = blox_core::Seed(9).stream("first-of-equals");
+        let vals = [0.0, -0.0, 1.0, -1.5, f64::NAN, 2.0, f64::INFINITY];
+        for len in 0..30 {
+            let pop: Vec<Indiv> = (0..len)
+                .map(|_| {
+                    ind(
+                        vals[rng.below(vals.len() as u64) as usize],
+                        vals[rng.below(vals.len() as u64) as usize],
+                    )
+                })
+                .collect();
+            let front: Vec<usize> = (0..len).rev().collect();
+            let want: Vec<usize> = (0..len)
+                .filter(|&a| !front[..a].iter().any(|&k| pop[k].f == pop[front[a]].f))
+                .collect();
+            assert_eq!(first_of_equals(&pop, &front), want);
+        }
     }
 
     #[test]
