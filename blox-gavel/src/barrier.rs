@@ -721,13 +721,17 @@ impl Problem<'_> {
                 mg[c * l + p] -= ag;
             }
         }
-        // Dot products over every job's entries, in job order.
+        // Dot products over every job's entries, in job order (as `dot` of rows per job: a
+        // sum of f64 starts from −0.0).
         let order = &self.order;
         let jobs_dot = |a: &[f64], b: &[f64]| -> f64 {
-            order
-                .iter()
-                .flat_map(|&c| (c * l..(c + 1) * l).map(move |e| a[e] * b[e]))
-                .sum()
+            let mut sum = -0.0;
+            for &c in order {
+                for e in c * l..(c + 1) * l {
+                    sum += a[e] * b[e];
+                }
+            }
+            sum
         };
         let schur = r - jobs_dot(&w.q, &mq);
         if !positive(schur) {

@@ -632,7 +632,7 @@ fn min_total_duration(
         .collect();
     // The max-min program at horizon `th`: its rows, its solution and the solution's worst
     // row value (the horizon is feasible iff that exceeds 1).
-    let max_min_to = |th: f64, gap: f64| -> Option<(Vec<JobRow>, Vec<Vec<f64>>, f64)> {
+    let max_min_to = |th: f64, gap: f64| -> Option<HorizonSolve> {
         let rows: Vec<JobRow> = view
             .iter()
             .map(|j| JobRow::Linear {
@@ -701,6 +701,17 @@ fn min_total_duration(
         .unwrap_or_else(|| isolated_shares(jobs, counts))
 }
 
+/// Shares per job and type.
+type Shares = Vec<Vec<f64>>;
+
+/// [`min_total_duration`]'s max-min program at one horizon: its rows, its solution and the
+/// solution's worst row value.
+type HorizonSolve = (Vec<JobRow>, Shares, f64);
+
+/// [`min_total_duration`]'s analytic centre of a horizon's feasible set, from its max-min
+/// program's rows and solution.
+type Centre<'a> = dyn Fn(Vec<JobRow>, &[Vec<f64>]) -> Option<Shares> + 'a;
+
 /// The coarse duality-gap bound of [`min_total_duration`]'s estimate of the max-min value.
 const ESTIMATE_GAP: f64 = 1e-6;
 
@@ -719,15 +730,15 @@ const ESTIMATE_GAP: f64 = 1e-6;
 /// full search computes it.
 fn shortcut_search(
     per_unit: Option<(f64, f64)>,
-    max_min_at: &dyn Fn(f64) -> Option<(Vec<JobRow>, Vec<Vec<f64>>, f64)>,
-    centre: &dyn Fn(Vec<JobRow>, &[Vec<f64>]) -> Option<Vec<Vec<f64>>>,
+    max_min_at: &dyn Fn(f64) -> Option<HorizonSolve>,
+    centre: &Centre<'_>,
 ) -> Option<Vec<Vec<f64>>> {
     let (z1, z1_err) = per_unit?;
     if !(z1.is_finite() && z1 > 0.0 && z1_err.is_finite()) {
         return None;
     }
     // Programs solved, by horizon (bit pattern).
-    let mut solved: Vec<(u64, Option<(Vec<JobRow>, Vec<Vec<f64>>, f64)>)> = Vec::new();
+    let mut solved: Vec<(u64, Option<HorizonSolve>)> = Vec::new();
     let found = horizon_search(|th| {
         let predicted = z1 * th;
         let err = z1_err * th + 1e-8 * (1.0 + predicted);
