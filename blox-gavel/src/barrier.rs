@@ -234,14 +234,20 @@ impl Problem<'_> {
         out
     }
 
-    /// Fills `s` with the slacks at `(v, z)` and the barrier value at `mu`; false if any slack
-    /// is not strictly positive.
+    /// Fills `s` with the slacks at `(v, z)` and the barrier value at `mu`, or only bounds on
+    /// it where the logarithms' bounds allow (`s.exact` false: the line search takes the exact
+    /// value only if it needs it); false if any slack is not strictly positive.
     fn slacks(&self, v: &[f64], z: f64, mu: f64, s: &mut Slacks) -> bool {
         if !self.fill(v, z, mu, s) {
             return false;
         }
-        s.value = s.base - self.logs(v, s);
-        (s.exact, s.lo, s.hi) = (true, s.value, s.value);
+        match self.log_bounds(v, s) {
+            Some((llo, lhi)) => (s.exact, s.lo, s.hi) = (false, s.base - lhi, s.base - llo),
+            None => {
+                s.value = s.base - self.logs(v, s);
+                (s.exact, s.lo, s.hi) = (true, s.value, s.value);
+            }
+        }
         true
     }
 
@@ -907,7 +913,12 @@ fn follow_path(p: &Problem<'_>, v: Vec<f64>, z: f64, gap: f64) -> Option<Vec<Vec
         w: Work::default(),
         visited: Visited::default(),
         terms: p.n_terms() as f64,
+        idle: false,
     };
+    // A feasibility program (no `z`, no objective rows) has a barrier that does not depend on
+    // μ: once a centring step stops at its first direction without moving, every later one
+    // computes the same and stops there too, so the point is final.
+    let mu_free = p.fixed_z && !p.rows.iter().any(|r| matches!(r, JobRow::Objective { .. }));
     if !p.slacks(&path.v, path.z, mu, &mut path.cur) {
         return None;
     }
@@ -926,7 +937,7 @@ fn follow_path(p: &Problem<'_>, v: Vec<f64>, z: f64, gap: f64) -> Option<Vec<Vec
                 path.centre(at, MAX_NEWTON_LONG)?;
             }
         }
-        if terms * mu <= gap {
+        if terms * mu <= gap || (mu_free && path.idle) {
             break;
         }
         prev_mu = mu;
@@ -958,6 +969,9 @@ struct Path<'a, 'b> {
     visited: Visited,
     /// The number of barrier terms (the gap is `terms × μ`).
     terms: f64,
+    /// Whether the last centring step stopped at its first Newton direction (unregularised,
+    /// decrement at most 1e-14) without moving.
+    idle: bool,
 }
 
 impl Path<'_, '_> {
@@ -1015,6 +1029,7 @@ impl Path<'_, '_> {
     fn centre(&mut self, mu: f64, budget: usize) -> Option<f64> {
         let p = self.p;
         self.visited.clear();
+        self.idle = false;
         let mut last_dec = 0.0;
         for k in 0..budget {
             // Each Newton iteration (direction, line search, whether to stop) is a function of
@@ -1042,6 +1057,7 @@ impl Path<'_, '_> {
                 return Some(0.0);
             };
             if dec.partial_cmp(&1e-14) != Some(std::cmp::Ordering::Greater) {
+                self.idle = k == 0 && reg == 1e-12;
                 return Some(0.0);
             }
             last_dec = dec;
