@@ -48,7 +48,9 @@
 //! settled by rigorous bounds on the sum of the logarithms from one logarithm per class (of the
 //! product of its slacks, times its number of jobs), and the exact sums are taken only where
 //! the bounds do not decide: the same comparisons, so the same iterates bit for bit, at a
-//! fraction of the logarithms.
+//! fraction of the logarithms (the value at a new μ, too, is only bounded until a comparison
+//! needs it). A feasibility program (no `z`, no objective rows) has a barrier independent of
+//! μ: once a centring step stops at its first direction, every later one would, so it ends.
 //! Large finish-time programs (tens of jobs on several types, most at the max at the optimum)
 //! are where thirty-fold is too far: a centring step still far from its centre after 80 steps
 //! walks down again from the last centred μ by halves, and a Newton system rounding leaves
