@@ -630,7 +630,9 @@ fn min_total_duration(
             ..j.clone()
         })
         .collect();
-    let feasible = |th: f64| -> Option<Vec<Vec<f64>>> {
+    // The max-min program at horizon `th`: its rows, its solution and the solution's worst
+    // row value (the horizon is feasible iff that exceeds 1).
+    let max_min_to = |th: f64, gap: f64| -> Option<HorizonSolve> {
         let rows: Vec<JobRow> = view
             .iter()
             .map(|j| JobRow::Linear {
@@ -641,7 +643,7 @@ fn min_total_duration(
                     .collect(),
             })
             .collect();
-        let x = barrier::solve(&view, counts, &rows)?;
+        let x = barrier::solve_to(&view, counts, &rows, gap)?;
         let worst = rows
             .iter()
             .zip(&x)
@@ -650,9 +652,12 @@ fn min_total_duration(
                 _ => f64::INFINITY,
             })
             .fold(f64::INFINITY, f64::min);
-        if worst <= 1.0 {
-            return None;
-        }
+        Some((rows, x, worst))
+    };
+    let max_min_at = |th: f64| max_min_to(th, barrier::GAP);
+    // The point kept for a feasible horizon: the analytic centre of its feasible set, from
+    // the max-min solution.
+    let centre = |rows: Vec<JobRow>, x: &[Vec<f64>]| -> Option<Vec<Vec<f64>>> {
         let floors: Vec<JobRow> = rows
             .into_iter()
             .map(|r| match r {
@@ -660,9 +665,104 @@ fn min_total_duration(
                 other => other,
             })
             .collect();
-        barrier::solve_fixed(&view, counts, &floors, Some(&x))
+        barrier::solve_fixed(&view, counts, &floors, Some(x))
     };
-    horizon_search(feasible).unwrap_or_else(|| isolated_shares(jobs, counts))
+    let feasible = |th: f64| -> Option<Vec<Vec<f64>>> {
+        let (rows, x, worst) = max_min_at(th)?;
+        if worst <= 1.0 {
+            return None;
+        }
+        centre(rows, &x)
+    };
+    // Where every job runs equally fast on every type (one type, or the agnostic variant),
+    // the max-min value per unit of horizon has a closed form: each job i needs a total share
+    // `z / c_i` (c_i = T_i / rem_i), at most 1, and the shares weighted by scale factor fit in
+    // the cluster's GPUs: z = min(min_i c_i, N / Σ_i s_i / c_i).
+    let uniform = view
+        .iter()
+        .all(|j| j.throughput.iter().all(|&t| t == j.throughput[0]));
+    let per_unit = if uniform {
+        let gpus: f64 = counts.iter().map(|&c| f64::from(c)).sum();
+        let (mut lowest, mut need) = (f64::INFINITY, 0.0);
+        for j in &view {
+            let c = j.throughput[0] / j.remaining_steps;
+            lowest = lowest.min(c);
+            need += f64::from(j.scale_factor) / c;
+        }
+        Some((lowest.min(gpus / need), 0.0))
+    } else {
+        // Else a coarse solve at `horizon_search`'s first probe: its worst row is within
+        // about the coarse gap below the max-min value there.
+        let th0 = (100.0f64 + 1.0e6) / 2.0;
+        max_min_to(th0, ESTIMATE_GAP).map(|(_, _, w)| (w / th0, 1e3 * ESTIMATE_GAP / th0))
+    };
+    shortcut_search(per_unit, &max_min_at, &centre)
+        .or_else(|| horizon_search(feasible))
+        .unwrap_or_else(|| isolated_shares(jobs, counts))
+}
+
+/// Shares per job and type.
+type Shares = Vec<Vec<f64>>;
+
+/// [`min_total_duration`]'s max-min program at one horizon: its rows, its solution and the
+/// solution's worst row value.
+type HorizonSolve = (Vec<JobRow>, Shares, f64);
+
+/// [`min_total_duration`]'s analytic centre of a horizon's feasible set, from its max-min
+/// program's rows and solution.
+type Centre<'a> = dyn Fn(Vec<JobRow>, &[Vec<f64>]) -> Option<Shares> + 'a;
+
+/// The coarse duality-gap bound of [`min_total_duration`]'s estimate of the max-min value.
+const ESTIMATE_GAP: f64 = 1e-6;
+
+/// [`horizon_search`] over [`min_total_duration`]'s programs with most programs not solved:
+/// the same horizons probed, the same decisions, the same point kept, or `None` when the
+/// shortcut cannot vouch for that (then the caller runs the full search).
+///
+/// The max-min value of the program at horizon `th` is `th` times that at horizon 1 (every
+/// coefficient is proportional to `th`); `per_unit` is that value at horizon 1 and a bound on
+/// its error. The solver lands within its final gap (1e-10, absolute) of the value, so this
+/// tells every probe's worst row value to within the error times `th` plus 1e-8 relative (a
+/// hundred times the gap plus rounding), and only probes within that of 1 (where the solver's
+/// own rounding could decide) are solved. The decisions made, the point
+/// kept is the last feasible probe's: its max-min program solved (its worst row must exceed 1,
+/// as predicted, else `None`) and then the analytic centre from that solution, exactly as the
+/// full search computes it.
+fn shortcut_search(
+    per_unit: Option<(f64, f64)>,
+    max_min_at: &dyn Fn(f64) -> Option<HorizonSolve>,
+    centre: &Centre<'_>,
+) -> Option<Vec<Vec<f64>>> {
+    let (z1, z1_err) = per_unit?;
+    if !(z1.is_finite() && z1 > 0.0 && z1_err.is_finite()) {
+        return None;
+    }
+    // Programs solved, by horizon (bit pattern).
+    let mut solved: Vec<(u64, Option<HorizonSolve>)> = Vec::new();
+    let found = horizon_search(|th| {
+        let predicted = z1 * th;
+        let err = z1_err * th + 1e-8 * (1.0 + predicted);
+        if predicted - err > 1.0 {
+            return Some(th);
+        }
+        if predicted + err < 1.0 {
+            return None;
+        }
+        let r = max_min_at(th);
+        let ok = r.as_ref().is_some_and(|r| r.2 > 1.0);
+        solved.push((th.to_bits(), r));
+        ok.then_some(th)
+    })?;
+    let (rows, x, worst) = match solved.iter().position(|(b, _)| *b == found.to_bits()) {
+        Some(i) => solved.swap_remove(i).1?,
+        None => max_min_at(found)?,
+    };
+    // The one probe whose worst row was predicted and is now known: it must agree.
+    let predicted = z1 * found;
+    if worst <= 1.0 || (worst - predicted).abs() > z1_err * found + 1e-8 * (1.0 + predicted) {
+        return None;
+    }
+    centre(rows, &x)
 }
 
 /// Gavel's `min_total_duration` search for the smallest horizon `T` whose program is feasible
