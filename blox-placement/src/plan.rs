@@ -2,7 +2,9 @@
 //! resources, elastic resizing, preemption with rollback, optional back-filling. Each placement
 //! supplies only its fit ([`Fit`]).
 
-use blox_core::{Cluster, Ctx, Decisions, FreeGpus, GpuId, GpuSet, Job, NodeId, Schedule};
+use blox_core::{
+    Cluster, Ctx, Decisions, FreeGpus, GpuId, GpuSet, Job, JobTable, NodeId, Schedule,
+};
 
 /// Relative slack when comparing host resources, so that sums of shares that should fill a node
 /// exactly are not refused by rounding.
@@ -183,14 +185,27 @@ pub(crate) trait Fit {
     fn released(&mut self, _gpus: &[GpuId]) {}
 }
 
+/// [`Scratch::pos`] of a schedule entry whose job is not in the table.
+const NO_SLOT: u32 = u32::MAX;
+
+/// The table slot of schedule entry `e`, if its job is active.
+#[inline]
+fn slot_of(pos: &[u32], e: usize) -> Option<usize> {
+    match pos[e] {
+        NO_SLOT => None,
+        p => Some(p as usize),
+    }
+}
+
 /// Reusable buffers of the shared loop.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Scratch {
-    /// Table index of each schedule entry, looked up once per round.
-    pos: Vec<Option<usize>>,
-    /// By table index: stopped this round and not (yet) restarted.
+    /// Table slot of each schedule entry ([`NO_SLOT`] for a job not in the table), looked up
+    /// once per round.
+    pos: Vec<u32>,
+    /// By table slot: stopped this round and not (yet) restarted.
     stopped: Vec<bool>,
-    /// By table index: placed (started or resized) this round; never a victim.
+    /// By table slot: placed (started or resized) this round; never a victim.
     placed: Vec<bool>,
     victims: Vec<usize>,
     gpus: GpuSet,
@@ -293,31 +308,46 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
     schedule: &Schedule,
     out: &mut Decisions,
 ) {
-    let jobs = ctx.jobs.as_slice();
+    let jobs = ctx.jobs;
     let mut plan = Plan::new(ctx, fit.host());
     fit.begin(ctx, &plan);
     let entries = &schedule.entries;
     s.pos.clear();
+    // Schedules mostly list jobs in id order: look each up from the previous one's slot.
+    let mut next = 0;
     s.pos
-        .extend(entries.iter().map(|e| ctx.jobs.position(e.job)));
+        .extend(entries.iter().map(|e| match jobs.slot_near(e.job, next) {
+            Some(p) => {
+                next = p + 1;
+                p as u32
+            }
+            None => NO_SLOT,
+        }));
     s.stopped.clear();
-    s.stopped.resize(jobs.len(), false);
+    s.stopped.resize(jobs.slot_bound(), false);
     s.placed.clear();
-    s.placed.resize(jobs.len(), false);
+    s.placed.resize(jobs.slot_bound(), false);
     // Entries at or after `cursor` are not candidate victims.
     let mut cursor = entries.len();
+    let several_types = ctx.cluster.n_gpu_types() > 1;
 
     for (pos, entry) in entries.iter().enumerate() {
-        let Some(idx) = s.pos[pos] else {
+        let Some(idx) = slot_of(&s.pos, pos) else {
             continue;
         };
         if s.placed[idx] {
             continue;
         }
-        let job = &jobs[idx];
         let need = entry.n_gpus;
         // A GPU type matters only on a cluster that has several.
-        let ty = entry.gpu_type.filter(|_| ctx.cluster.n_gpu_types() > 1);
+        let ty = entry.gpu_type.filter(|_| several_types);
+        // A running rigid job, or one whose count did not change, stays as it is: decided from
+        // the job's row, without reading the job.
+        let held = jobs.row(idx).held;
+        if held > 0 && !s.stopped[idx] && ty.is_none() && held == need {
+            continue;
+        }
+        let job = jobs.at(idx);
         plan.gpus.restrict(ty);
         let running = job.is_running() && !s.stopped[idx];
         // On the wrong GPU type: stop it and place it like a waiting job below; if that fails
@@ -453,7 +483,7 @@ fn make_room<F: Fit + ?Sized>(
     plan: &mut Plan<'_>,
     s: &mut Scratch,
     cursor: &mut usize,
-    jobs: &[Job],
+    jobs: &JobTable,
     entries: &[blox_core::Allocation],
     pos: usize,
     job: &Job,
@@ -478,13 +508,13 @@ fn make_room<F: Fit + ?Sized>(
     let mut ok = false;
     while c > pos + 1 {
         c -= 1;
-        let Some(vidx) = s.pos[c] else {
+        let Some(vidx) = slot_of(&s.pos, c) else {
             continue;
         };
-        let victim = &jobs[vidx];
-        if !victim.is_running() || s.stopped[vidx] || s.placed[vidx] {
+        if !jobs.row(vidx).is_running() || s.stopped[vidx] || s.placed[vidx] {
             continue;
         }
+        let victim = jobs.at(vidx);
         // Under a GPU-type restriction, stopping a job that holds none of that type frees
         // nothing usable.
         if let Some(t) = plan.gpus.restriction() {
@@ -502,11 +532,11 @@ fn make_room<F: Fit + ?Sized>(
     }
     if ok {
         *cursor = c;
-        out.stop.extend(s.victims.iter().map(|&v| jobs[v].id));
+        out.stop.extend(s.victims.iter().map(|&v| jobs.at(v).id));
     } else {
         for &v in &s.victims {
             s.stopped[v] = false;
-            occupy(plan, fit, &jobs[v], &jobs[v].gpus);
+            occupy(plan, fit, jobs.at(v), &jobs.at(v).gpus);
         }
         *cursor = saved;
     }
