@@ -495,6 +495,18 @@ impl JobTable {
         }
     }
 
+    /// Engine-side: the active jobs in id order, with write access to their progress only
+    /// ([`ProgressMut`]): what a time model's credit changes, without the row write-back of a
+    /// [`JobMut`].
+    #[inline]
+    pub fn iter_progress_mut(&mut self) -> ProgressIterMut<'_> {
+        ProgressIterMut {
+            jobs: self.jobs[self.front..].iter_mut(),
+            state: self.state[self.front..].iter(),
+            left: self.visible,
+        }
+    }
+
     /// Engine-side: mark a job to leave at the next [`JobTable::remove_marked`]; it stays in
     /// the table (and in every view of it) until then. False when the job is not in the table
     /// or already marked.
@@ -665,6 +677,49 @@ impl Drop for JobMut<'_> {
     fn drop(&mut self) {
         debug_assert_eq!(self.row.id, self.job.id, "a job's id never changes");
         *self.row = JobRow::of(self.job);
+    }
+}
+
+/// Engine-side: an active job with write access to its progress only
+/// ([`JobTable::iter_progress_mut`]): [`Job::executed`], [`Job::attained_gpu_s`],
+/// [`Job::attained_wall_s`] and [`Job::iterations_done`], which its [`JobRow`] does not hold.
+/// It dereferences to the [`Job`] for reading.
+#[derive(Debug)]
+pub struct ProgressMut<'a> {
+    job: &'a mut Job,
+}
+
+impl ProgressMut<'_> {
+    /// [`Job::executed`], to write.
+    #[inline]
+    pub fn executed_mut(&mut self) -> &mut f64 {
+        &mut self.job.executed
+    }
+
+    /// [`Job::attained_gpu_s`], to write.
+    #[inline]
+    pub fn attained_gpu_s_mut(&mut self) -> &mut f64 {
+        &mut self.job.attained_gpu_s
+    }
+
+    /// [`Job::attained_wall_s`], to write.
+    #[inline]
+    pub fn attained_wall_s_mut(&mut self) -> &mut f64 {
+        &mut self.job.attained_wall_s
+    }
+
+    /// [`Job::iterations_done`], to write.
+    #[inline]
+    pub fn iterations_done_mut(&mut self) -> &mut u64 {
+        &mut self.job.iterations_done
+    }
+}
+
+impl std::ops::Deref for ProgressMut<'_> {
+    type Target = Job;
+    #[inline]
+    fn deref(&self) -> &Job {
+        self.job
     }
 }
 
@@ -843,6 +898,31 @@ impl DoubleEndedIterator for JobIterMut<'_> {
 
 impl ExactSizeIterator for JobIterMut<'_> {}
 impl std::iter::FusedIterator for JobIterMut<'_> {}
+
+/// Engine-side: the active jobs of a [`JobTable`] in id order, with write access to their
+/// progress ([`JobTable::iter_progress_mut`]).
+#[derive(Debug)]
+pub struct ProgressIterMut<'a> {
+    jobs: std::slice::IterMut<'a, Job>,
+    state: std::slice::Iter<'a, u8>,
+    left: usize,
+}
+
+impl<'a> Iterator for ProgressIterMut<'a> {
+    type Item = ProgressMut<'a>;
+    #[inline]
+    fn next(&mut self) -> Option<ProgressMut<'a>> {
+        let step = |it: &mut Self| -> Option<(&'a mut Job,)> { skip_hidden!(it, next, jobs) };
+        step(self).map(|(job,)| ProgressMut { job })
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for ProgressIterMut<'_> {}
+impl std::iter::FusedIterator for ProgressIterMut<'_> {}
 
 impl<'a> IntoIterator for &'a JobTable {
     type Item = &'a Job;

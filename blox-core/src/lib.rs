@@ -93,8 +93,8 @@ pub use float::{add_repeated, additions_to_reach};
 pub use hetero::{HeteroSpeed, ThroughputTable};
 pub use ids::{GpuId, GpuTypeId, JobId, NodeId};
 pub use job::{
-    GpuSet, Job, JobIter, JobIterMut, JobMut, JobRow, JobSpec, JobTable, QueuedJob, RowIter,
-    SlotIter, PRIORITY_NORMAL, PRIORITY_STARVED,
+    GpuSet, Job, JobIter, JobIterMut, JobMut, JobRow, JobSpec, JobTable, ProgressIterMut,
+    ProgressMut, QueuedJob, RowIter, SlotIter, PRIORITY_NORMAL, PRIORITY_STARVED,
 };
 pub use map::FixedMap;
 pub use rng::{Seed, StreamRng};

@@ -185,28 +185,43 @@ pub(crate) trait Fit {
     fn released(&mut self, _gpus: &[GpuId]) {}
 }
 
-/// [`Scratch::pos`] of a schedule entry whose job is not in the table.
-const NO_SLOT: u32 = u32::MAX;
+/// [`Scratch::flags`]: stopped this round and not (yet) restarted.
+const STOPPED: u8 = 1;
+/// [`Scratch::flags`]: placed (started or resized) this round; never a victim.
+const PLACED: u8 = 2;
 
-/// The table slot of schedule entry `e`, if its job is active.
-#[inline]
-fn slot_of(pos: &[u32], e: usize) -> Option<usize> {
-    match pos[e] {
-        NO_SLOT => None,
-        p => Some(p as usize),
+impl Scratch {
+    #[inline]
+    fn stopped(&self, slot: usize) -> bool {
+        self.flags[slot] & STOPPED != 0
+    }
+
+    #[inline]
+    fn placed(&self, slot: usize) -> bool {
+        self.flags[slot] & PLACED != 0
+    }
+
+    #[inline]
+    fn set_stopped(&mut self, slot: usize, on: bool) {
+        if on {
+            self.flags[slot] |= STOPPED;
+        } else {
+            self.flags[slot] &= !STOPPED;
+        }
+    }
+
+    #[inline]
+    fn set_placed(&mut self, slot: usize) {
+        self.flags[slot] |= PLACED;
     }
 }
 
 /// Reusable buffers of the shared loop.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Scratch {
-    /// Table slot of each schedule entry ([`NO_SLOT`] for a job not in the table), looked up
-    /// once per round.
-    pos: Vec<u32>,
-    /// By table slot: stopped this round and not (yet) restarted.
-    stopped: Vec<bool>,
-    /// By table slot: placed (started or resized) this round; never a victim.
-    placed: Vec<bool>,
+    /// By table slot: [`STOPPED`] this round and not (yet) restarted, [`PLACED`] (started or
+    /// resized) this round, never a victim.
+    flags: Vec<u8>,
     victims: Vec<usize>,
     gpus: GpuSet,
 }
@@ -312,30 +327,22 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
     let mut plan = Plan::new(ctx, fit.host());
     fit.begin(ctx, &plan);
     let entries = &schedule.entries;
-    s.pos.clear();
-    // Schedules mostly list jobs in id order: look each up from the previous one's slot.
-    let mut next = 0;
-    s.pos
-        .extend(entries.iter().map(|e| match jobs.slot_near(e.job, next) {
-            Some(p) => {
-                next = p + 1;
-                p as u32
-            }
-            None => NO_SLOT,
-        }));
-    s.stopped.clear();
-    s.stopped.resize(jobs.slot_bound(), false);
-    s.placed.clear();
-    s.placed.resize(jobs.slot_bound(), false);
+    s.flags.clear();
+    s.flags.resize(jobs.slot_bound(), 0);
     // Entries at or after `cursor` are not candidate victims.
     let mut cursor = entries.len();
     let several_types = ctx.cluster.n_gpu_types() > 1;
 
+    // Schedules mostly list jobs in id order: each job is looked up from the previous one's
+    // slot on.
+    let mut next_slot = 0;
     for (pos, entry) in entries.iter().enumerate() {
-        let Some(idx) = slot_of(&s.pos, pos) else {
+        let Some(idx) = jobs.slot_near(entry.job, next_slot) else {
             continue;
         };
-        if s.placed[idx] {
+        next_slot = idx + 1;
+        let flags = s.flags[idx];
+        if flags & PLACED != 0 {
             continue;
         }
         let need = entry.n_gpus;
@@ -344,19 +351,19 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
         // A running rigid job, or one whose count did not change, stays as it is: decided from
         // the job's row, without reading the job.
         let held = jobs.row(idx).held;
-        if held > 0 && !s.stopped[idx] && ty.is_none() && held == need {
+        if held > 0 && flags & STOPPED == 0 && ty.is_none() && held == need {
             continue;
         }
         let job = jobs.at(idx);
         plan.gpus.restrict(ty);
-        let running = job.is_running() && !s.stopped[idx];
+        let running = job.is_running() && !s.stopped(idx);
         // On the wrong GPU type: stop it and place it like a waiting job below; if that fails
         // it keeps running where it is.
         let migrate = running
             && need > 0
             && ty.is_some_and(|t| job.gpus.iter().any(|&g| ctx.cluster.gpu_type(g) != t));
         if migrate {
-            s.stopped[idx] = true;
+            s.set_stopped(idx, true);
             release(&mut plan, fit, job, &job.gpus);
         }
         if running && !migrate {
@@ -364,7 +371,7 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
             if need == have || !job.spec.elastic {
                 continue;
             }
-            s.placed[idx] = true;
+            s.set_placed(idx);
             if need < have {
                 // Shrink (or stop at 0): keep the first GPUs of its rank order.
                 out.stop.push(job.id);
@@ -412,7 +419,7 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
         gpus.clear();
         // A victim of this round whose GPUs are still free gets them back: no change at all.
         let reuse = opts.reuse_victim_gpus
-            && s.stopped[idx]
+            && s.stopped(idx)
             && job.gpus.len() == need as usize
             && job.gpus.iter().all(|&g| plan.gpus.is_free(g))
             && (!plan.host || host_fits(&plan, job, &job.gpus));
@@ -441,8 +448,8 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
             }
             occupy(&mut plan, fit, job, &gpus);
             out.start(job.id, &gpus);
-            s.stopped[idx] = false;
-            s.placed[idx] = true;
+            s.set_stopped(idx, false);
+            s.set_placed(idx);
             s.gpus = gpus;
             continue;
         }
@@ -450,8 +457,8 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
         if migrate {
             // No room on its type: it keeps running as it was.
             occupy(&mut plan, fit, job, &job.gpus);
-            s.stopped[idx] = false;
-            s.placed[idx] = true;
+            s.set_stopped(idx, false);
+            s.set_placed(idx);
             continue;
         }
         if !opts.backfill {
@@ -508,10 +515,10 @@ fn make_room<F: Fit + ?Sized>(
     let mut ok = false;
     while c > pos + 1 {
         c -= 1;
-        let Some(vidx) = slot_of(&s.pos, c) else {
+        let Some(vidx) = jobs.slot(entries[c].job) else {
             continue;
         };
-        if !jobs.row(vidx).is_running() || s.stopped[vidx] || s.placed[vidx] {
+        if !jobs.row(vidx).is_running() || s.stopped(vidx) || s.placed(vidx) {
             continue;
         }
         let victim = jobs.at(vidx);
@@ -522,7 +529,7 @@ fn make_room<F: Fit + ?Sized>(
                 continue;
             }
         }
-        s.stopped[vidx] = true;
+        s.set_stopped(vidx, true);
         s.victims.push(vidx);
         release(plan, fit, victim, &victim.gpus);
         if try_fit(fit, plan, gpus) {
@@ -535,7 +542,7 @@ fn make_room<F: Fit + ?Sized>(
         out.stop.extend(s.victims.iter().map(|&v| jobs.at(v).id));
     } else {
         for &v in &s.victims {
-            s.stopped[v] = false;
+            s.flags[v] &= !STOPPED;
             occupy(plan, fit, jobs.at(v), &jobs.at(v).gpus);
         }
         *cursor = saved;

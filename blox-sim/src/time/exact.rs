@@ -2,7 +2,7 @@
 
 use super::{Advance, NextView, TimeModel, World};
 use crate::SimError;
-use blox_core::{Event, Job, JobId, JobTable, MetricSink, Time};
+use blox_core::{Event, Job, JobId, JobTable, MetricSink, ProgressMut, Time};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
@@ -216,7 +216,7 @@ impl Exact {
         // The seconds since the last credit, for the jobs last credited at `memo.0` (most running
         // jobs were last credited together).
         let mut memo = (Time::MAX, 0.0);
-        for mut job in table.iter_mut() {
+        for mut job in table.iter_progress_mut() {
             if !job.is_running() {
                 continue;
             }
@@ -347,7 +347,7 @@ impl FinishQueue {
 /// the steps eager crediting would have taken, in the same order, so the same figures to the
 /// bit.
 #[inline]
-fn catch_up(log: &[Time], st: &mut ExactJob, job: &mut Job, t: Time) {
+fn catch_up(log: &[Time], st: &mut ExactJob, job: &mut impl Progress, t: Time) {
     if t <= st.credited_to {
         return;
     }
@@ -363,7 +363,7 @@ fn catch_up(log: &[Time], st: &mut ExactJob, job: &mut Job, t: Time) {
 
 /// Credit `job` with its progress and attained service from its last credit up to `t`.
 #[inline]
-fn credit(st: &mut ExactJob, job: &mut Job, t: Time) {
+fn credit(st: &mut ExactJob, job: &mut impl Progress, t: Time) {
     if t <= st.credited_to {
         return;
     }
@@ -372,7 +372,7 @@ fn credit(st: &mut ExactJob, job: &mut Job, t: Time) {
 
 /// [`credit`] past the check, with `dt` the seconds from `st.credited_to` to `t`.
 #[inline]
-fn credit_dt(st: &mut ExactJob, job: &mut Job, t: Time, dt: f64) {
+fn credit_dt(st: &mut ExactJob, job: &mut impl Progress, t: Time, dt: f64) {
     let from = st.credited_to.max(st.stall_until);
     if t > from {
         // Seconds of progress: `dt` itself unless the job is still restoring.
@@ -381,11 +381,49 @@ fn credit_dt(st: &mut ExactJob, job: &mut Job, t: Time, dt: f64) {
         } else {
             (t - from).as_secs_f64()
         };
-        job.executed = (job.executed + st.speed * run).min(st.work_s);
+        let executed = job.executed_mut();
+        *executed = (*executed + st.speed * run).min(st.work_s);
     }
-    job.attained_gpu_s += f64::from(st.n_gpus) * dt;
-    job.attained_wall_s += dt;
+    *job.attained_gpu_s_mut() += f64::from(st.n_gpus) * dt;
+    *job.attained_wall_s_mut() += dt;
     st.credited_to = t;
+}
+
+/// What a credit writes: a job's progress and attained service.
+trait Progress {
+    fn executed_mut(&mut self) -> &mut f64;
+    fn attained_gpu_s_mut(&mut self) -> &mut f64;
+    fn attained_wall_s_mut(&mut self) -> &mut f64;
+}
+
+impl Progress for Job {
+    #[inline]
+    fn executed_mut(&mut self) -> &mut f64 {
+        &mut self.executed
+    }
+    #[inline]
+    fn attained_gpu_s_mut(&mut self) -> &mut f64 {
+        &mut self.attained_gpu_s
+    }
+    #[inline]
+    fn attained_wall_s_mut(&mut self) -> &mut f64 {
+        &mut self.attained_wall_s
+    }
+}
+
+impl Progress for ProgressMut<'_> {
+    #[inline]
+    fn executed_mut(&mut self) -> &mut f64 {
+        ProgressMut::executed_mut(self)
+    }
+    #[inline]
+    fn attained_gpu_s_mut(&mut self) -> &mut f64 {
+        ProgressMut::attained_gpu_s_mut(self)
+    }
+    #[inline]
+    fn attained_wall_s_mut(&mut self) -> &mut f64 {
+        ProgressMut::attained_wall_s_mut(self)
+    }
 }
 
 impl TimeModel for Exact {
