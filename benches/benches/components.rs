@@ -64,11 +64,7 @@ fn schedule(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(2));
     for n in [100, 1_000, 10_000] {
         let jobs = job_table(n);
-        let now = jobs
-            .as_slice()
-            .last()
-            .map_or(Time::ZERO, Job::arrival)
-            .ceil_to(ROUND);
+        let now = jobs.last().map_or(Time::ZERO, Job::arrival).ceil_to(ROUND);
         let ctx = Ctx::new(
             now,
             now.as_millis() / ROUND.as_millis(),

@@ -132,7 +132,7 @@ fn hetero_job_table(n: usize) -> JobTable {
     let names: Vec<Arc<str>> = job_type_names().into_iter().map(Arc::from).collect();
     let mut rng = SEED.stream("bench/policies/job-types");
     let mut table = job_table(n);
-    for job in table.iter_mut() {
+    for mut job in table.iter_mut() {
         job.spec.model = Some(names[rng.below(names.len() as u64) as usize].clone());
     }
     table
@@ -162,11 +162,7 @@ fn gavel_rows(
 }
 
 fn ctx_at<'a>(cluster: &'a Cluster, jobs: &'a JobTable) -> Ctx<'a> {
-    let now = jobs
-        .as_slice()
-        .last()
-        .map_or(Time::ZERO, Job::arrival)
-        .ceil_to(ROUND);
+    let now = jobs.last().map_or(Time::ZERO, Job::arrival).ceil_to(ROUND);
     Ctx::new(
         now,
         now.as_millis() / ROUND.as_millis(),

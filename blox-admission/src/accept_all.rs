@@ -14,4 +14,8 @@ impl AdmissionPolicy for AcceptAll {
     fn name(&self) -> String {
         "accept-all".into()
     }
+
+    fn reads_progress(&self) -> bool {
+        false
+    }
 }

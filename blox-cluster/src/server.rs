@@ -564,7 +564,7 @@ impl<E: Executor> Server<E> {
     /// (those that do are credited from their progress reports, in [`Server::poll`]): only
     /// while their launch is working, so process start-up is not service.
     fn credit(&mut self, now: Time) {
-        for job in self.table.iter_mut() {
+        for mut job in self.table.iter_mut() {
             let Some(from) = self.credited_to.get_mut(&job.id) else {
                 continue;
             };
@@ -629,7 +629,7 @@ impl<E: Executor> Server<E> {
                     if let Some((_, e)) = self.entry(job) {
                         e.run.iterations = iterations;
                     }
-                    if let Some(j) = self.table.get_mut(job) {
+                    if let Some(mut j) = self.table.get_mut(job) {
                         if let Some(total) = total {
                             j.executed = (iterations as f64 / total as f64 * j.spec.work_s)
                                 .min(j.spec.work_s);
@@ -700,7 +700,7 @@ impl<E: Executor> Server<E> {
                         // resumes from its checkpoint at its next start.
                         eprintln!("blox-cluster: job {job} attempt {attempt} was lost; requeued");
                         self.credit(now);
-                        if let Some(j) = self.table.get_mut(job) {
+                        if let Some(mut j) = self.table.get_mut(job) {
                             let gpus = std::mem::take(&mut j.gpus);
                             self.cluster.release(&gpus);
                         }
@@ -725,7 +725,7 @@ impl<E: Executor> Server<E> {
                             let total = e.sub.total_iterations?;
                             Some(total.saturating_sub(live.credited_iter) as f64 * per)
                         });
-                        if let (Some(s), Some(j)) = (rest, self.table.get_mut(job)) {
+                        if let (Some(s), Some(mut j)) = (rest, self.table.get_mut(job)) {
                             j.attained_wall_s += s;
                             j.attained_gpu_s += s * f64::from(j.spec.n_gpus);
                         }
@@ -853,7 +853,7 @@ impl<E: Executor> Server<E> {
                     );
                     self.credited_to.insert(id, now);
                     let first = {
-                        let j = self.table.get_mut(id).expect("listed");
+                        let mut j = self.table.get_mut(id).expect("listed");
                         j.last_start = Some(now);
                         j.first_start.is_none() && {
                             j.first_start = Some(now);
@@ -963,7 +963,7 @@ impl<E: Executor> Server<E> {
         let r = self.round_len;
         let threshold = self.cfg.starvation;
         let mut changed = Vec::new();
-        for job in self.table.iter_mut() {
+        for mut job in self.table.iter_mut() {
             if job.is_running() || self.touched.contains(&job.id) {
                 job.time_since_scheduled = Time::ZERO;
             } else {
@@ -1183,9 +1183,11 @@ impl<E: Executor> Host for Server<E> {
             return Ok(());
         }
         self.credit(t);
-        let job = self.table.get_mut(id).expect("validated");
-        let gpus = std::mem::take(&mut job.gpus);
-        job.preemptions += 1;
+        let gpus = {
+            let mut job = self.table.get_mut(id).expect("validated");
+            job.preemptions += 1;
+            std::mem::take(&mut job.gpus)
+        };
         self.cluster.release(&gpus);
         self.counters.preemptions += 1;
         self.emit(&Event::Preempted {
@@ -1220,9 +1222,11 @@ impl<E: Executor> Host for Server<E> {
         }
         self.touched.insert(id);
         self.cluster.allocate(id, gpus);
-        let job = self.table.get_mut(id).expect("validated");
-        job.gpus = gpus.clone();
-        job.time_since_scheduled = Time::ZERO;
+        {
+            let mut job = self.table.get_mut(id).expect("validated");
+            job.gpus = gpus.clone();
+            job.time_since_scheduled = Time::ZERO;
+        }
         let stopping = self.lives.contains_key(&id);
         if let Some((_, e)) = self.entry(id) {
             e.run.gpus = gpus_u32(gpus);

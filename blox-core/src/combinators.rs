@@ -64,6 +64,9 @@ impl<L: AdmissionPolicy, R: AdmissionPolicy> AdmissionPolicy for Either<L, R> {
     fn name(&self) -> String {
         either_dispatch!(self, x => x.name())
     }
+    fn reads_progress(&self) -> bool {
+        either_dispatch!(self, x => x.reads_progress())
+    }
 }
 
 impl<L: SchedulingPolicy, R: SchedulingPolicy> SchedulingPolicy for Either<L, R> {
@@ -73,6 +76,9 @@ impl<L: SchedulingPolicy, R: SchedulingPolicy> SchedulingPolicy for Either<L, R>
     fn name(&self) -> String {
         either_dispatch!(self, x => x.name())
     }
+    fn reads_progress(&self) -> bool {
+        either_dispatch!(self, x => x.reads_progress())
+    }
 }
 
 impl<L: PlacementPolicy, R: PlacementPolicy> PlacementPolicy for Either<L, R> {
@@ -81,6 +87,9 @@ impl<L: PlacementPolicy, R: PlacementPolicy> PlacementPolicy for Either<L, R> {
     }
     fn name(&self) -> String {
         either_dispatch!(self, x => x.name())
+    }
+    fn reads_progress(&self) -> bool {
+        either_dispatch!(self, x => x.reads_progress())
     }
 }
 
@@ -114,6 +123,9 @@ impl<L: Scheduler, R: Scheduler> Scheduler for Either<L, R> {
     }
     fn name(&self) -> String {
         either_dispatch!(self, x => x.name())
+    }
+    fn reads_progress(&self) -> bool {
+        either_dispatch!(self, x => x.reads_progress())
     }
 }
 
@@ -153,13 +165,13 @@ impl<A: PlacementPolicy, B: PlacementPolicy> PlacementPolicy for OrElse<A, B> {
         let mut cluster = ctx.cluster.clone();
         let mut jobs: JobTable = ctx.jobs.clone();
         for &id in &out.stop {
-            if let Some(j) = jobs.get_mut(id) {
+            if let Some(mut j) = jobs.get_mut(id) {
                 let gpus = std::mem::take(&mut j.gpus);
                 cluster.release(&gpus);
             }
         }
         for (id, gpus) in &out.start {
-            if let Some(j) = jobs.get_mut(*id) {
+            if let Some(mut j) = jobs.get_mut(*id) {
                 cluster.allocate(*id, gpus);
                 j.gpus = gpus.clone();
             }
@@ -173,6 +185,10 @@ impl<A: PlacementPolicy, B: PlacementPolicy> PlacementPolicy for OrElse<A, B> {
 
     fn name(&self) -> String {
         format!("{}.or_else({})", self.first.name(), self.second.name())
+    }
+
+    fn reads_progress(&self) -> bool {
+        self.first.reads_progress() || self.second.reads_progress()
     }
 }
 

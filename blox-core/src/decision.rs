@@ -158,7 +158,7 @@ impl Decisions {
 /// nothing in the steady state.
 #[derive(Clone, Debug, Default)]
 pub struct ValidationScratch {
-    /// Per table position: bit 1 = stopped, bit 2 = started.
+    /// Per table slot: bit 1 = stopped, bit 2 = started.
     marks: Vec<u8>,
     /// Per GPU: claimed by a start in this decision, and by which job.
     claimed: Vec<Option<JobId>>,
@@ -179,7 +179,7 @@ impl Decisions {
         scratch: &mut ValidationScratch,
     ) -> Result<(), String> {
         scratch.marks.clear();
-        scratch.marks.resize(jobs.len(), 0);
+        scratch.marks.resize(jobs.slot_bound(), 0);
         if scratch.claimed.len() != cluster.total_gpus() as usize {
             scratch.claimed = vec![None; cluster.total_gpus() as usize];
         }
@@ -203,10 +203,10 @@ impl Decisions {
         const STOPPED: u8 = 1;
         const STARTED: u8 = 2;
         for &id in &self.stop {
-            let Some(pos) = jobs.position(id) else {
+            let Some(pos) = jobs.slot(id) else {
                 return Err(format!("stops job {id}, which is not active"));
             };
-            if !jobs.as_slice()[pos].is_running() {
+            if !jobs.row(pos).is_running() {
                 return Err(format!("stops job {id}, which is not running"));
             }
             if scratch.marks[pos] & STOPPED != 0 {
@@ -215,10 +215,10 @@ impl Decisions {
             scratch.marks[pos] |= STOPPED;
         }
         for (id, gpus) in &self.start {
-            let Some(pos) = jobs.position(*id) else {
+            let Some(pos) = jobs.slot(*id) else {
                 return Err(format!("starts job {id}, which is not active"));
             };
-            let job = &jobs.as_slice()[pos];
+            let job = jobs.at(pos);
             if job.is_running() && scratch.marks[pos] & STOPPED == 0 {
                 return Err(format!("starts job {id}, which is already running"));
             }
@@ -248,7 +248,7 @@ impl Decisions {
                 }
                 if let Some(owner) = cluster.owner(g) {
                     let stopping = jobs
-                        .position(owner)
+                        .slot(owner)
                         .is_some_and(|p| scratch.marks[p] & STOPPED != 0);
                     if !stopping {
                         return Err(format!("gives job {id} GPU {g}, held by job {owner}"));

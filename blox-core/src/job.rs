@@ -200,22 +200,81 @@ impl Job {
     }
 }
 
+/// The fields of an active job that most rounds read, copied compactly beside the job
+/// ([`JobTable::rows`], [`JobTable::row`]): a pass over the rows reads 24 bytes a job instead
+/// of the job's cache lines. The table keeps each row equal to its job's fields (it is written
+/// when the job enters the table and after every mutable access to the job).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct JobRow {
+    /// [`JobSpec::arrival`].
+    pub arrival: Time,
+    /// [`Job::id`].
+    pub id: JobId,
+    /// [`Job::priority`].
+    pub priority: u32,
+    /// [`JobSpec::n_gpus`] (requested).
+    pub n_gpus: u32,
+    /// GPUs held now (`Job::gpus.len()`): 0 when the job waits.
+    pub held: u32,
+}
+
+impl JobRow {
+    /// The row of `job`.
+    #[inline]
+    pub fn of(job: &Job) -> Self {
+        JobRow {
+            arrival: job.spec.arrival,
+            id: job.id,
+            priority: job.priority,
+            n_gpus: job.spec.n_gpus,
+            held: job.gpus.len() as u32,
+        }
+    }
+
+    /// Whether the job holds GPUs ([`Job::is_running`]).
+    #[inline]
+    pub fn is_running(&self) -> bool {
+        self.held > 0
+    }
+}
+
 /// The active jobs (admitted, not finished), in ascending id order, which is also the order in
 /// which they were admitted. This is Blox's job table.
 ///
-/// Lookups by id are O(1): ids are dense, so a position index is kept beside the jobs, over
-/// the ids from the oldest job in the table to the newest only (it drops the ids below the
-/// oldest job as that job leaves, so a long run's index does not grow with every job it has
-/// seen). Removing jobs costs O(n) per call, so the engine marks a decision's completions
-/// ([`JobTable::mark_removed`]) and removes them in one pass ([`JobTable::remove_marked`]).
+/// # Slots
+///
+/// Each active job sits in a *slot*: [`JobTable::slot`] gives it in O(1) from the id, and
+/// [`JobTable::at`] and [`JobTable::row`] read the job and its [`JobRow`] there. Slots ascend
+/// with ids, every slot is below [`JobTable::slot_bound`] (the size of a per-slot scratch
+/// array), and a job keeps its slot while the table does not change; slots are **not** ranks
+/// (the table leaves gaps where jobs left: a job's slot may be larger than the number of jobs
+/// before it). A table changes only engine-side, between component calls.
+///
+/// Jobs that leave ([`JobTable::mark_removed`] then [`JobTable::remove_marked`]) become
+/// tombstones, skipped by every view, and are compacted away once they are a quarter of the
+/// active jobs: removing a job costs O(1) amortized, and a pass over the table steps over at
+/// most a quarter more slots than jobs. Lookups by id go through an index over the ids from the
+/// oldest job in the table to the newest (it drops the ids below the oldest job as that job
+/// leaves, so a long run's index does not grow with every job it has seen).
+///
+/// Mutable access ([`JobTable::get_mut`], [`JobTable::iter_mut`]) goes through a [`JobMut`]
+/// guard, which writes the job's row back when it is dropped.
 #[derive(Clone, Debug, Default)]
 pub struct JobTable {
+    /// Jobs by slot, tombstones included.
     jobs: Vec<Job>,
-    /// Per position: marked to leave at the next [`JobTable::remove_marked`].
-    marked: Vec<bool>,
-    /// Jobs marked.
-    n_marked: usize,
-    /// `index[id - base]` is the job's position + 1, or 0 when it is not in the table.
+    /// Rows by slot.
+    rows: Vec<JobRow>,
+    /// Per slot: [`LIVE`], [`MARKED`] or [`HIDDEN`].
+    state: Vec<u8>,
+    /// Slots marked to leave at the next [`JobTable::remove_marked`].
+    marked: Vec<u32>,
+    /// Active jobs (live or marked).
+    visible: usize,
+    /// Every slot before this one is a tombstone.
+    front: usize,
+    /// `index[id - base]` is the job's slot + 1, or 0 when it is not in the table.
     index: Vec<u32>,
     /// The id `index[0]` stands for.
     base: u32,
@@ -223,8 +282,21 @@ pub struct JobTable {
     demand: u64,
 }
 
+/// An active job.
+const LIVE: u8 = 0;
+/// An active job marked to leave.
+const MARKED: u8 = 1;
+/// A slot whose job has left, not yet compacted away.
+const HIDDEN: u8 = 2;
+
 /// The index keeps at least this many ids before it drops the ones below the oldest job.
 const MIN_INDEX_TRIM: usize = 1024;
+
+/// Compaction waits for at least this many tombstones.
+const MIN_COMPACT: usize = 64;
+
+/// Tombstones are compacted once they are a `1 / COMPACT_RATIO` share of the active jobs.
+const COMPACT_RATIO: usize = 4;
 
 impl JobTable {
     /// An empty table.
@@ -235,41 +307,131 @@ impl JobTable {
     /// Number of active jobs.
     #[inline]
     pub fn len(&self) -> usize {
-        self.jobs.len()
+        self.visible
     }
 
     /// Whether there are no active jobs.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.jobs.is_empty()
+        self.visible == 0
     }
 
     /// Active jobs in ascending id order.
     #[inline]
-    pub fn iter(&self) -> std::slice::Iter<'_, Job> {
-        self.jobs.iter()
+    pub fn iter(&self) -> JobIter<'_> {
+        JobIter {
+            jobs: self.jobs[self.front..].iter(),
+            state: self.state[self.front..].iter(),
+            left: self.visible,
+        }
     }
 
-    /// Active jobs as a slice, in ascending id order.
+    /// The rows of the active jobs ([`JobRow`]), in ascending id order: what a pass that reads
+    /// only ids, priorities, arrivals, GPU requests and GPUs held should walk.
     #[inline]
-    pub fn as_slice(&self) -> &[Job] {
-        &self.jobs
+    pub fn rows(&self) -> RowIter<'_> {
+        RowIter {
+            rows: self.rows[self.front..].iter(),
+            state: self.state[self.front..].iter(),
+            left: self.visible,
+        }
+    }
+
+    /// The active jobs with their slots, in ascending id order.
+    #[inline]
+    pub fn slots(&self) -> SlotIter<'_> {
+        SlotIter {
+            state: self.state[self.front..].iter(),
+            next: self.front,
+            left: self.visible,
+        }
+    }
+
+    /// The oldest active job (lowest id), if any.
+    #[inline]
+    pub fn first(&self) -> Option<&Job> {
+        self.iter().next()
+    }
+
+    /// The newest active job (highest id), if any.
+    #[inline]
+    pub fn last(&self) -> Option<&Job> {
+        self.iter().next_back()
     }
 
     /// The active job with this id, if any (O(1)).
     #[inline]
     pub fn get(&self, id: JobId) -> Option<&Job> {
-        self.position(id).map(|i| &self.jobs[i])
+        self.slot(id).map(|s| &self.jobs[s])
     }
 
-    /// Index of `id` in [`JobTable::as_slice`] (O(1)).
+    /// Whether job `id` is active.
     #[inline]
-    pub fn position(&self, id: JobId) -> Option<usize> {
+    pub fn contains(&self, id: JobId) -> bool {
+        self.slot(id).is_some()
+    }
+
+    /// The slot of active job `id` (O(1)): an index below [`JobTable::slot_bound`], for
+    /// per-slot scratch arrays, [`JobTable::at`] and [`JobTable::row`]. Slots ascend with ids
+    /// but are not ranks (see the [type docs](JobTable#slots)).
+    #[inline]
+    pub fn slot(&self, id: JobId) -> Option<usize> {
         let k = id.0.checked_sub(self.base)? as usize;
         match self.index.get(k) {
             Some(&p) if p > 0 => Some(p as usize - 1),
             _ => None,
         }
+    }
+
+    /// [`JobTable::slot`], looking first at the few slots from `from` on: when ids are looked up
+    /// in ascending order (a schedule in id order), passing the last slot found + 1 finds the
+    /// next one there, without the index. Any `from` gives the right answer.
+    #[inline]
+    pub fn slot_near(&self, id: JobId, from: usize) -> Option<usize> {
+        let end = self.rows.len().min(from.saturating_add(4));
+        for s in from..end {
+            let r = &self.rows[s];
+            if r.id == id {
+                return (self.state[s] != HIDDEN).then_some(s);
+            }
+            if r.id > id {
+                break;
+            }
+        }
+        self.slot(id)
+    }
+
+    /// The active job in `slot` (from [`JobTable::slot`]), O(1).
+    ///
+    /// # Panics
+    /// If no active job is in `slot`.
+    #[inline]
+    pub fn at(&self, slot: usize) -> &Job {
+        assert!(
+            self.state[slot] != HIDDEN,
+            "no active job in table slot {slot}"
+        );
+        &self.jobs[slot]
+    }
+
+    /// The row of the active job in `slot` (from [`JobTable::slot`]), O(1).
+    ///
+    /// # Panics
+    /// If no active job is in `slot`.
+    #[inline]
+    pub fn row(&self, slot: usize) -> &JobRow {
+        assert!(
+            self.state[slot] != HIDDEN,
+            "no active job in table slot {slot}"
+        );
+        &self.rows[slot]
+    }
+
+    /// Every slot is below this bound (at least [`JobTable::len`]): the size of a per-slot
+    /// scratch array.
+    #[inline]
+    pub fn slot_bound(&self) -> usize {
+        self.jobs.len()
     }
 
     /// Sum of requested GPUs over the table (Blox's `gpu_demand`).
@@ -289,8 +451,12 @@ impl JobTable {
                 "job ids must be pushed in increasing order"
             );
         }
-        if self.jobs.is_empty() {
-            // Nothing is indexed: start the index at this id.
+        if self.visible == 0 {
+            // Nothing is indexed: drop the tombstones and start the index at this id.
+            self.jobs.clear();
+            self.rows.clear();
+            self.state.clear();
+            self.front = 0;
             self.index.clear();
             self.base = job.id.0;
         }
@@ -299,32 +465,56 @@ impl JobTable {
             self.index.resize(k + 1, 0);
         }
         self.demand += u64::from(job.spec.n_gpus);
+        self.rows.push(JobRow::of(&job));
         self.jobs.push(job);
-        self.marked.push(false);
+        self.state.push(LIVE);
+        self.visible += 1;
         self.index[k] = self.jobs.len() as u32;
     }
 
-    /// Engine-side: mutable access to an active job. The engine never changes a job's
-    /// `spec.n_gpus` through it (the table keeps their sum).
+    /// Engine-side: mutable access to an active job, through a guard that writes the job's row
+    /// back when dropped. The engine never changes a job's `spec.n_gpus` through it (the table
+    /// keeps their sum).
     #[inline]
-    pub fn get_mut(&mut self, id: JobId) -> Option<&mut Job> {
-        self.position(id).map(|i| &mut self.jobs[i])
+    pub fn get_mut(&mut self, id: JobId) -> Option<JobMut<'_>> {
+        let s = self.slot(id)?;
+        Some(JobMut {
+            job: &mut self.jobs[s],
+            row: &mut self.rows[s],
+        })
     }
 
-    /// Engine-side: mutable iteration in id order.
+    /// Engine-side: mutable iteration in id order, through guards ([`JobMut`]).
     #[inline]
-    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, Job> {
-        self.jobs.iter_mut()
+    pub fn iter_mut(&mut self) -> JobIterMut<'_> {
+        JobIterMut {
+            jobs: self.jobs[self.front..].iter_mut(),
+            rows: self.rows[self.front..].iter_mut(),
+            state: self.state[self.front..].iter(),
+            left: self.visible,
+        }
+    }
+
+    /// Engine-side: the active jobs in id order, with write access to their progress only
+    /// ([`ProgressMut`]): what a time model's credit changes, without the row write-back of a
+    /// [`JobMut`].
+    #[inline]
+    pub fn iter_progress_mut(&mut self) -> ProgressIterMut<'_> {
+        ProgressIterMut {
+            jobs: self.jobs[self.front..].iter_mut(),
+            state: self.state[self.front..].iter(),
+            left: self.visible,
+        }
     }
 
     /// Engine-side: mark a job to leave at the next [`JobTable::remove_marked`]; it stays in
     /// the table (and in every view of it) until then. False when the job is not in the table
     /// or already marked.
     pub fn mark_removed(&mut self, id: JobId) -> bool {
-        match self.position(id) {
-            Some(p) if !self.marked[p] => {
-                self.marked[p] = true;
-                self.n_marked += 1;
+        match self.slot(id) {
+            Some(p) if self.state[p] == LIVE => {
+                self.state[p] = MARKED;
+                self.marked.push(p as u32);
                 true
             }
             _ => false,
@@ -333,93 +523,121 @@ impl JobTable {
 
     /// Whether a job is marked to leave.
     pub fn is_marked(&self, id: JobId) -> bool {
-        self.position(id).is_some_and(|p| self.marked[p])
+        self.slot(id).is_some_and(|p| self.state[p] == MARKED)
     }
 
-    /// Engine-side: remove the marked jobs, keeping the order of the rest: one pass from the
-    /// first marked job on; nothing when none is marked.
+    /// Engine-side: remove the marked jobs, keeping the order of the rest: O(marked), plus an
+    /// amortized compaction.
     pub fn remove_marked(&mut self) {
-        if self.n_marked == 0 {
+        if self.marked.is_empty() {
             return;
         }
-        let mut marks = std::mem::take(&mut self.marked);
-        self.retain_at(|p, _| !marks[p]);
-        marks.clear();
-        marks.resize(self.jobs.len(), false);
-        self.marked = marks;
-        self.n_marked = 0;
+        let marked = std::mem::take(&mut self.marked);
+        for &p in &marked {
+            self.hide(p as usize);
+        }
+        self.marked = marked;
+        self.marked.clear();
+        self.settle();
     }
 
-    /// Engine-side: remove and return one job (O(n); prefer [`JobTable::remove_marked`] for
-    /// many).
+    /// Engine-side: remove and return one job (O(1) amortized; the job returned is a copy of
+    /// the tombstone left in its slot).
     pub fn remove(&mut self, id: JobId) -> Option<Job> {
-        let pos = self.position(id)?;
-        let job = self.jobs.remove(pos);
-        if self.marked.remove(pos) {
-            self.n_marked -= 1;
+        let slot = self.slot(id)?;
+        if self.state[slot] == MARKED {
+            self.marked.retain(|&p| p as usize != slot);
         }
-        self.demand -= u64::from(job.spec.n_gpus);
-        self.index[(id.0 - self.base) as usize] = 0;
-        for (i, j) in self.jobs.iter().enumerate().skip(pos) {
-            self.index[(j.id.0 - self.base) as usize] = i as u32 + 1;
-        }
-        self.trim_index();
+        let job = self.jobs[slot].clone();
+        self.hide(slot);
+        self.settle();
         Some(job)
     }
 
     /// Engine-side: remove every job for which `keep` returns false, keeping the order of the
-    /// rest (one O(n) pass; the position index moves with the jobs in the same pass).
+    /// rest (one O(n) pass). Marks of the jobs kept stay.
     pub fn retain(&mut self, mut keep: impl FnMut(&Job) -> bool) {
-        if self.n_marked == 0 {
-            self.retain_at(|_, j| keep(j));
-            self.marked.truncate(self.jobs.len());
-            return;
-        }
-        // Marks move with the jobs kept.
-        let marks = std::mem::take(&mut self.marked);
-        let mut kept_marks = Vec::with_capacity(marks.len());
-        self.retain_at(|p, j| {
-            let k = keep(j);
-            if k {
-                kept_marks.push(marks[p]);
+        let mut dropped_marked = false;
+        for p in self.front..self.jobs.len() {
+            if self.state[p] != HIDDEN && !keep(&self.jobs[p]) {
+                dropped_marked |= self.state[p] == MARKED;
+                self.hide(p);
             }
-            k
-        });
-        self.n_marked = kept_marks.iter().filter(|&&m| m).count();
-        self.marked = kept_marks;
+        }
+        if dropped_marked {
+            let state = &self.state;
+            self.marked.retain(|&p| state[p as usize] == MARKED);
+        }
+        self.settle();
     }
 
-    /// [`JobTable::retain`] with each job's position, leaving the marks to the caller.
-    fn retain_at(&mut self, mut keep: impl FnMut(usize, &Job) -> bool) {
-        let index = &mut self.index;
-        let base = self.base;
-        let demand = &mut self.demand;
-        let mut pos = 0;
-        // Positions + 1 of the jobs kept so far: the index moves with the jobs, in the same
-        // pass.
-        let mut kept = 0u32;
-        let mut shifted = false;
-        self.jobs.retain(|j| {
-            pos += 1;
-            if keep(pos - 1, j) {
-                kept += 1;
-                if shifted {
-                    index[(j.id.0 - base) as usize] = kept;
-                }
-                true
-            } else {
-                index[(j.id.0 - base) as usize] = 0;
-                *demand -= u64::from(j.spec.n_gpus);
-                shifted = true;
-                false
+    /// Turn the active job in `slot` into a tombstone.
+    fn hide(&mut self, slot: usize) {
+        debug_assert_ne!(self.state[slot], HIDDEN);
+        let j = &self.jobs[slot];
+        self.state[slot] = HIDDEN;
+        self.index[(j.id.0 - self.base) as usize] = 0;
+        self.demand -= u64::from(j.spec.n_gpus);
+        self.visible -= 1;
+    }
+
+    /// Compact once the tombstones are a `1 / COMPACT_RATIO` share of the active jobs (and
+    /// not too few), else move the front past the leading ones; then trim the index.
+    fn settle(&mut self) {
+        let hidden = self.jobs.len() - self.visible;
+        if self.visible == 0 {
+            self.jobs.clear();
+            self.rows.clear();
+            self.state.clear();
+            self.marked.clear();
+            self.front = 0;
+        } else if hidden >= MIN_COMPACT && hidden >= self.visible / COMPACT_RATIO {
+            self.compact();
+        } else {
+            while self.state[self.front] == HIDDEN {
+                self.front += 1;
             }
-        });
+        }
         self.trim_index();
+    }
+
+    /// Drop the tombstones, moving the rest down and the index with them.
+    fn compact(&mut self) {
+        let state = &self.state;
+        let mut r = 0;
+        self.jobs.retain(|_| {
+            r += 1;
+            state[r - 1] != HIDDEN
+        });
+        let mut w = 0;
+        for r in 0..self.state.len() {
+            let s = self.state[r];
+            if s == HIDDEN {
+                continue;
+            }
+            if w != r {
+                self.rows[w] = self.rows[r];
+                self.state[w] = s;
+                let id = self.rows[w].id;
+                self.index[(id.0 - self.base) as usize] = w as u32 + 1;
+            }
+            w += 1;
+        }
+        self.rows.truncate(w);
+        self.state.truncate(w);
+        self.front = 0;
+        // Marked slots moved too.
+        self.marked.clear();
+        for (p, &s) in self.state.iter().enumerate() {
+            if s == MARKED {
+                self.marked.push(p as u32);
+            }
+        }
     }
 
     /// Drop the index below the oldest job once that frees at least half of it.
     fn trim_index(&mut self) {
-        let first = match self.jobs.first() {
+        let first = match self.first() {
             Some(j) => (j.id.0 - self.base) as usize,
             None => self.index.len(),
         };
@@ -430,11 +648,287 @@ impl JobTable {
     }
 }
 
+/// Engine-side: mutable access to an active job ([`JobTable::get_mut`],
+/// [`JobTable::iter_mut`]). It dereferences to the [`Job`]; when dropped, it writes the job's
+/// [`JobRow`] back to the table.
+#[derive(Debug)]
+pub struct JobMut<'a> {
+    job: &'a mut Job,
+    row: &'a mut JobRow,
+}
+
+impl std::ops::Deref for JobMut<'_> {
+    type Target = Job;
+    #[inline]
+    fn deref(&self) -> &Job {
+        self.job
+    }
+}
+
+impl std::ops::DerefMut for JobMut<'_> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut Job {
+        self.job
+    }
+}
+
+impl Drop for JobMut<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        debug_assert_eq!(self.row.id, self.job.id, "a job's id never changes");
+        *self.row = JobRow::of(self.job);
+    }
+}
+
+/// Engine-side: an active job with write access to its progress only
+/// ([`JobTable::iter_progress_mut`]): [`Job::executed`], [`Job::attained_gpu_s`],
+/// [`Job::attained_wall_s`] and [`Job::iterations_done`], which its [`JobRow`] does not hold.
+/// It dereferences to the [`Job`] for reading.
+#[derive(Debug)]
+pub struct ProgressMut<'a> {
+    job: &'a mut Job,
+}
+
+impl ProgressMut<'_> {
+    /// [`Job::executed`], to write.
+    #[inline]
+    pub fn executed_mut(&mut self) -> &mut f64 {
+        &mut self.job.executed
+    }
+
+    /// [`Job::attained_gpu_s`], to write.
+    #[inline]
+    pub fn attained_gpu_s_mut(&mut self) -> &mut f64 {
+        &mut self.job.attained_gpu_s
+    }
+
+    /// [`Job::attained_wall_s`], to write.
+    #[inline]
+    pub fn attained_wall_s_mut(&mut self) -> &mut f64 {
+        &mut self.job.attained_wall_s
+    }
+
+    /// [`Job::iterations_done`], to write.
+    #[inline]
+    pub fn iterations_done_mut(&mut self) -> &mut u64 {
+        &mut self.job.iterations_done
+    }
+}
+
+impl std::ops::Deref for ProgressMut<'_> {
+    type Target = Job;
+    #[inline]
+    fn deref(&self) -> &Job {
+        self.job
+    }
+}
+
+/// Steps over the tombstones of a slice of slot states: the shared body of the table's
+/// iterators.
+macro_rules! skip_hidden {
+    ($self:ident, $next:ident, $($field:ident),+) => {{
+        if $self.left == 0 {
+            return None;
+        }
+        loop {
+            let item = ($($self.$field.$next()?,)+);
+            if *$self.state.$next()? != HIDDEN {
+                $self.left -= 1;
+                return Some(item);
+            }
+        }
+    }};
+}
+
+/// The active jobs of a [`JobTable`] in id order ([`JobTable::iter`]).
+#[derive(Clone, Debug)]
+pub struct JobIter<'a> {
+    jobs: std::slice::Iter<'a, Job>,
+    state: std::slice::Iter<'a, u8>,
+    left: usize,
+}
+
+impl<'a> JobIter<'a> {
+    #[inline]
+    fn step(&mut self) -> Option<(&'a Job,)> {
+        skip_hidden!(self, next, jobs)
+    }
+    #[inline]
+    fn step_back(&mut self) -> Option<(&'a Job,)> {
+        skip_hidden!(self, next_back, jobs)
+    }
+}
+
+impl<'a> Iterator for JobIter<'a> {
+    type Item = &'a Job;
+    #[inline]
+    fn next(&mut self) -> Option<&'a Job> {
+        self.step().map(|x| x.0)
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl DoubleEndedIterator for JobIter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.step_back().map(|x| x.0)
+    }
+}
+
+impl ExactSizeIterator for JobIter<'_> {}
+impl std::iter::FusedIterator for JobIter<'_> {}
+
+/// The rows of the active jobs of a [`JobTable`] in id order ([`JobTable::rows`]).
+#[derive(Clone, Debug)]
+pub struct RowIter<'a> {
+    rows: std::slice::Iter<'a, JobRow>,
+    state: std::slice::Iter<'a, u8>,
+    left: usize,
+}
+
+impl<'a> RowIter<'a> {
+    #[inline]
+    fn step(&mut self) -> Option<(&'a JobRow,)> {
+        skip_hidden!(self, next, rows)
+    }
+    #[inline]
+    fn step_back(&mut self) -> Option<(&'a JobRow,)> {
+        skip_hidden!(self, next_back, rows)
+    }
+}
+
+impl<'a> Iterator for RowIter<'a> {
+    type Item = &'a JobRow;
+    #[inline]
+    fn next(&mut self) -> Option<&'a JobRow> {
+        self.step().map(|x| x.0)
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl DoubleEndedIterator for RowIter<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.step_back().map(|x| x.0)
+    }
+}
+
+impl ExactSizeIterator for RowIter<'_> {}
+impl std::iter::FusedIterator for RowIter<'_> {}
+
+/// The slots of the active jobs of a [`JobTable`] in id order ([`JobTable::slots`]).
+#[derive(Clone, Debug)]
+pub struct SlotIter<'a> {
+    state: std::slice::Iter<'a, u8>,
+    /// The slot of the next state.
+    next: usize,
+    left: usize,
+}
+
+impl Iterator for SlotIter<'_> {
+    type Item = usize;
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        loop {
+            let s = *self.state.next()?;
+            self.next += 1;
+            if s != HIDDEN {
+                self.left -= 1;
+                return Some(self.next - 1);
+            }
+        }
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for SlotIter<'_> {}
+impl std::iter::FusedIterator for SlotIter<'_> {}
+
+/// Engine-side: the active jobs of a [`JobTable`] in id order, mutably, each through a
+/// [`JobMut`] guard ([`JobTable::iter_mut`]).
+#[derive(Debug)]
+pub struct JobIterMut<'a> {
+    jobs: std::slice::IterMut<'a, Job>,
+    rows: std::slice::IterMut<'a, JobRow>,
+    state: std::slice::Iter<'a, u8>,
+    left: usize,
+}
+
+impl<'a> JobIterMut<'a> {
+    #[inline]
+    fn step(&mut self) -> Option<(&'a mut Job, &'a mut JobRow)> {
+        skip_hidden!(self, next, jobs, rows)
+    }
+    #[inline]
+    fn step_back(&mut self) -> Option<(&'a mut Job, &'a mut JobRow)> {
+        skip_hidden!(self, next_back, jobs, rows)
+    }
+}
+
+impl<'a> Iterator for JobIterMut<'a> {
+    type Item = JobMut<'a>;
+    #[inline]
+    fn next(&mut self) -> Option<JobMut<'a>> {
+        self.step().map(|(job, row)| JobMut { job, row })
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl DoubleEndedIterator for JobIterMut<'_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.step_back().map(|(job, row)| JobMut { job, row })
+    }
+}
+
+impl ExactSizeIterator for JobIterMut<'_> {}
+impl std::iter::FusedIterator for JobIterMut<'_> {}
+
+/// Engine-side: the active jobs of a [`JobTable`] in id order, with write access to their
+/// progress ([`JobTable::iter_progress_mut`]).
+#[derive(Debug)]
+pub struct ProgressIterMut<'a> {
+    jobs: std::slice::IterMut<'a, Job>,
+    state: std::slice::Iter<'a, u8>,
+    left: usize,
+}
+
+impl<'a> Iterator for ProgressIterMut<'a> {
+    type Item = ProgressMut<'a>;
+    #[inline]
+    fn next(&mut self) -> Option<ProgressMut<'a>> {
+        let step = |it: &mut Self| -> Option<(&'a mut Job,)> { skip_hidden!(it, next, jobs) };
+        step(self).map(|(job,)| ProgressMut { job })
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for ProgressIterMut<'_> {}
+impl std::iter::FusedIterator for ProgressIterMut<'_> {}
+
 impl<'a> IntoIterator for &'a JobTable {
     type Item = &'a Job;
-    type IntoIter = std::slice::Iter<'a, Job>;
+    type IntoIter = JobIter<'a>;
     fn into_iter(self) -> Self::IntoIter {
-        self.jobs.iter()
+        self.iter()
     }
 }
 
@@ -459,6 +953,52 @@ impl QueuedJob {
 mod tests {
     use super::*;
 
+    /// The job's rank in id order, checked against its slot and row.
+    fn rank(t: &JobTable, id: JobId) -> Option<usize> {
+        let p = t.slot(id);
+        if let Some(p) = p {
+            assert!(p < t.slot_bound());
+            assert_eq!(t.at(p).id, id);
+            assert_eq!(*t.row(p), JobRow::of(t.at(p)));
+        }
+        let r = t.iter().position(|j| j.id == id);
+        assert_eq!(p.is_some(), r.is_some());
+        r
+    }
+
+    /// Every view agrees: jobs, rows and slots in id order, each row its job's.
+    fn check_views(t: &JobTable) {
+        let jobs: Vec<&Job> = t.iter().collect();
+        let rows: Vec<&JobRow> = t.rows().collect();
+        let slots: Vec<usize> = t.slots().collect();
+        assert_eq!(jobs.len(), t.len());
+        assert_eq!(rows.len(), t.len());
+        assert_eq!(slots.len(), t.len());
+        for ((j, r), &s) in jobs.iter().zip(&rows).zip(&slots) {
+            assert_eq!(**r, JobRow::of(j));
+            assert_eq!(t.slot(j.id), Some(s));
+            for from in [0, s.saturating_sub(2), s, s + 1, t.slot_bound() + 3] {
+                assert_eq!(t.slot_near(j.id, from), Some(s));
+            }
+            assert_eq!(t.at(s).id, j.id);
+        }
+        assert!(jobs.windows(2).all(|w| w[0].id < w[1].id));
+        for id in 0..jobs.last().map_or(0, |j| j.id.0 + 2) {
+            let want = t.slot(JobId(id));
+            for from in [0, 1, 5, t.slot_bound()] {
+                assert_eq!(t.slot_near(JobId(id), from), want);
+            }
+        }
+        let back: Vec<JobId> = t.iter().rev().map(|j| j.id).collect();
+        let mut fwd: Vec<JobId> = jobs.iter().map(|j| j.id).collect();
+        fwd.reverse();
+        assert_eq!(back, fwd);
+        assert_eq!(
+            t.gpu_demand(),
+            jobs.iter().map(|j| u64::from(j.n_gpus())).sum::<u64>()
+        );
+    }
+
     #[test]
     fn table_keeps_id_order_and_finds_jobs() {
         let mut t = JobTable::new();
@@ -475,7 +1015,7 @@ mod tests {
         t.remove(JobId(2));
         let ids: Vec<u32> = t.iter().map(|j| j.id.0).collect();
         assert_eq!(ids, vec![0, 5]);
-        assert_eq!(t.position(JobId(5)), Some(1));
+        assert_eq!(rank(&t, JobId(5)), Some(1));
         assert!(t.get(JobId(2)).is_none());
         t.push(Job::new(
             JobId(9),
@@ -483,10 +1023,46 @@ mod tests {
             Time::ZERO,
         ));
         t.retain(|j| j.id != JobId(0));
-        assert_eq!(t.position(JobId(5)), Some(0));
-        assert_eq!(t.position(JobId(9)), Some(1));
-        assert_eq!(t.position(JobId(0)), None);
-        assert_eq!(t.position(JobId(100)), None);
+        assert_eq!(rank(&t, JobId(5)), Some(0));
+        assert_eq!(rank(&t, JobId(9)), Some(1));
+        assert_eq!(rank(&t, JobId(0)), None);
+        assert_eq!(rank(&t, JobId(100)), None);
+        assert_eq!(t.first().map(|j| j.id), Some(JobId(5)));
+        assert_eq!(t.last().map(|j| j.id), Some(JobId(9)));
+        check_views(&t);
+    }
+
+    #[test]
+    fn rows_follow_every_mutable_access() {
+        let mut t = JobTable::new();
+        for i in 0..4 {
+            t.push(Job::new(
+                JobId(i),
+                JobSpec::new(Time::from_secs(u64::from(i)), 2, 10.0),
+                Time::ZERO,
+            ));
+        }
+        t.get_mut(JobId(1)).unwrap().gpus = GpuSet::from_slice(&[GpuId(0), GpuId(1)]);
+        {
+            let mut j = t.get_mut(JobId(2)).unwrap();
+            j.priority = PRIORITY_STARVED;
+        }
+        let s1 = t.slot(JobId(1)).unwrap();
+        assert_eq!(t.row(s1).held, 2);
+        assert!(t.row(s1).is_running());
+        assert_eq!(t.row(t.slot(JobId(2)).unwrap()).priority, PRIORITY_STARVED);
+        for mut j in t.iter_mut() {
+            if j.id.0 % 2 == 1 {
+                j.gpus.clear();
+                j.priority = 7;
+            }
+        }
+        t.iter_mut().next_back().unwrap().gpus.push(GpuId(5));
+        check_views(&t);
+        let held: Vec<u32> = t.rows().map(|r| r.held).collect();
+        assert_eq!(held, vec![0, 0, 0, 1]);
+        let pri: Vec<u32> = t.rows().map(|r| r.priority).collect();
+        assert_eq!(pri, vec![PRIORITY_NORMAL, 7, PRIORITY_STARVED, 7]);
     }
 
     #[test]
@@ -507,19 +1083,20 @@ mod tests {
                 }
             }
             t.remove_marked();
+            check_views(&t);
         }
         let ids: Vec<u32> = t.iter().map(|j| j.id.0).collect();
         assert_eq!(ids, (0..5000).step_by(7).collect::<Vec<_>>());
         assert_eq!(t.gpu_demand(), ids.len() as u64);
         for (p, &i) in ids.iter().enumerate() {
-            assert_eq!(t.position(JobId(i)), Some(p));
+            assert_eq!(rank(&t, JobId(i)), Some(p));
         }
         assert!(!t.mark_removed(JobId(1)), "gone");
         // The oldest jobs leave: the index drops the ids below the oldest one left.
         t.retain(|j| j.id.0 >= 4200);
         assert!(t.base > 0, "trimmed");
-        assert_eq!(t.position(JobId(4200)), Some(0));
-        assert_eq!(t.position(JobId(7)), None);
+        assert_eq!(rank(&t, JobId(4200)), Some(0));
+        assert_eq!(rank(&t, JobId(7)), None);
         // Marks survive a retain of other jobs and a single removal.
         assert!(t.mark_removed(JobId(4998)));
         t.retain(|j| j.id.0 != 4207);
@@ -528,13 +1105,63 @@ mod tests {
         t.remove(JobId(4214));
         t.remove_marked();
         assert!(t.get(JobId(4998)).is_none());
-        assert_eq!(t.position(JobId(4221)), Some(1));
+        assert_eq!(rank(&t, JobId(4221)), Some(1));
+        check_views(&t);
         // Emptied, then refilled from a later id.
         t.retain(|_| false);
         assert!(t.is_empty());
         t.push(job(9000));
-        assert_eq!(t.position(JobId(9000)), Some(0));
-        assert_eq!(t.position(JobId(4200)), None);
+        assert_eq!(rank(&t, JobId(9000)), Some(0));
+        assert_eq!(rank(&t, JobId(4200)), None);
+        check_views(&t);
+    }
+
+    #[test]
+    fn the_table_matches_a_plain_list_under_random_changes() {
+        // Tombstones and compaction are invisible: the table always shows what a plain list
+        // in id order would, with marks kept across compactions.
+        let mut rng = crate::Seed(7).stream("job-table");
+        let mut t = JobTable::new();
+        let mut plain: Vec<(u32, bool)> = Vec::new();
+        let mut next = 0u32;
+        for _ in 0..20_000 {
+            match rng.next_u64() % 8 {
+                0..=2 => {
+                    t.push(Job::new(
+                        JobId(next),
+                        JobSpec::new(Time::ZERO, 1 + next % 3, 1.0),
+                        Time::ZERO,
+                    ));
+                    plain.push((next, false));
+                    next += 1 + (rng.next_u64() % 3) as u32;
+                }
+                3..=5 if !plain.is_empty() => {
+                    let k = (rng.next_u64() % plain.len() as u64) as usize;
+                    let id = JobId(plain[k].0);
+                    assert_eq!(t.mark_removed(id), !plain[k].1);
+                    plain[k].1 = true;
+                }
+                6 => {
+                    t.remove_marked();
+                    plain.retain(|e| !e.1);
+                }
+                _ if !plain.is_empty() => {
+                    let k = (rng.next_u64() % plain.len() as u64) as usize;
+                    let id = JobId(plain[k].0);
+                    assert!(t.remove(id).is_some());
+                    plain.remove(k);
+                }
+                _ => {}
+            }
+            let ids: Vec<u32> = t.iter().map(|j| j.id.0).collect();
+            let want: Vec<u32> = plain.iter().map(|e| e.0).collect();
+            assert_eq!(ids, want);
+            for e in &plain {
+                assert_eq!(t.is_marked(JobId(e.0)), e.1);
+            }
+        }
+        check_views(&t);
+        assert!(t.slot_bound() <= t.len() + t.len() / COMPACT_RATIO + MIN_COMPACT);
     }
 
     #[test]

@@ -92,7 +92,10 @@ pub use event::{Event, NodeChange, RoundSample, RoundStretch};
 pub use float::{add_repeated, additions_to_reach};
 pub use hetero::{HeteroSpeed, ThroughputTable};
 pub use ids::{GpuId, GpuTypeId, JobId, NodeId};
-pub use job::{GpuSet, Job, JobSpec, JobTable, QueuedJob, PRIORITY_NORMAL, PRIORITY_STARVED};
+pub use job::{
+    GpuSet, Job, JobIter, JobIterMut, JobMut, JobRow, JobSpec, JobTable, ProgressIterMut,
+    ProgressMut, QueuedJob, RowIter, SlotIter, PRIORITY_NORMAL, PRIORITY_STARVED,
+};
 pub use map::FixedMap;
 pub use rng::{Seed, StreamRng};
 pub use spec::{parse_f64, ComponentSpec, ConfigError};

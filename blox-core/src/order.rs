@@ -27,7 +27,7 @@
 //! }
 //! ```
 
-use crate::{Ctx, Job, JobId, Schedule};
+use crate::{Ctx, Job, JobId, JobRow, Schedule};
 use std::cmp::Ordering;
 
 /// Reusable buffer for [`order_by_key`]: keep one in the policy so a round allocates nothing.
@@ -53,26 +53,76 @@ pub fn order_by_key(
     out: &mut Schedule,
     key: impl Fn(&Job) -> f64,
 ) {
-    let buf = &mut buf.0;
-    buf.clear();
-    buf.reserve(ctx.jobs.len());
+    order_packed(
+        ctx.jobs
+            .iter()
+            .map(|j| (pack(j.priority, key(j), j.id), j.n_gpus())),
+        buf,
+        out,
+    );
+}
+
+/// As [`order_by_key`], with a key computed from the job's [`JobRow`] (its arrival, GPU
+/// request and GPUs held): the same order for the same key, but the pass reads the table's
+/// compact rows instead of the jobs, a few times faster on large tables. FIFO orders this way.
+///
+/// ```
+/// use blox_core::order::{order_by_row, KeyBuf};
+/// use blox_core::{Ctx, Schedule, SchedulingPolicy};
+///
+/// /// Latest arrival first.
+/// #[derive(Default)]
+/// struct Lifo {
+///     buf: KeyBuf,
+/// }
+///
+/// impl SchedulingPolicy for Lifo {
+///     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
+///         order_by_row(ctx, &mut self.buf, out, |r| -(r.arrival.as_millis() as f64));
+///     }
+/// }
+/// ```
+pub fn order_by_row(
+    ctx: &Ctx<'_>,
+    buf: &mut KeyBuf,
+    out: &mut Schedule,
+    key: impl Fn(&JobRow) -> f64,
+) {
+    order_packed(
+        ctx.jobs
+            .rows()
+            .map(|r| (pack(r.priority, key(r), r.id), r.n_gpus)),
+        buf,
+        out,
+    );
+}
+
+/// The entries `(packed key, GPUs)` in ascending key order into `out`.
+#[inline]
+fn order_packed<I>(items: I, buf: &mut KeyBuf, out: &mut Schedule)
+where
+    I: Iterator<Item = (u128, u32)> + Clone,
+{
     // Keys usually come out of the table already in order (FIFO's arrival follows the id):
-    // check it on the way and sort only when one is out of order. The packed key is one
-    // integer, so the check and the sort compare one number per pair, in the same order as
-    // `(priority, key.total_cmp, id)`.
-    let mut sorted = true;
+    // write them out as they come, checking the order on the way, and sort only when one is
+    // out of order. The packed key is one integer, so the check and the sort compare one
+    // number per pair, in the same order as `(priority, key.total_cmp, id)`.
+    let start = out.entries.len();
+    out.entries.reserve(items.size_hint().0);
     let mut prev = 0u128;
-    for j in ctx.jobs.iter() {
-        let k = pack(j.priority, key(j), j.id);
-        sorted &= prev <= k;
+    for (k, n) in items.clone() {
+        if k < prev {
+            out.entries.truncate(start);
+            let buf = &mut buf.0;
+            buf.clear();
+            buf.extend(items);
+            buf.sort_unstable_by_key(|e| e.0);
+            for &(k, n) in buf.iter() {
+                out.push(JobId(k as u32), n);
+            }
+            return;
+        }
         prev = k;
-        buf.push((k, j.n_gpus()));
-    }
-    if !sorted {
-        buf.sort_unstable_by_key(|e| e.0);
-    }
-    out.entries.reserve(buf.len());
-    for &(k, n) in buf.iter() {
         out.push(JobId(k as u32), n);
     }
 }

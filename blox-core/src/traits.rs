@@ -31,6 +31,18 @@ pub trait AdmissionPolicy {
     fn name(&self) -> String {
         short_type_name::<Self>()
     }
+
+    /// Whether this component reads the progress of running jobs: [`Job::executed`],
+    /// [`Job::attained_gpu_s`], [`Job::attained_wall_s`] or [`Job::iterations_done`] of a job
+    /// that holds GPUs. Default: `true`.
+    ///
+    /// A component that never does may say `false`; when every component of a run says so, a
+    /// time model may credit running jobs lazily (the exact model then credits a job only when
+    /// it stops, with the same result to the bit), and those fields of running jobs are stale
+    /// in the table. Waiting jobs' progress is always up to date.
+    fn reads_progress(&self) -> bool {
+        true
+    }
 }
 
 /// Orders the active jobs and says how many GPUs each should have.
@@ -49,6 +61,18 @@ pub trait SchedulingPolicy {
     /// A short name for tables and error messages.
     fn name(&self) -> String {
         short_type_name::<Self>()
+    }
+
+    /// Whether this component reads the progress of running jobs: [`Job::executed`],
+    /// [`Job::attained_gpu_s`], [`Job::attained_wall_s`] or [`Job::iterations_done`] of a job
+    /// that holds GPUs. Default: `true`.
+    ///
+    /// A component that never does may say `false`; when every component of a run says so, a
+    /// time model may credit running jobs lazily (the exact model then credits a job only when
+    /// it stops, with the same result to the bit), and those fields of running jobs are stale
+    /// in the table. Waiting jobs' progress is always up to date.
+    fn reads_progress(&self) -> bool {
+        true
     }
 }
 
@@ -69,6 +93,18 @@ pub trait PlacementPolicy {
     /// A short name for tables and error messages.
     fn name(&self) -> String {
         short_type_name::<Self>()
+    }
+
+    /// Whether this component reads the progress of running jobs: [`Job::executed`],
+    /// [`Job::attained_gpu_s`], [`Job::attained_wall_s`] or [`Job::iterations_done`] of a job
+    /// that holds GPUs. Default: `true`.
+    ///
+    /// A component that never does may say `false`; when every component of a run says so, a
+    /// time model may credit running jobs lazily (the exact model then credits a job only when
+    /// it stops, with the same result to the bit), and those fields of running jobs are stale
+    /// in the table. Waiting jobs' progress is always up to date.
+    fn reads_progress(&self) -> bool {
+        true
     }
 }
 
@@ -138,6 +174,12 @@ pub trait Scheduler {
     fn name(&self) -> String {
         short_type_name::<Self>()
     }
+
+    /// Whether any step reads the progress of running jobs (see
+    /// [`SchedulingPolicy::reads_progress`]). Default: `true`.
+    fn reads_progress(&self) -> bool {
+        true
+    }
 }
 
 fn short_type_name<T: ?Sized>() -> String {
@@ -190,6 +232,11 @@ impl<A: AdmissionPolicy, S: SchedulingPolicy, P: PlacementPolicy> Scheduler for 
             self.placement.name()
         )
     }
+    fn reads_progress(&self) -> bool {
+        self.admission.reads_progress()
+            || self.policy.reads_progress()
+            || self.placement.reads_progress()
+    }
 }
 
 /// Boxed admission policy, for choices made at run time.
@@ -212,10 +259,12 @@ macro_rules! forward {
         impl<T: $tr + ?Sized> $tr for Box<T> {
             $(fn $f(&mut self $(, $a: $t)*) { (**self).$f($($a),*) })*
             fn name(&self) -> String { (**self).name() }
+            fn reads_progress(&self) -> bool { (**self).reads_progress() }
         }
         impl<T: $tr + ?Sized> $tr for &mut T {
             $(fn $f(&mut self $(, $a: $t)*) { (**self).$f($($a),*) })*
             fn name(&self) -> String { (**self).name() }
+            fn reads_progress(&self) -> bool { (**self).reads_progress() }
         }
     };
 }

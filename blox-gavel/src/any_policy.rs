@@ -214,7 +214,7 @@ impl<S: SchedulingPolicy> GavelRounds for EngineRounds<S> {
         f.fail = 0;
         f.done += steps;
         let (done, total, work) = (f.done, f.total_steps, f.spec.work_s);
-        if let Some(job) = self.table.get_mut(JobId(j as u32)) {
+        if let Some(mut job) = self.table.get_mut(JobId(j as u32)) {
             job.attained_wall_s += exec_s;
             job.attained_gpu_s += exec_s * sf as f64;
             job.executed = work * (done.min(total) as f64 / total as f64);
@@ -238,7 +238,7 @@ impl<S: SchedulingPolicy> GavelRounds for EngineRounds<S> {
             }
         }
         let waited = millis(clock - self.last_clock);
-        for job in self.table.iter_mut() {
+        for mut job in self.table.iter_mut() {
             if job.is_running() {
                 job.time_since_scheduled = Time::ZERO;
             } else {
@@ -264,7 +264,7 @@ impl<S: SchedulingPolicy> GavelRounds for EngineRounds<S> {
         for (_, gpus) in &was_running {
             self.cluster.release(gpus);
         }
-        for job in self.table.iter_mut() {
+        for mut job in self.table.iter_mut() {
             job.gpus.clear();
         }
         let mut order = self.fill_order.clone();
@@ -301,7 +301,7 @@ impl<S: SchedulingPolicy> GavelRounds for EngineRounds<S> {
                 .collect();
             self.cluster.allocate(id, &gpus);
             let resumed = was_running.iter().any(|(r, _)| *r == id);
-            if let Some(job) = self.table.get_mut(id) {
+            if let Some(mut job) = self.table.get_mut(id) {
                 job.gpus = gpus.iter().copied().collect();
                 job.first_start.get_or_insert(now);
                 if !resumed {
@@ -312,7 +312,7 @@ impl<S: SchedulingPolicy> GavelRounds for EngineRounds<S> {
         }
         for (id, _) in &was_running {
             if !placed[id.index()] {
-                if let Some(job) = self.table.get_mut(*id) {
+                if let Some(mut job) = self.table.get_mut(*id) {
                     job.preemptions += 1;
                 }
             }

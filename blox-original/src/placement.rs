@@ -17,7 +17,7 @@ use blox_core::{Ctx, Decisions, FreeGpus, GpuSet, JobId, NodeId, PlacementPolicy
 /// the same round (a stop and a start of the same job).
 ///
 /// The victim search keeps a cursor across the round (no entry is a candidate twice) and each
-/// entry's table position is looked up once.
+/// entry's table slot is looked up once.
 ///
 /// Ties: schedule order, then lowest node and GPU ids. Cost per round: O(s log n + (j + v)·N)
 /// for a schedule of s entries, a table of n jobs, j placed jobs, v victims and N nodes.
@@ -62,15 +62,14 @@ fn blox_fit(plan: &FreeGpus<'_>, needed: u32, out: &mut GpuSet) -> bool {
 
 impl PlacementPolicy for BloxScattered {
     fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
-        let jobs = ctx.jobs.as_slice();
+        let jobs = ctx.jobs;
         let mut plan = ctx.cluster.free_map();
         self.stopped.clear();
-        self.stopped.resize(jobs.len(), false);
+        self.stopped.resize(jobs.slot_bound(), false);
         let entries = &schedule.entries;
-        // Each entry's table position, looked up once per round.
+        // Each entry's table slot, looked up once per round.
         self.pos.clear();
-        self.pos
-            .extend(entries.iter().map(|e| ctx.jobs.position(e.job)));
+        self.pos.extend(entries.iter().map(|e| jobs.slot(e.job)));
         // Entries at or after `cursor` are never candidate victims again: in Blox's rule a
         // candidate must be running in the live table and not yet stopped this round, and a
         // stopped job stays stopped (even when relaunched). So the bottom-up victim search of
@@ -82,10 +81,10 @@ impl PlacementPolicy for BloxScattered {
             let Some(idx) = self.pos[pos] else {
                 continue;
             };
-            let job = &jobs[idx];
-            if job.is_running() && !self.stopped[idx] {
+            if jobs.row(idx).is_running() && !self.stopped[idx] {
                 continue;
             }
+            let job = jobs.at(idx);
             let mut fits = blox_fit(&plan, entry.n_gpus, &mut self.gpus);
             if !fits {
                 self.victims.clear();
@@ -95,10 +94,10 @@ impl PlacementPolicy for BloxScattered {
                     let Some(vidx) = self.pos[c] else {
                         continue;
                     };
-                    let victim = &jobs[vidx];
-                    if !victim.is_running() || self.stopped[vidx] {
+                    if !jobs.row(vidx).is_running() || self.stopped[vidx] {
                         continue;
                     }
+                    let victim = jobs.at(vidx);
                     self.stopped[vidx] = true;
                     self.victims.push(victim.id);
                     plan.release(&victim.gpus);

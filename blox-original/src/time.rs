@@ -74,7 +74,7 @@ impl TimeModel for Blox {
         let r_s = r.as_secs_f64();
         let mut done: Vec<JobId> = Vec::new();
         let (table, sink) = world.jobs_and_sink();
-        for job in table.iter_mut() {
+        for mut job in table.iter_mut() {
             if !job.is_running() {
                 continue;
             }

@@ -63,6 +63,10 @@ impl PlacementPolicy for Consolidated {
             "consolidated".into()
         }
     }
+
+    fn reads_progress(&self) -> bool {
+        false
+    }
 }
 
 /// The fewest-nodes best fit over per-node capacities (free GPUs, or what host resources allow).

@@ -55,4 +55,8 @@ impl PlacementPolicy for FirstFit {
     fn name(&self) -> String {
         "first-fit".into()
     }
+
+    fn reads_progress(&self) -> bool {
+        false
+    }
 }

@@ -2,7 +2,9 @@
 //! resources, elastic resizing, preemption with rollback, optional back-filling. Each placement
 //! supplies only its fit ([`Fit`]).
 
-use blox_core::{Cluster, Ctx, Decisions, FreeGpus, GpuId, GpuSet, Job, NodeId, Schedule};
+use blox_core::{
+    Cluster, Ctx, Decisions, FreeGpus, GpuId, GpuSet, Job, JobTable, NodeId, Schedule,
+};
 
 /// Relative slack when comparing host resources, so that sums of shares that should fill a node
 /// exactly are not refused by rounding.
@@ -183,15 +185,43 @@ pub(crate) trait Fit {
     fn released(&mut self, _gpus: &[GpuId]) {}
 }
 
+/// [`Scratch::flags`]: stopped this round and not (yet) restarted.
+const STOPPED: u8 = 1;
+/// [`Scratch::flags`]: placed (started or resized) this round; never a victim.
+const PLACED: u8 = 2;
+
+impl Scratch {
+    #[inline]
+    fn stopped(&self, slot: usize) -> bool {
+        self.flags[slot] & STOPPED != 0
+    }
+
+    #[inline]
+    fn placed(&self, slot: usize) -> bool {
+        self.flags[slot] & PLACED != 0
+    }
+
+    #[inline]
+    fn set_stopped(&mut self, slot: usize, on: bool) {
+        if on {
+            self.flags[slot] |= STOPPED;
+        } else {
+            self.flags[slot] &= !STOPPED;
+        }
+    }
+
+    #[inline]
+    fn set_placed(&mut self, slot: usize) {
+        self.flags[slot] |= PLACED;
+    }
+}
+
 /// Reusable buffers of the shared loop.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Scratch {
-    /// Table index of each schedule entry, looked up once per round.
-    pos: Vec<Option<usize>>,
-    /// By table index: stopped this round and not (yet) restarted.
-    stopped: Vec<bool>,
-    /// By table index: placed (started or resized) this round; never a victim.
-    placed: Vec<bool>,
+    /// By table slot: [`STOPPED`] this round and not (yet) restarted, [`PLACED`] (started or
+    /// resized) this round, never a victim.
+    flags: Vec<u8>,
     victims: Vec<usize>,
     gpus: GpuSet,
 }
@@ -293,40 +323,47 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
     schedule: &Schedule,
     out: &mut Decisions,
 ) {
-    let jobs = ctx.jobs.as_slice();
+    let jobs = ctx.jobs;
     let mut plan = Plan::new(ctx, fit.host());
     fit.begin(ctx, &plan);
     let entries = &schedule.entries;
-    s.pos.clear();
-    s.pos
-        .extend(entries.iter().map(|e| ctx.jobs.position(e.job)));
-    s.stopped.clear();
-    s.stopped.resize(jobs.len(), false);
-    s.placed.clear();
-    s.placed.resize(jobs.len(), false);
+    s.flags.clear();
+    s.flags.resize(jobs.slot_bound(), 0);
     // Entries at or after `cursor` are not candidate victims.
     let mut cursor = entries.len();
+    let several_types = ctx.cluster.n_gpu_types() > 1;
 
+    // Schedules mostly list jobs in id order: each job is looked up from the previous one's
+    // slot on.
+    let mut next_slot = 0;
     for (pos, entry) in entries.iter().enumerate() {
-        let Some(idx) = s.pos[pos] else {
+        let Some(idx) = jobs.slot_near(entry.job, next_slot) else {
             continue;
         };
-        if s.placed[idx] {
+        next_slot = idx + 1;
+        let flags = s.flags[idx];
+        if flags & PLACED != 0 {
             continue;
         }
-        let job = &jobs[idx];
         let need = entry.n_gpus;
         // A GPU type matters only on a cluster that has several.
-        let ty = entry.gpu_type.filter(|_| ctx.cluster.n_gpu_types() > 1);
+        let ty = entry.gpu_type.filter(|_| several_types);
+        // A running rigid job, or one whose count did not change, stays as it is: decided from
+        // the job's row, without reading the job.
+        let held = jobs.row(idx).held;
+        if held > 0 && flags & STOPPED == 0 && ty.is_none() && held == need {
+            continue;
+        }
+        let job = jobs.at(idx);
         plan.gpus.restrict(ty);
-        let running = job.is_running() && !s.stopped[idx];
+        let running = job.is_running() && !s.stopped(idx);
         // On the wrong GPU type: stop it and place it like a waiting job below; if that fails
         // it keeps running where it is.
         let migrate = running
             && need > 0
             && ty.is_some_and(|t| job.gpus.iter().any(|&g| ctx.cluster.gpu_type(g) != t));
         if migrate {
-            s.stopped[idx] = true;
+            s.set_stopped(idx, true);
             release(&mut plan, fit, job, &job.gpus);
         }
         if running && !migrate {
@@ -334,7 +371,7 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
             if need == have || !job.spec.elastic {
                 continue;
             }
-            s.placed[idx] = true;
+            s.set_placed(idx);
             if need < have {
                 // Shrink (or stop at 0): keep the first GPUs of its rank order.
                 out.stop.push(job.id);
@@ -382,7 +419,7 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
         gpus.clear();
         // A victim of this round whose GPUs are still free gets them back: no change at all.
         let reuse = opts.reuse_victim_gpus
-            && s.stopped[idx]
+            && s.stopped(idx)
             && job.gpus.len() == need as usize
             && job.gpus.iter().all(|&g| plan.gpus.is_free(g))
             && (!plan.host || host_fits(&plan, job, &job.gpus));
@@ -411,8 +448,8 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
             }
             occupy(&mut plan, fit, job, &gpus);
             out.start(job.id, &gpus);
-            s.stopped[idx] = false;
-            s.placed[idx] = true;
+            s.set_stopped(idx, false);
+            s.set_placed(idx);
             s.gpus = gpus;
             continue;
         }
@@ -420,8 +457,8 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
         if migrate {
             // No room on its type: it keeps running as it was.
             occupy(&mut plan, fit, job, &job.gpus);
-            s.stopped[idx] = false;
-            s.placed[idx] = true;
+            s.set_stopped(idx, false);
+            s.set_placed(idx);
             continue;
         }
         if !opts.backfill {
@@ -453,7 +490,7 @@ fn make_room<F: Fit + ?Sized>(
     plan: &mut Plan<'_>,
     s: &mut Scratch,
     cursor: &mut usize,
-    jobs: &[Job],
+    jobs: &JobTable,
     entries: &[blox_core::Allocation],
     pos: usize,
     job: &Job,
@@ -478,13 +515,13 @@ fn make_room<F: Fit + ?Sized>(
     let mut ok = false;
     while c > pos + 1 {
         c -= 1;
-        let Some(vidx) = s.pos[c] else {
+        let Some(vidx) = jobs.slot(entries[c].job) else {
             continue;
         };
-        let victim = &jobs[vidx];
-        if !victim.is_running() || s.stopped[vidx] || s.placed[vidx] {
+        if !jobs.row(vidx).is_running() || s.stopped(vidx) || s.placed(vidx) {
             continue;
         }
+        let victim = jobs.at(vidx);
         // Under a GPU-type restriction, stopping a job that holds none of that type frees
         // nothing usable.
         if let Some(t) = plan.gpus.restriction() {
@@ -492,7 +529,7 @@ fn make_room<F: Fit + ?Sized>(
                 continue;
             }
         }
-        s.stopped[vidx] = true;
+        s.set_stopped(vidx, true);
         s.victims.push(vidx);
         release(plan, fit, victim, &victim.gpus);
         if try_fit(fit, plan, gpus) {
@@ -502,11 +539,11 @@ fn make_room<F: Fit + ?Sized>(
     }
     if ok {
         *cursor = c;
-        out.stop.extend(s.victims.iter().map(|&v| jobs[v].id));
+        out.stop.extend(s.victims.iter().map(|&v| jobs.at(v).id));
     } else {
         for &v in &s.victims {
-            s.stopped[v] = false;
-            occupy(plan, fit, &jobs[v], &jobs[v].gpus);
+            s.flags[v] &= !STOPPED;
+            occupy(plan, fit, jobs.at(v), &jobs.at(v).gpus);
         }
         *cursor = saved;
     }

@@ -51,4 +51,8 @@ impl PlacementPolicy for ResourceAware {
     fn name(&self) -> String {
         "resource-aware".into()
     }
+
+    fn reads_progress(&self) -> bool {
+        false
+    }
 }

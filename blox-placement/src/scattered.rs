@@ -97,6 +97,10 @@ impl PlacementPolicy for Scattered {
     fn name(&self) -> String {
         "scattered".into()
     }
+
+    fn reads_progress(&self) -> bool {
+        false
+    }
 }
 
 /// GPU ids as plain numbers, for tests and messages.

@@ -75,6 +75,10 @@ impl PlacementPolicy for TopologyAware {
     fn name(&self) -> String {
         "topology".into()
     }
+
+    fn reads_progress(&self) -> bool {
+        false
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -1,4 +1,4 @@
-use blox_core::order::{order_by_key, KeyBuf};
+use blox_core::order::{order_by_row, KeyBuf};
 use blox_core::{Ctx, Schedule, SchedulingPolicy};
 
 /// First in, first out: ascending `(priority, arrival)` (Blox `schedulers/fifo.py`).
@@ -12,10 +12,14 @@ pub struct Fifo {
 
 impl SchedulingPolicy for Fifo {
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
-        order_by_key(ctx, &mut self.buf, out, |j| j.arrival().as_millis() as f64);
+        order_by_row(ctx, &mut self.buf, out, |r| r.arrival.as_millis() as f64);
     }
 
     fn name(&self) -> String {
         "fifo".into()
+    }
+
+    fn reads_progress(&self) -> bool {
+        false
     }
 }

@@ -298,7 +298,7 @@ impl Gavel {
         }
     }
 
-    fn recompute_typed(&mut self, jobs: &[Job], cluster: &Cluster) {
+    fn recompute_typed(&mut self, jobs: &[&Job], cluster: &Cluster) {
         let k_types = cluster.n_gpu_types();
         let caps: Vec<u32> = (0..k_types)
             .map(|k| cluster.gpus_of_type(GpuTypeId(k as u32)))
@@ -311,7 +311,7 @@ impl Gavel {
                 r
             })
             .collect();
-        let scale: Vec<u32> = jobs.iter().map(Job::n_gpus).collect();
+        let scale: Vec<u32> = jobs.iter().map(|j| j.n_gpus()).collect();
         self.n_types = k_types;
         self.by_type.clear();
         match max_min_lp(&rows, &scale, &caps) {
@@ -344,7 +344,8 @@ impl Gavel {
     /// The round on a cluster of several GPU types (see the type's docs, "Order, several
     /// types").
     fn schedule_typed(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
-        let jobs = ctx.jobs.as_slice();
+        let jobs: Vec<&Job> = ctx.jobs.iter().collect();
+        let jobs = &jobs[..];
         let cluster = ctx.cluster;
         let k_types = cluster.n_gpu_types();
         // Credit the time since the last call to the type each running job runs on.
@@ -364,8 +365,7 @@ impl Gavel {
             self.key.clear();
             self.key.extend(jobs.iter().map(|j| (j.id, j.n_gpus())));
             self.recompute_typed(jobs, cluster);
-            self.received
-                .retain(|id, _| ctx.jobs.position(*id).is_some());
+            self.received.retain(|id, _| ctx.jobs.contains(*id));
         }
         self.pairs.clear();
         for (i, j) in jobs.iter().enumerate() {
@@ -449,7 +449,7 @@ impl Gavel {
         }
     }
 
-    fn same_active_set(&self, jobs: &[Job]) -> bool {
+    fn same_active_set(&self, jobs: &[&Job]) -> bool {
         self.key.len() == jobs.len()
             && self
                 .key
@@ -460,7 +460,7 @@ impl Gavel {
     }
 
     /// Water-filling time fractions `x_j` over `gpus` GPUs, into `alloc`.
-    fn water_fill_alloc(&mut self, jobs: &[Job], gpus: u32) {
+    fn water_fill_alloc(&mut self, jobs: &[&Job], gpus: u32) {
         self.demands.clear();
         self.demands
             .extend(jobs.iter().map(|j| f64::from(j.n_gpus())));
@@ -484,14 +484,14 @@ impl Gavel {
             }));
     }
 
-    fn recompute(&mut self, jobs: &[Job], gpus: u32) {
+    fn recompute(&mut self, jobs: &[&Job], gpus: u32) {
         self.n_types = 1;
         self.by_type.clear();
         let lp = match self.solver {
             MaxMinSolver::WaterFilling => None,
             MaxMinSolver::Lp => {
                 let tput: Vec<Vec<f64>> = jobs.iter().map(|_| vec![1.0]).collect();
-                let scale: Vec<u32> = jobs.iter().map(Job::n_gpus).collect();
+                let scale: Vec<u32> = jobs.iter().map(|j| j.n_gpus()).collect();
                 max_min_lp(&tput, &scale, &[gpus]).ok()
             }
         };
@@ -542,7 +542,8 @@ impl SchedulingPolicy for Gavel {
         if ctx.cluster.n_gpu_types() > 1 {
             return self.schedule_typed(ctx, out);
         }
-        let jobs = ctx.jobs.as_slice();
+        let jobs: Vec<&Job> = ctx.jobs.iter().collect();
+        let jobs = &jobs[..];
         // The allocation is over the GPUs in service; it is recomputed when they change.
         let gpus = ctx.cluster.available_gpus();
         if !self.same_active_set(jobs) || self.n_types != 1 || self.capacity != gpus {

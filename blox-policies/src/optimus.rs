@@ -131,10 +131,11 @@ impl<M: Speedup> Optimus<M> {
 
 impl<M: Speedup> SchedulingPolicy for Optimus<M> {
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
-        let jobs = ctx.jobs.as_slice();
+        let jobs = ctx.jobs;
         let mut free = ctx.cluster.available_gpus();
         self.rank.clear();
-        for (pos, j) in jobs.iter().enumerate() {
+        for pos in jobs.slots() {
+            let j = jobs.at(pos);
             let min = if j.spec.elastic { 1 } else { j.n_gpus() };
             self.rank.push(Cand {
                 priority: j.priority,
@@ -151,13 +152,13 @@ impl<M: Speedup> SchedulingPolicy for Optimus<M> {
                 .then(a.id.cmp(&b.id))
         });
         self.alloc.clear();
-        self.alloc.resize(jobs.len(), 0);
+        self.alloc.resize(jobs.slot_bound(), 0);
         self.heap.clear();
         for c in &self.rank {
             if c.min <= free {
                 free -= c.min;
                 self.alloc[c.pos] = c.min;
-                let j = &jobs[c.pos];
+                let j = jobs.at(c.pos);
                 if j.spec.elastic {
                     let gain = self.remaining_time(j, c.min) - self.remaining_time(j, c.min + 1);
                     self.heap.push(Gain {
@@ -176,7 +177,7 @@ impl<M: Speedup> SchedulingPolicy for Optimus<M> {
             free -= 1;
             let k = self.alloc[top.pos] + 1;
             self.alloc[top.pos] = k;
-            let j = &jobs[top.pos];
+            let j = jobs.at(top.pos);
             self.heap.push(Gain {
                 gain: self.remaining_time(j, k) - self.remaining_time(j, k + 1),
                 ..top
@@ -248,8 +249,8 @@ mod tests {
         // Check against brute force over all splits: the chosen split minimises the sum of
         // remaining times.
         let p = Optimus::default();
-        let jobs = t.jobs.as_slice();
-        let cost = |a: u32, b: u32| p.remaining_time(&jobs[0], a) + p.remaining_time(&jobs[1], b);
+        let jobs: Vec<&Job> = t.jobs.iter().collect();
+        let cost = |a: u32, b: u32| p.remaining_time(jobs[0], a) + p.remaining_time(jobs[1], b);
         let best = (1..6).map(|a| cost(a, 6 - a)).fold(f64::INFINITY, f64::min);
         assert!((cost(2, 4) - best).abs() < 1e-9);
         // Perfect scaling with equal work: ties break by the lowest id.

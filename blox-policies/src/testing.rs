@@ -2,8 +2,8 @@
 //! every policy's property tests share.
 
 use blox_core::{
-    Cluster, ClusterSpec, Ctx, GpuId, Job, JobId, JobSpec, JobTable, Schedule, SchedulingPolicy,
-    Time, PRIORITY_STARVED,
+    Cluster, ClusterSpec, Ctx, GpuId, Job, JobId, JobMut, JobSpec, JobTable, Schedule,
+    SchedulingPolicy, Time, PRIORITY_STARVED,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -46,20 +46,22 @@ impl Table {
     /// Set the last job's attained service (in GPU-seconds; its wall-clock service is that over
     /// its GPU count) and executed work.
     pub(crate) fn served(mut self, attained_gpu_s: f64, executed: f64) -> Self {
-        let j = self.last();
+        let mut j = self.last();
         j.attained_gpu_s = attained_gpu_s;
         j.attained_wall_s = attained_gpu_s / f64::from(j.spec.n_gpus.max(1));
         j.executed = executed;
+        drop(j);
         self
     }
 
     /// Set the last job's attained service in wall-clock seconds (its GPU-seconds are that times
     /// its GPU count) and executed work.
     pub(crate) fn served_wall(mut self, attained_wall_s: f64, executed: f64) -> Self {
-        let j = self.last();
+        let mut j = self.last();
         j.attained_wall_s = attained_wall_s;
         j.attained_gpu_s = attained_wall_s * f64::from(j.spec.n_gpus);
         j.executed = executed;
+        drop(j);
         self
     }
 
@@ -67,8 +69,11 @@ impl Table {
     pub(crate) fn running(mut self, id: u32) -> Self {
         let g = self.next_gpu;
         self.next_gpu += 1;
-        let j = self.jobs.get_mut(JobId(id)).expect("job exists");
-        j.gpus.push(GpuId(g));
+        self.jobs
+            .get_mut(JobId(id))
+            .expect("job exists")
+            .gpus
+            .push(GpuId(g));
         self
     }
 
@@ -84,7 +89,7 @@ impl Table {
         self
     }
 
-    fn last(&mut self) -> &mut Job {
+    fn last(&mut self) -> JobMut<'_> {
         let id = JobId(self.jobs.len() as u32 - 1);
         self.jobs.get_mut(id).expect("a job was added")
     }

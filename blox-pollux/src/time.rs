@@ -69,7 +69,7 @@ impl<M: IntervalModel> TimeModel for Pollux<M> {
             self.model.advance(t, &mut self.done);
             let r = self.round.as_secs_f64();
             let (table, sink) = world.jobs_and_sink();
-            for job in table.iter_mut() {
+            for mut job in table.iter_mut() {
                 if let Some(a) = self.model.attained_gpu_seconds(job.id) {
                     job.attained_gpu_s = a;
                 }

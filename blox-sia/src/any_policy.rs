@@ -312,7 +312,7 @@ impl<S: SchedulingPolicy> HeteroPolicy for EnginePolicy<S> {
         }
         // Credit what the jobs ran.
         let waited = millis(now - self.last_now);
-        for job in self.table.iter_mut() {
+        for mut job in self.table.iter_mut() {
             let j = self.index_of[job.id.index()];
             let f = self.facts[j].as_ref().expect("entered");
             let held = jobs[j].used_gpu_seconds as f64;
@@ -399,7 +399,7 @@ impl<S: SchedulingPolicy> HeteroPolicy for EnginePolicy<S> {
             .filter(|j| j.is_running())
             .map(|j| j.id)
             .collect();
-        for job in self.table.iter_mut() {
+        for mut job in self.table.iter_mut() {
             self.view.release(&job.gpus);
             job.gpus.clear();
         }
@@ -414,7 +414,7 @@ impl<S: SchedulingPolicy> HeteroPolicy for EnginePolicy<S> {
             let kept = self.last[j]
                 .as_ref()
                 .is_some_and(|(lt, lw)| *lt == t && lw == ws);
-            if let Some(job) = self.table.get_mut(id) {
+            if let Some(mut job) = self.table.get_mut(id) {
                 job.gpus = gpus.iter().copied().collect();
                 job.first_start.get_or_insert(now_t);
                 if !kept {
@@ -426,7 +426,7 @@ impl<S: SchedulingPolicy> HeteroPolicy for EnginePolicy<S> {
         for id in was_running {
             let j = self.index_of[id.index()];
             if chosen[j].is_none() {
-                if let Some(job) = self.table.get_mut(id) {
+                if let Some(mut job) = self.table.get_mut(id) {
                     job.preemptions += 1;
                 }
             }

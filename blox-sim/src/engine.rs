@@ -350,6 +350,7 @@ impl<S: Scheduler, T: ThroughputModel, M: MetricSink, Tm: TimeModel> Simulator<S
             arrivals: Vec::new(),
             idle_rounds: 0,
             last_sample: None,
+            waiting: Vec::new(),
         };
         let result = run.go(&mut self.scheduler, workload);
         run.sink.on_event(&Event::End { time: run.now });
@@ -400,11 +401,13 @@ impl Core {
         if !self.table.mark_removed(id) {
             return;
         }
-        let job = self
-            .table
-            .get_mut(id)
-            .expect("a marked job is in the table");
-        let gpus = std::mem::take(&mut job.gpus);
+        let gpus = {
+            let mut job = self
+                .table
+                .get_mut(id)
+                .expect("a marked job is in the table");
+            std::mem::take(&mut job.gpus)
+        };
         if !gpus.is_empty() {
             self.running_jobs -= 1;
         }
@@ -507,6 +510,8 @@ struct Run<'c, Tm, T: ?Sized, M: ?Sized> {
     arrivals: Vec<JobSpec>,
     idle_rounds: u64,
     last_sample: Option<RoundSample>,
+    /// Scratch: the waiting jobs of a decision.
+    waiting: Vec<JobId>,
 }
 
 impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_, Tm, T, M> {
@@ -533,6 +538,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
             }
             self.now = t;
             self.core.outcome.rounds_processed += 1;
+            self.model.progress_read(scheduler.reads_progress());
             let advance = self.model.advance(
                 t,
                 &mut World {
@@ -541,8 +547,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
                 },
             );
             self.core.flush_completed();
-            self.state
-                .trim_below(self.core.table.iter().next().map(|j| j.id));
+            self.state.trim_below(self.core.table.first().map(|j| j.id));
             if let Advance::Finished(end) = advance {
                 // The final decision's later steps change no output; arrivals up to the end are
                 // still admitted so that the job list is complete.
@@ -665,8 +670,15 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
             return;
         }
         let threshold = self.starvation;
-        for job in self.core.table.iter_mut() {
-            if job.is_running() || self.state[job.id].touched == t {
+        // The waiting jobs, from the table's rows (a running job's counter stays at zero from
+        // its start: nothing to write).
+        let table = &mut self.core.table;
+        let mut waiting = std::mem::take(&mut self.waiting);
+        waiting.clear();
+        waiting.extend(table.rows().filter(|r| !r.is_running()).map(|r| r.id));
+        for &id in &waiting {
+            let mut job = table.get_mut(id).expect("listed above");
+            if self.state[id].touched == t {
                 job.time_since_scheduled = Time::ZERO;
             } else {
                 job.time_since_scheduled += elapsed;
@@ -675,6 +687,10 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
                 }
             }
         }
+        debug_assert!(table
+            .iter()
+            .all(|j| !j.is_running() || j.time_since_scheduled == Time::ZERO));
+        self.waiting = waiting;
     }
 
     fn check_stall(&mut self, t: Time, last: &Schedule) -> Result<(), SimError> {
@@ -821,8 +837,8 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
 
     fn stop(&mut self, id: JobId, now: Time) -> Result<(), SimError> {
         self.state[id].touched = now;
-        let job = self.core.table.get_mut(id).expect("validated");
-        self.model.stopping(job, now);
+        let mut job = self.core.table.get_mut(id).expect("validated");
+        self.model.stopping(&mut job, now);
         let gpus = std::mem::take(&mut job.gpus);
         let counted = self.model.counts_stops();
         job.preemptions += u32::from(counted);
@@ -841,13 +857,14 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Host
         self.state[id].touched = now;
         self.core.cluster.allocate(id, gpus);
         self.core.running_jobs += 1;
-        let job = self.core.table.get_mut(id).expect("validated");
+        let mut job = self.core.table.get_mut(id).expect("validated");
         job.gpus = gpus.clone();
         job.time_since_scheduled = Time::ZERO;
         job.last_start = Some(now);
         if job.first_start.is_none() {
             job.first_start = Some(now);
         }
+        drop(job);
         let job = self.core.table.get(id).expect("validated");
         let speed = self.throughput.speed(job, gpus, &self.core.cluster);
         if !(speed.is_finite() && speed > 0.0) {

@@ -609,8 +609,7 @@ mod tests {
     fn every_running_job_is_stopped_and_replaced() {
         let mut c = cluster(1);
         let mut t = table();
-        let j0 = t.get_mut(JobId(0)).unwrap();
-        j0.gpus.push(GpuId(3));
+        t.get_mut(JobId(0)).unwrap().gpus.push(GpuId(3));
         c.allocate(JobId(0), &[GpuId(3)]);
         let d = run(SynergyMode::Fair, &c, &t);
         assert_eq!(d.stop, vec![JobId(0)]);

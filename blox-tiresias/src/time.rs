@@ -314,7 +314,7 @@ impl blox_sim::time::TimeModel for TiresiasTime {
             if tj.running {
                 tj.executed += gap;
                 let (executed, g) = (tj.executed, tj.num_gpu);
-                if let Some(job) = world.jobs_mut().get_mut(id) {
+                if let Some(mut job) = world.jobs_mut().get_mut(id) {
                     job.executed = executed as f64;
                     job.attained_gpu_s += (gap * g) as f64;
                     job.attained_wall_s += gap as f64;

@@ -373,7 +373,7 @@ pub(crate) fn fill_schedule(
     seen: &mut Vec<bool>,
 ) -> PyResult<()> {
     seen.clear();
-    seen.resize(ctx.jobs.len(), false);
+    seen.resize(ctx.jobs.slot_bound(), false);
     let mut add = |item: &Bound<'_, PyAny>| -> PyResult<()> {
         let (id, n, ty) = if item.is_instance_of::<PyInt>() {
             (item.extract::<u32>()?, None, None)
@@ -410,7 +410,7 @@ pub(crate) fn fill_schedule(
                 None,
             )
         };
-        let Some(pos) = ctx.jobs.position(JobId(id)) else {
+        let Some(pos) = ctx.jobs.slot(JobId(id)) else {
             return Err(PyValueError::new_err(format!(
                 "the schedule names job {id}, which is not active"
             )));
@@ -420,7 +420,7 @@ pub(crate) fn fill_schedule(
                 "the schedule lists job {id} twice"
             )));
         }
-        let n = n.unwrap_or_else(|| ctx.jobs.as_slice()[pos].n_gpus());
+        let n = n.unwrap_or_else(|| ctx.jobs.row(pos).n_gpus);
         match ty {
             None => out.push(JobId(id), n),
             Some(name) => {

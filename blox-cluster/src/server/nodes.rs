@@ -118,14 +118,17 @@ impl<E: Executor> Server<E> {
     ) -> Result<(), ClusterError> {
         self.credit(t);
         self.touched.insert(id);
-        let Some(job) = self.table.get_mut(id) else {
+        let Some(mut job) = self.table.get_mut(id) else {
             return Ok(());
         };
         let gpus: Vec<GpuId> = std::mem::take(&mut job.gpus).to_vec();
         let since = job.last_start.unwrap_or(t);
-        self.cluster.release(&gpus);
         if change == NodeChange::Leave {
             job.preemptions += 1;
+        }
+        drop(job);
+        self.cluster.release(&gpus);
+        if change == NodeChange::Leave {
             self.counters.preemptions += 1;
             self.emit(&Event::Preempted {
                 time: t,

@@ -36,15 +36,15 @@ fn scattered_fit(plan: &FreeGpus<'_>, needed: u32, quirks: bool, out: &mut GpuSe
 fn reference_place(ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions, quirks: bool) {
     let jobs = ctx.jobs;
     let mut plan = ctx.cluster.free_map();
-    let mut stopped = vec![false; jobs.len()];
+    let mut stopped = vec![false; jobs.slot_bound()];
     let mut victims: Vec<JobId> = Vec::new();
     let mut gpus = GpuSet::new();
     let entries = &schedule.entries;
     for (pos, entry) in entries.iter().enumerate() {
-        let Some(idx) = jobs.position(entry.job) else {
+        let Some(idx) = jobs.slot(entry.job) else {
             continue;
         };
-        let job = &jobs.as_slice()[idx];
+        let job = jobs.at(idx);
         if job.is_running() && !stopped[idx] {
             continue;
         }
@@ -52,10 +52,10 @@ fn reference_place(ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions, quir
         if !fits {
             victims.clear();
             for below in entries[pos + 1..].iter().rev() {
-                let Some(vidx) = jobs.position(below.job) else {
+                let Some(vidx) = jobs.slot(below.job) else {
                     continue;
                 };
-                let victim = &jobs.as_slice()[vidx];
+                let victim = jobs.at(vidx);
                 if !victim.is_running() || stopped[vidx] {
                     continue;
                 }
@@ -69,9 +69,9 @@ fn reference_place(ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions, quir
             }
             if !fits && !quirks {
                 for v in &victims {
-                    let vidx = jobs.position(*v).expect("victim is active");
+                    let vidx = jobs.slot(*v).expect("victim is active");
                     stopped[vidx] = false;
-                    plan.occupy(&jobs.as_slice()[vidx].gpus);
+                    plan.occupy(&jobs.at(vidx).gpus);
                 }
                 victims.clear();
             }
@@ -133,7 +133,7 @@ pub(crate) fn rigid_world() -> impl Strategy<Value = (World, Schedule)> {
             };
             let mut sched = Schedule::default();
             for &j in &order[..keep] {
-                sched.push(JobId(j), w.jobs.as_slice()[j as usize].spec.n_gpus);
+                sched.push(JobId(j), w.jobs.get(JobId(j)).expect("active").spec.n_gpus);
             }
             (w, sched)
         })

@@ -49,7 +49,7 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
 
     /// Stop a running job whose GPUs left service.
     fn interrupt(&mut self, id: JobId, change: NodeChange, t: Time) {
-        let Some(job) = self.core.table.get_mut(id) else {
+        let Some(mut job) = self.core.table.get_mut(id) else {
             return;
         };
         if !job.is_running() {
@@ -57,11 +57,12 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
         }
         let st = &mut self.state[id];
         st.touched = t;
-        self.model.stopping(job, t);
+        self.model.stopping(&mut job, t);
         if change == NodeChange::Fail {
             let start = job.last_start.unwrap_or(t);
             let cp = self.checkpointing.last_checkpoint(start, t);
-            self.model.rollback(job, st.executed_at_start, start, cp, t);
+            self.model
+                .rollback(&mut job, st.executed_at_start, start, cp, t);
             let lost_gpu_s = job.gpus.len() as f64 * (t - cp).as_secs_f64();
             let gpus = std::mem::take(&mut job.gpus);
             self.core.running_jobs -= 1;

@@ -2,10 +2,10 @@
 
 use super::{Advance, NextView, TimeModel, World};
 use crate::SimError;
-use blox_core::{Event, Job, JobId, JobTable, MetricSink, Time};
+use blox_core::{Event, Job, JobId, JobTable, MetricSink, ProgressMut, Time};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::fmt;
 use std::str::FromStr;
 
@@ -62,19 +62,29 @@ impl FromStr for Decide {
 /// completion of the last tracked job. The round sample is taken after the decisions are
 /// applied. Decisions are taken each round, or also at every arrival and completion
 /// ([`Decide::Events`]).
+///
+/// Running jobs are credited at every decision, in the table, while some component reads their
+/// progress ([`TimeModel::progress_read`]). When none does (FIFO, for one), a running job is
+/// credited only when it stops, by the same steps, decision by decision, so that its figures are
+/// the same to the bit; a job that completes without stopping is never credited (it leaves the
+/// table at once, and nothing reads it any more).
 #[derive(Clone, Debug, Default)]
 pub struct Exact {
     preemption_cost: Time,
     decide: Decide,
-    /// The state of every admitted job that has not left the table, in id order (the table's
-    /// order): dense, so the credit of each decision walks it beside the table, and a long run
-    /// keeps no state for the jobs that are gone: completed jobs are dropped by a walk once they
-    /// are a quarter of the list.
-    live: Vec<ExactJob>,
+    /// The state of every admitted job, by id, from the oldest job still in the table on (the
+    /// ids below it are dropped as it leaves).
+    live: StateWindow,
     /// (finish, id, start) of running jobs; stale entries are skipped.
     finishes: FinishQueue,
+    /// The decision times since the earliest time a running job was last credited, ascending:
+    /// the steps by which a job credited late is credited.
+    log: Vec<Time>,
+    /// Trim `log` once it is this long.
+    log_trim_at: usize,
+    /// No component reads running jobs' progress: credit them only when they stop.
+    lazy: bool,
 }
-
 impl PartialEq for Exact {
     /// Models compare by their parameters, not by run state.
     fn eq(&self, other: &Self) -> bool {
@@ -84,21 +94,72 @@ impl PartialEq for Exact {
 
 #[derive(Clone, Copy, Debug)]
 struct ExactJob {
-    /// The job.
-    id: JobId,
     /// Progress has been credited up to this time.
     credited_to: Time,
     /// Progress per second while running.
     speed: f64,
     /// No progress before this time (restoring after a preemption).
     stall_until: Time,
-    /// `FirstProgress` has been emitted.
-    responded: bool,
     /// The job's `spec.work_s` and `spec.n_gpus`, copied at admission (the engine never changes
     /// a spec), so that the credit of a decision reads the job's first cache line only.
     work_s: f64,
     /// See `work_s`.
     n_gpus: u32,
+    /// `FirstProgress` has been emitted.
+    responded: bool,
+    /// It runs (from its start to its stop or completion).
+    running: bool,
+    /// When it last started.
+    started_at: Time,
+}
+
+/// Per-job states by id, for the ids from the oldest job still in the table to the newest
+/// admitted: O(1) to reach, and dropped from the front as the oldest jobs leave.
+#[derive(Clone, Debug, Default)]
+struct StateWindow {
+    items: VecDeque<ExactJob>,
+    /// The id of `items[0]`.
+    base: u32,
+}
+
+impl StateWindow {
+    fn clear(&mut self) {
+        self.items.clear();
+        self.base = 0;
+    }
+
+    /// The state of `id`, if it was admitted and is in the window.
+    #[inline]
+    fn get_mut(&mut self, id: JobId) -> Option<&mut ExactJob> {
+        let k = id.0.checked_sub(self.base)?;
+        self.items.get_mut(k as usize)
+    }
+
+    /// Add the state of `id`, the next id (ids ascend; gaps are filled with placeholders).
+    fn push(&mut self, id: JobId, st: ExactJob) {
+        if self.items.is_empty() {
+            self.base = id.0;
+        }
+        let k = (id.0 - self.base) as usize;
+        debug_assert!(k >= self.items.len(), "ids ascend");
+        while self.items.len() < k {
+            self.items.push_back(ExactJob {
+                running: false,
+                ..st
+            });
+        }
+        self.items.push_back(st);
+    }
+
+    /// Drop the states of the ids below `first` (`None`: of every id so far).
+    fn trim_below(&mut self, first: Option<JobId>) {
+        let end = self.base + self.items.len() as u32;
+        let first = first.map_or(end, |f| f.0.min(end));
+        if first > self.base {
+            self.items.drain(..(first - self.base) as usize);
+            self.base = first;
+        }
+    }
 }
 
 impl Exact {
@@ -129,57 +190,106 @@ impl Exact {
         self.decide
     }
 
-    /// The state of an admitted job still in the table (O(log n)).
+    /// The state of an admitted job still in the table (O(1)).
     fn state(&mut self, id: JobId) -> &mut ExactJob {
-        let k = self.live.partition_point(|s| s.id < id);
-        let st = &mut self.live[k];
-        assert_eq!(
-            st.id, id,
-            "the exact model was not told of job {id}'s admission"
-        );
-        st
+        self.live
+            .get_mut(id)
+            .unwrap_or_else(|| panic!("the exact model was not told of job {id}'s admission"))
     }
 
-    /// The state of the job at table position `pos` of a table of `len` jobs: at `pos` or
-    /// after it, by no more than the entries of jobs that have left the table since the last
-    /// walk (O(log) of those).
-    fn state_near(&mut self, id: JobId, pos: usize, len: usize) -> &mut ExactJob {
-        let extra = self.live.len().saturating_sub(len);
-        let end = (pos + extra + 1).min(self.live.len());
-        let k = pos.min(end) + self.live[pos.min(end)..end].partition_point(|s| s.id < id);
-        match self.live.get(k) {
-            Some(st) if st.id == id => &mut self.live[k],
-            _ => self.state(id),
-        }
-    }
-
+    /// Credit `job` up to decision time `t` (or, for a completion, up to its finish): through
+    /// every decision it missed, then to `t`.
     fn credit(&mut self, job: &mut Job, t: Time) {
-        credit(self.state(job.id), job, t);
+        let st = self.live.get_mut(job.id).unwrap_or_else(|| {
+            panic!("the exact model was not told of job {}'s admission", job.id)
+        });
+        catch_up(&self.log, st, job, t);
     }
 
-    /// Credit every running job up to `t`, walking the table and the state list together (both
-    /// in id order). The state of the jobs that have left the table is dropped on the way once
-    /// it is a quarter of the list (until then the walk steps over it), so that the walk does
-    /// not move the rest of the list down at every decision.
+    /// Credit every running job up to `t`, walking the table in id order.
     fn credit_all(&mut self, table: &mut JobTable, t: Time) {
-        let stale = self.live.len() - table.len();
-        if stale > 0 && stale * 4 >= self.live.len() {
-            credit_walk::<true>(&mut self.live, table, t);
-        } else {
-            credit_walk::<false>(&mut self.live, table, t);
+        // The decision before `t`: a job credited then (or started then) needs one step.
+        let prev = match self.log.len() {
+            n if n >= 2 => self.log[n - 2],
+            _ => Time::ZERO,
+        };
+        // The seconds since the last credit, for the jobs last credited at `memo.0` (most running
+        // jobs were last credited together).
+        let mut memo = (Time::MAX, 0.0);
+        for mut job in table.iter_progress_mut() {
+            if !job.is_running() {
+                continue;
+            }
+            let Some(st) = self.live.get_mut(job.id) else {
+                continue;
+            };
+            if t <= st.credited_to {
+                continue;
+            }
+            if st.credited_to < prev {
+                // Not credited since an earlier decision (its progress was not read then).
+                catch_up(&self.log, st, &mut job, t);
+                continue;
+            }
+            if st.credited_to != memo.0 {
+                memo = (st.credited_to, (t - st.credited_to).as_secs_f64());
+            }
+            credit_dt(st, &mut job, t, memo.1);
         }
+    }
+
+    /// Record decision time `t`, and drop the times no running job needs any more once the
+    /// log has grown enough since the last trim.
+    fn log_decision(&mut self, t: Time) {
+        if self.log.last().is_some_and(|&l| l >= t) {
+            return;
+        }
+        self.log.push(t);
+        if self.log.len() < self.log_trim_at {
+            return;
+        }
+        let oldest = self
+            .live
+            .items
+            .iter()
+            .filter(|st| st.running)
+            .map(|st| st.credited_to)
+            .min()
+            .unwrap_or(t);
+        // A job credited up to `oldest` is next credited at the first time after it.
+        let keep = self.log.partition_point(|&x| x <= oldest);
+        self.log.drain(..keep.min(self.log.len() - 1));
+        self.log_trim_at = (2 * self.log.len()).max(1024);
     }
 
     /// The earliest finish of a job still running on the start that scheduled it; stale heap
     /// entries are dropped on the way.
     fn next_finish(&mut self, table: &JobTable) -> Option<Time> {
         while let Some((finish, id, start)) = self.finishes.peek() {
-            if live(table, id, start) {
+            if self.live(table, id, start) {
                 return Some(finish);
             }
             self.finishes.pop();
         }
         None
+    }
+
+    /// Whether job `id` still runs on the start at `start` (from the model's own state, without
+    /// reading the job).
+    #[inline]
+    fn live(&mut self, table: &JobTable, id: JobId, start: Time) -> bool {
+        let live = self
+            .live
+            .get_mut(id)
+            .is_some_and(|st| st.running && st.started_at == start);
+        debug_assert_eq!(
+            live,
+            table
+                .get(id)
+                .is_some_and(|j| j.is_running() && j.last_start == Some(start))
+        );
+        let _ = table;
+        live
     }
 }
 
@@ -233,48 +343,27 @@ impl FinishQueue {
     }
 }
 
-/// [`Exact::credit_all`]'s walk; with `COMPACT`, the states of the jobs that have left the
-/// table are dropped.
+/// Credit `job` at every logged decision time after its last credit up to `t`, then at `t`:
+/// the steps eager crediting would have taken, in the same order, so the same figures to the
+/// bit.
 #[inline]
-fn credit_walk<const COMPACT: bool>(live: &mut Vec<ExactJob>, table: &mut JobTable, t: Time) {
-    let mut r = 0;
-    let mut w = 0;
-    // The seconds since the last credit, for the jobs last credited at `memo.0` (most running
-    // jobs were last credited together).
-    let mut memo = (Time::MAX, 0.0);
-    for job in table.iter_mut() {
-        while live[r].id < job.id {
-            r += 1;
-        }
-        debug_assert_eq!(live[r].id, job.id);
-        let k = if COMPACT {
-            if r != w {
-                live[w] = live[r];
-            }
-            w
-        } else {
-            r
-        };
-        if job.is_running() {
-            let st = &mut live[k];
-            if t > st.credited_to {
-                if st.credited_to != memo.0 {
-                    memo = (st.credited_to, (t - st.credited_to).as_secs_f64());
-                }
-                credit_dt(st, job, t, memo.1);
-            }
-        }
-        r += 1;
-        w += 1;
+fn catch_up(log: &[Time], st: &mut ExactJob, job: &mut impl Progress, t: Time) {
+    if t <= st.credited_to {
+        return;
     }
-    if COMPACT {
-        live.truncate(w);
+    let from = log.partition_point(|&x| x <= st.credited_to);
+    for &x in &log[from..] {
+        if x >= t {
+            break;
+        }
+        credit(st, job, x);
     }
+    credit(st, job, t);
 }
 
 /// Credit `job` with its progress and attained service from its last credit up to `t`.
 #[inline]
-fn credit(st: &mut ExactJob, job: &mut Job, t: Time) {
+fn credit(st: &mut ExactJob, job: &mut impl Progress, t: Time) {
     if t <= st.credited_to {
         return;
     }
@@ -283,7 +372,7 @@ fn credit(st: &mut ExactJob, job: &mut Job, t: Time) {
 
 /// [`credit`] past the check, with `dt` the seconds from `st.credited_to` to `t`.
 #[inline]
-fn credit_dt(st: &mut ExactJob, job: &mut Job, t: Time, dt: f64) {
+fn credit_dt(st: &mut ExactJob, job: &mut impl Progress, t: Time, dt: f64) {
     let from = st.credited_to.max(st.stall_until);
     if t > from {
         // Seconds of progress: `dt` itself unless the job is still restoring.
@@ -292,17 +381,49 @@ fn credit_dt(st: &mut ExactJob, job: &mut Job, t: Time, dt: f64) {
         } else {
             (t - from).as_secs_f64()
         };
-        job.executed = (job.executed + st.speed * run).min(st.work_s);
+        let executed = job.executed_mut();
+        *executed = (*executed + st.speed * run).min(st.work_s);
     }
-    job.attained_gpu_s += f64::from(st.n_gpus) * dt;
-    job.attained_wall_s += dt;
+    *job.attained_gpu_s_mut() += f64::from(st.n_gpus) * dt;
+    *job.attained_wall_s_mut() += dt;
     st.credited_to = t;
 }
 
-fn live(table: &JobTable, id: JobId, start: Time) -> bool {
-    table
-        .get(id)
-        .is_some_and(|j| j.is_running() && j.last_start == Some(start))
+/// What a credit writes: a job's progress and attained service.
+trait Progress {
+    fn executed_mut(&mut self) -> &mut f64;
+    fn attained_gpu_s_mut(&mut self) -> &mut f64;
+    fn attained_wall_s_mut(&mut self) -> &mut f64;
+}
+
+impl Progress for Job {
+    #[inline]
+    fn executed_mut(&mut self) -> &mut f64 {
+        &mut self.executed
+    }
+    #[inline]
+    fn attained_gpu_s_mut(&mut self) -> &mut f64 {
+        &mut self.attained_gpu_s
+    }
+    #[inline]
+    fn attained_wall_s_mut(&mut self) -> &mut f64 {
+        &mut self.attained_wall_s
+    }
+}
+
+impl Progress for ProgressMut<'_> {
+    #[inline]
+    fn executed_mut(&mut self) -> &mut f64 {
+        ProgressMut::executed_mut(self)
+    }
+    #[inline]
+    fn attained_gpu_s_mut(&mut self) -> &mut f64 {
+        ProgressMut::attained_gpu_s_mut(self)
+    }
+    #[inline]
+    fn attained_wall_s_mut(&mut self) -> &mut f64 {
+        ProgressMut::attained_wall_s_mut(self)
+    }
 }
 
 impl TimeModel for Exact {
@@ -313,23 +434,34 @@ impl TimeModel for Exact {
     fn begin(&mut self, _round: Time) -> Result<(), SimError> {
         self.live.clear();
         self.finishes.clear();
+        self.log.clear();
+        self.log_trim_at = 1024;
+        self.lazy = false;
         Ok(())
     }
 
     fn admitted(&mut self, job: &Job, _now: Time) {
-        debug_assert!(self.live.last().map_or(true, |s| s.id < job.id));
-        self.live.push(ExactJob {
-            id: job.id,
-            credited_to: Time::ZERO,
-            speed: 1.0,
-            stall_until: Time::ZERO,
-            responded: false,
-            work_s: job.spec.work_s,
-            n_gpus: job.spec.n_gpus,
-        });
+        self.live.push(
+            job.id,
+            ExactJob {
+                credited_to: Time::ZERO,
+                speed: 1.0,
+                stall_until: Time::ZERO,
+                work_s: job.spec.work_s,
+                n_gpus: job.spec.n_gpus,
+                responded: false,
+                running: false,
+                started_at: Time::ZERO,
+            },
+        );
+    }
+
+    fn progress_read(&mut self, read: bool) {
+        self.lazy = !read;
     }
 
     fn advance<M: MetricSink + ?Sized>(&mut self, t: Time, world: &mut World<'_, M>) -> Advance {
+        self.log_decision(t);
         // Complete every job whose true finish time is at or before `t`, in time order (equal
         // times by id).
         while let Some((finish, id, start)) = self.finishes.peek() {
@@ -337,27 +469,32 @@ impl TimeModel for Exact {
                 break;
             }
             self.finishes.pop();
-            if !live(world.jobs(), id, start) {
+            if !self.live(world.jobs(), id, start) {
                 continue;
             }
-            if let Some(pos) = world.jobs().position(id) {
-                let len = world.jobs().len();
-                let st = self.state_near(id, pos, len);
-                let job = world.jobs_mut().get_mut(id).expect("found above");
-                credit(st, job, finish);
+            if self.lazy {
+                // It leaves the table before anything reads it: no credit.
+                self.state(id).running = false;
+            } else if let Some(mut job) = world.jobs_mut().get_mut(id) {
+                self.credit(&mut job, finish);
                 job.executed = job.spec.work_s;
+                self.state(id).running = false;
             }
             world.complete(id, finish);
             if world.tracked_complete() {
                 return Advance::Finished(finish);
             }
         }
-        self.credit_all(world.jobs_mut(), t);
+        if !self.lazy {
+            self.credit_all(world.jobs_mut(), t);
+        }
+        self.live.trim_below(world.jobs().first().map(|j| j.id));
         Advance::Continue
     }
 
     fn stopping(&mut self, job: &mut Job, t: Time) {
         self.credit(job, t);
+        self.state(job.id).running = false;
     }
 
     /// Progress at the checkpoint: the job ran at its speed from the end of its restore.
@@ -392,6 +529,8 @@ impl TimeModel for Exact {
         st.speed = speed;
         st.credited_to = t;
         st.stall_until = stall_until;
+        st.running = true;
+        st.started_at = t;
         if !st.responded {
             st.responded = true;
             world.emit(&Event::FirstProgress { time: t, job: id });

@@ -75,6 +75,14 @@ pub trait TimeModel {
     /// A job was admitted at `now` with the next dense id (ids ascend from 0 over the run).
     fn admitted(&mut self, job: &Job, now: Time);
 
+    /// Called before each [`TimeModel::advance`]: whether a component of the run may read the
+    /// progress of running jobs at this decision (`Job::executed`, `attained_gpu_s`,
+    /// `attained_wall_s`, `iterations_done`; see `blox_core::Scheduler::reads_progress`). When
+    /// not, a model may leave running jobs uncredited in the table, as long as every figure it
+    /// credits later and every output is the same as if it had credited them. Default: nothing
+    /// (credit as always).
+    fn progress_read(&mut self, _read: bool) {}
+
     /// Step 1 at decision time `t`: credit every running job up to `t` and complete the jobs that
     /// finish by `t`, through `world`. Return [`Advance::Finished`] with the end time once
     /// [`World::tracked_complete`] becomes true (the engine stops there).

@@ -3,6 +3,7 @@
 mod errors;
 mod exact;
 mod idle;
+mod lazy;
 mod nodes;
 mod placement;
 mod policies;
