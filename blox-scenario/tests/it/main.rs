@@ -1,0 +1,4 @@
+//! Integration tests of blox-scenario, in one test binary (one link of the engine's stack).
+
+mod settings_from;
+mod sim_config;
