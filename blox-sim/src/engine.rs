@@ -444,11 +444,11 @@ struct RunState {
 /// Per-job values by id, kept for the ids from the oldest job in the table to the newest
 /// admitted: the ids below the oldest are dropped as it leaves (O(1) per job), so the memory
 /// follows the active jobs' span of ids, not the length of the run.
-#[derive(Debug)]
-struct IdWindow<T> {
-    items: VecDeque<T>,
+#[derive(Clone, Debug)]
+pub(crate) struct IdWindow<T> {
+    pub(crate) items: VecDeque<T>,
     /// The id of `items[0]`.
-    base: u32,
+    pub(crate) base: u32,
 }
 
 impl<T> Default for IdWindow<T> {
@@ -468,7 +468,7 @@ impl<T> IdWindow<T> {
     }
 
     /// Drop the values of the ids below `first` (`None`: of every id so far).
-    fn trim_below(&mut self, first: Option<JobId>) {
+    pub(crate) fn trim_below(&mut self, first: Option<JobId>) {
         let end = self.base + self.items.len() as u32;
         let first = first.map_or(end, |f| f.0.min(end));
         if first > self.base {

@@ -1,11 +1,12 @@
 //! [`Exact`]: true finish times, continuous progress.
 
 use super::{Advance, NextView, TimeModel, World};
+use crate::engine::IdWindow;
 use crate::SimError;
 use blox_core::{Event, Job, JobId, JobTable, MetricSink, ProgressMut, Time};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt;
 use std::str::FromStr;
 
@@ -115,14 +116,9 @@ struct ExactJob {
 
 /// Per-job states by id, for the ids from the oldest job still in the table to the newest
 /// admitted: O(1) to reach, and dropped from the front as the oldest jobs leave.
-#[derive(Clone, Debug, Default)]
-struct StateWindow {
-    items: VecDeque<ExactJob>,
-    /// The id of `items[0]`.
-    base: u32,
-}
+type StateWindow = IdWindow<ExactJob>;
 
-impl StateWindow {
+impl IdWindow<ExactJob> {
     fn clear(&mut self) {
         self.items.clear();
         self.base = 0;
@@ -136,7 +132,7 @@ impl StateWindow {
     }
 
     /// Add the state of `id`, the next id (ids ascend; gaps are filled with placeholders).
-    fn push(&mut self, id: JobId, st: ExactJob) {
+    fn push_at(&mut self, id: JobId, st: ExactJob) {
         if self.items.is_empty() {
             self.base = id.0;
         }
@@ -149,16 +145,6 @@ impl StateWindow {
             });
         }
         self.items.push_back(st);
-    }
-
-    /// Drop the states of the ids below `first` (`None`: of every id so far).
-    fn trim_below(&mut self, first: Option<JobId>) {
-        let end = self.base + self.items.len() as u32;
-        let first = first.map_or(end, |f| f.0.min(end));
-        if first > self.base {
-            self.items.drain(..(first - self.base) as usize);
-            self.base = first;
-        }
     }
 }
 
@@ -441,7 +427,7 @@ impl TimeModel for Exact {
     }
 
     fn admitted(&mut self, job: &Job, _now: Time) {
-        self.live.push(
+        self.live.push_at(
             job.id,
             ExactJob {
                 credited_to: Time::ZERO,
