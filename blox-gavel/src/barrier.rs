@@ -182,6 +182,35 @@ struct Slacks {
     hi: f64,
 }
 
+impl<'a> Problem<'a> {
+    /// The program of `jobs` on `counts` GPUs per type with `rows`, in `sense`, with a `z`
+    /// unless `fixed_z`; its classes are found by `classify`.
+    fn new(
+        jobs: &'a [SolveJob<'a>],
+        counts: Vec<f64>,
+        rows: &'a [JobRow],
+        sense: f64,
+        fixed_z: bool,
+    ) -> Self {
+        let n = counts.len();
+        Problem {
+            m: jobs.len(),
+            n,
+            l: n,
+            jobs,
+            counts,
+            rows,
+            sense,
+            fixed_z,
+            k: 0,
+            order: Vec::new(),
+            reps: Vec::new(),
+            mult: Vec::new(),
+            scale: Vec::new(),
+        }
+    }
+}
+
 impl Problem<'_> {
     /// Groups the jobs into classes (see [`Problem::k`]) from their rows and the starting
     /// shares `v` (one row per job); returns the starting point with one row per class.
@@ -850,21 +879,13 @@ pub(crate) fn solve_to(
     }
     let ftf = matches!(rows[0], JobRow::FinishTime { .. });
     let l = n;
-    let mut p = Problem {
-        m,
-        n,
-        l,
+    let mut p = Problem::new(
         jobs,
-        counts: counts.iter().map(|&c| f64::from(c)).collect(),
+        counts.iter().map(|&c| f64::from(c)).collect(),
         rows,
-        sense: if ftf { 1.0 } else { -1.0 },
-        fixed_z: false,
-        k: 0,
-        order: Vec::new(),
-        reps: Vec::new(),
-        mult: Vec::new(),
-        scale: Vec::new(),
-    };
+        if ftf { 1.0 } else { -1.0 },
+        false,
+    );
     // Strictly feasible start: half of the tighter of 1/n and c_w / Σ s_i on every share.
     let total_scale: f64 = jobs.iter().map(|j| f64::from(j.scale_factor)).sum();
     let per_type: Vec<f64> = p
@@ -1112,21 +1133,13 @@ pub(crate) fn solve_fixed(
     {
         return None;
     }
-    let mut p = Problem {
-        m,
-        n,
-        l: n,
+    let mut p = Problem::new(
         jobs,
-        counts: counts.iter().map(|&c| f64::from(c)).collect(),
+        counts.iter().map(|&c| f64::from(c)).collect(),
         rows,
-        sense: -1.0,
-        fixed_z: true,
-        k: 0,
-        order: Vec::new(),
-        reps: Vec::new(),
-        mult: Vec::new(),
-        scale: Vec::new(),
-    };
+        -1.0,
+        true,
+    );
     let v: Vec<f64> = match start {
         Some(x) => x.iter().flat_map(|r| r.iter().copied()).collect(),
         None => {
@@ -1186,21 +1199,7 @@ mod tests {
                 let v: Vec<f64> = (0..m)
                     .flat_map(|i| patterns[(i % 4) * n..(i % 4 + 1) * n].to_vec())
                     .collect();
-                let mut p = Problem {
-                    m,
-                    n,
-                    l: n,
-                    jobs: &jobs,
-                    counts: vec![4.0 * m as f64; n],
-                    rows: &rows,
-                    sense: -1.0,
-                    fixed_z: false,
-                    k: 0,
-                    order: Vec::new(),
-                    reps: Vec::new(),
-                    mult: Vec::new(),
-                    scale: Vec::new(),
-                };
+                let mut p = Problem::new(&jobs, vec![4.0 * m as f64; n], &rows, -1.0, false);
                 let v = p.classify(&v);
                 assert!(p.k <= 12.min(m));
                 let mut s = Slacks::default();

@@ -456,10 +456,7 @@ pub fn simulate<M: GavelRounds>(
             return Err(GavelError::Config(e));
         }
         pauses.dispatch(
-            plan.iter().flat_map(|p| match *p {
-                Placement::Single { job, .. } => vec![job],
-                Placement::Pair { jobs: [a, b], .. } => vec![a, b],
-            }),
+            plan.iter().flat_map(Placement::jobs),
             |j| mech.is_active(j),
             |j| results[j].preemptions += 1,
         );

@@ -824,10 +824,7 @@ pub fn run_generated_colocated(
             return Err(GavelError::Config(e.to_owned()));
         }
         pauses.dispatch(
-            plan.iter().flat_map(|p| match *p {
-                Placement::Single { job, .. } => vec![job],
-                Placement::Pair { jobs: [a, b], .. } => vec![a, b],
-            }),
+            plan.iter().flat_map(Placement::jobs),
             |j| mech.is_active(j),
             |j| gen.jobs[j].preemptions += 1,
         );

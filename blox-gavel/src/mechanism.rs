@@ -103,6 +103,17 @@ pub enum Placement {
     },
 }
 
+impl Placement {
+    /// The jobs it runs: one, or a pair's two (lower id first).
+    pub fn jobs(&self) -> impl Iterator<Item = usize> {
+        let (a, b) = match *self {
+            Placement::Single { job, .. } => (job, None),
+            Placement::Pair { jobs: [a, b], .. } => (a, Some(b)),
+        };
+        std::iter::once(a).chain(b)
+    }
+}
+
 /// A pair of active same-scale-factor jobs (GAVEL-GENERATED §G8.3), lower id first.
 #[derive(Clone, Debug)]
 struct PairState {
