@@ -548,6 +548,35 @@ fn chol_solve(l: &[f64], n: usize, b: &mut [f64]) {
     }
 }
 
+/// [`chol_solve`] for a right-hand side whose entries above row `from` are +0 (they stay +0
+/// through the forward solve, so it starts at row `from`: the same result, bit for bit).
+fn chol_solve_from(l: &[f64], n: usize, b: &mut [f64], from: usize) {
+    match n {
+        1 => chol_solve_from_in(&l[..1], 1, &mut b[..1], from),
+        2 => chol_solve_from_in(&l[..4], 2, &mut b[..2], from),
+        _ => chol_solve_from_in(&l[..9], 3, &mut b[..3], from),
+    }
+}
+
+/// [`chol_solve_in`] from row `from` (see [`chol_solve_from`]); always inlined.
+#[inline(always)]
+fn chol_solve_from_in(l: &[f64], n: usize, b: &mut [f64], from: usize) {
+    for i in from..n {
+        let mut t = b[i];
+        for k in from..i {
+            t -= l[i * n + k] * b[k];
+        }
+        b[i] = t / l[i * n + i];
+    }
+    for i in (0..n).rev() {
+        let mut t = b[i];
+        for k in i + 1..n {
+            t -= l[k * n + i] * b[k];
+        }
+        b[i] = t / l[i * n + i];
+    }
+}
+
 /// [`chol_solve`] for a size known at compile time (`N ≤ MAX_TYPES`).
 fn chol_solve_n<const N: usize>(l: &[f64], b: &mut [f64]) {
     chol_solve_in(&l[..N * N], N, &mut b[..N])
@@ -614,29 +643,39 @@ impl Problem<'_> {
         for t in 0..n {
             small[t * n + t] = 1.0;
         }
-        // The per-job blocks, once per class.
+        // The per-job blocks, once per class. Only what is read is computed: the factorisation
+        // and the triangular solves read the lower triangle of K_i, and of the z row and column
+        // only q_i (b[local, z]) and b[z, z]. Rows with no `z` term (objective and floor rows:
+        // a[z] = 0) have q_i = 0 and b[z, z] = 0; an objective row (a = 0, slack 1) adds
+        // nothing at all (+0 to entries that are not −0).
         for c in 0..k {
             let i = self.reps[c];
             let vi = &v[c * l..(c + 1) * l];
             let mut b = [0.0; MAX_D * MAX_D];
             let mut g = [0.0; MAX_D];
+            let sc = f64::from(self.jobs[i].scale_factor);
+            let mut up = [0.0; MAX_TYPES];
+            for t in 0..n {
+                up[t] = sc / s.cap[t];
+            }
             for t in 0..n {
                 g[t] -= 1.0 / vi[t];
                 b[t * d + t] += 1.0 / (vi[t] * vi[t]);
             }
             let ri = s.row[c];
+            let rr = 1.0 / (ri * ri);
             for t in 0..n {
                 g[t] += 1.0 / ri;
-                for u in 0..n {
-                    b[t * d + u] += 1.0 / (ri * ri);
+                for u in 0..=t {
+                    b[t * d + u] += rr;
                 }
             }
-            let sc = f64::from(self.jobs[i].scale_factor);
             for t in 0..n {
-                g[t] += sc / s.cap[t];
+                g[t] += up[t];
             }
             let sj = s.job[c];
             let mut a = [0.0; MAX_D];
+            let mut z_term = true;
             match &self.rows[i] {
                 JobRow::Linear { coef } => {
                     a[..n].copy_from_slice(coef);
@@ -656,7 +695,7 @@ impl Problem<'_> {
                     // −∇²slack / slack = 2·rem/(y³·slack) · T Tᵀ.
                     let cc = 2.0 * remaining / (y * y * y * sj);
                     for t in 0..n {
-                        for u in 0..n {
+                        for u in 0..=t {
                             b[t * d + u] += cc * tp[t] * tp[u];
                         }
                     }
@@ -665,24 +704,34 @@ impl Problem<'_> {
                     for t in 0..n {
                         g[t] -= coef[t] / mu;
                     }
+                    z_term = false;
                 }
                 JobRow::Floor { coef } => {
                     a[..n].copy_from_slice(coef);
+                    z_term = false;
                 }
             }
-            for p in 0..d {
-                for q in 0..d {
-                    b[p * d + q] += a[p] * a[q] / (sj * sj);
+            if !matches!(self.rows[i], JobRow::Objective { .. }) {
+                let s2 = sj * sj;
+                for p in 0..l {
+                    for q in 0..=p {
+                        b[p * d + q] += a[p] * a[q] / s2;
+                    }
+                }
+                if z_term {
+                    for p in 0..d {
+                        b[p * d + l] += a[p] * a[l] / s2;
+                    }
+                }
+                for p in 0..l {
+                    g[p] -= a[p] / sj;
                 }
             }
-            for p in 0..l {
-                g[p] -= a[p] / sj;
-            }
-            w.gzc[c] = a[l] / sj;
-            // K_i = b[local, local], q_i = b[local, z], r += b[z, z].
+            w.gzc[c] = if z_term { a[l] / sj } else { 0.0 };
+            // K_i = b[local, local] (lower triangle), q_i = b[local, z], r += b[z, z].
             let kb = &mut w.chol[c * l * l..(c + 1) * l * l];
             for p in 0..l {
-                for q in 0..l {
+                for q in 0..=p {
                     kb[p * l + q] = b[p * d + q];
                 }
                 w.q[c * l + p] = b[p * d + l];
@@ -695,18 +744,17 @@ impl Problem<'_> {
                 }
             }
             cholesky(kb, l)?;
-            // V_i = K_i⁻¹ U_i (U_i: s_i / cap_t at row t, column t).
+            // V_i = K_i⁻¹ U_i (U_i: s_i / cap_t at row t, column t). A column's entries above
+            // t stay +0 through the forward solve, so it starts at row t.
             for t in 0..n {
                 let mut col = [0.0; MAX_D];
-                col[t] = sc / s.cap[t];
-                chol_solve(kb, l, &mut col[..l]);
+                col[t] = up[t];
+                chol_solve_from(kb, l, &mut col[..l], t);
                 for p in 0..l {
                     w.vmat[c * l * n + p * n + t] = col[p];
                 }
             }
-            for p in 0..n {
-                w.up[c * n + p] = sc / s.cap[p];
-            }
+            w.up[c * n..(c + 1) * n].copy_from_slice(&up[..n]);
         }
         // The sums over jobs, job by job: gz, r and S += U_iᵀ V_i.
         for i in 0..m {
@@ -721,22 +769,67 @@ impl Problem<'_> {
             }
         }
         cholesky(&mut small[..n * n], n)?;
-        // M⁻¹ q and M⁻¹ (−g), M the shares' block (per-job blocks plus the type rows by
-        // Woodbury), side by side: each the same operations in the same order as alone.
+        // Dot products over every job's entries, in job order (as `dot` of rows per job: a
+        // sum of f64 starts from −0.0).
+        let order = &self.order;
+        let jobs_dot = |a: &[f64], b: &[f64]| -> f64 {
+            let mut sum = -0.0;
+            for &c in order {
+                for e in c * l..(c + 1) * l {
+                    sum += a[e] * b[e];
+                }
+            }
+            sum
+        };
         let mut mq = std::mem::take(&mut w.mq);
         let mut mg = std::mem::take(&mut w.mg);
         mq.clear();
-        mq.extend_from_slice(&w.q);
         mg.clear();
         mg.extend(w.g.iter().map(|g| -g));
+        if self.fixed_z {
+            // No `z`: every q_i is 0 (no row has a z term), so M⁻¹ q is ±0, the Schur
+            // complement 1, dz ±0 and the direction M⁻¹ (−g); z (+0) stays +0 whatever the
+            // sign of dz, and the shares move by ±0 where M⁻¹ (−g) is ±0.
+            for c in 0..k {
+                let kb = &w.chol[c * l * l..(c + 1) * l * l];
+                chol_solve(kb, l, &mut mg[c * l..(c + 1) * l]);
+            }
+            let mut tg = [0.0; MAX_TYPES];
+            for &c in order {
+                let bg = &mg[c * l..(c + 1) * l];
+                for t in 0..n {
+                    tg[t] += w.up[c * n + t] * bg[t];
+                }
+            }
+            chol_solve(&small[..n * n], n, &mut tg[..n]);
+            for c in 0..k {
+                let vm = &w.vmat[c * l * n..(c + 1) * l * n];
+                for p in 0..l {
+                    let mut ag = 0.0;
+                    for t in 0..n {
+                        ag += vm[p * n + t] * tg[t];
+                    }
+                    mg[c * l + p] -= ag;
+                }
+            }
+            w.dv.clear();
+            w.dv.extend_from_slice(&mg);
+            // The decrement, but for the sign of a zero (a zero stops the step either way).
+            let dec = -jobs_dot(&w.g, &w.dv);
+            w.mq = mq;
+            w.mg = mg;
+            return Some((0.0, dec));
+        }
+        // M⁻¹ q and M⁻¹ (−g), M the shares' block (per-job blocks plus the type rows by
+        // Woodbury), side by side: each the same operations in the same order as alone.
+        mq.extend_from_slice(&w.q);
         for c in 0..k {
             let kb = &w.chol[c * l * l..(c + 1) * l * l];
             chol_solve(kb, l, &mut mq[c * l..(c + 1) * l]);
             chol_solve(kb, l, &mut mg[c * l..(c + 1) * l]);
         }
         let (mut tq, mut tg) = ([0.0; MAX_TYPES], [0.0; MAX_TYPES]);
-        for i in 0..m {
-            let c = self.order[i];
+        for &c in order {
             let (bq, bg) = (&mq[c * l..(c + 1) * l], &mg[c * l..(c + 1) * l]);
             for t in 0..n {
                 let u = w.up[c * n + t];
@@ -758,25 +851,21 @@ impl Problem<'_> {
                 mg[c * l + p] -= ag;
             }
         }
-        // Dot products over every job's entries, in job order (as `dot` of rows per job: a
-        // sum of f64 starts from −0.0).
-        let order = &self.order;
-        let jobs_dot = |a: &[f64], b: &[f64]| -> f64 {
-            let mut sum = -0.0;
-            for &c in order {
-                for e in c * l..(c + 1) * l {
-                    sum += a[e] * b[e];
-                }
+        // q·M⁻¹q and q·M⁻¹(−g) in one pass (two sums, each in job order).
+        let (mut qmq, mut qmg) = (-0.0, -0.0);
+        for &c in order {
+            for e in c * l..(c + 1) * l {
+                qmq += w.q[e] * mq[e];
+                qmg += w.q[e] * mg[e];
             }
-            sum
-        };
-        let schur = r - jobs_dot(&w.q, &mq);
+        }
+        let schur = r - qmq;
         if !positive(schur) {
             w.mq = mq;
             w.mg = mg;
             return None;
         }
-        let dz = (-gz - jobs_dot(&w.q, &mg)) / schur;
+        let dz = (-gz - qmg) / schur;
         w.dv.clear();
         w.dv.extend(mg.iter().zip(&mq).map(|(a, b)| a - b * dz));
         let dec = -(jobs_dot(&w.g, &w.dv) + gz * dz);
