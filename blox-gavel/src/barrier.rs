@@ -407,16 +407,24 @@ impl Problem<'_> {
         logs
     }
 
-    /// Bounds `(lo, hi)` on what [`Problem::logs`] returns at `v` (filled into `s`), from a
-    /// logarithm per class (of the product of its slacks, times its number of jobs) instead of
-    /// one per slack; `None` where a product leaves the normal range (then only the exact sum
-    /// will do). An objective row's placeholder slack (1) is a term too: its logarithm is 0 and
-    /// a product is unchanged by it.
+    /// Bounds `(lo, hi)` on what [`Problem::logs`] returns at `v` (filled into `s`), from one
+    /// logarithm in all instead of one per slack: each class's slacks are multiplied together,
+    /// the product split into its binary exponent and a mantissa in `[1, 2)`, and the
+    /// mantissas of every job's class (and the types') multiplied together (below 2^1024 for
+    /// up to 1,000 jobs): the sum is the logarithm of that product plus the exponents' sum
+    /// times ln 2. `None` where a class's product leaves the normal range or there are more
+    /// jobs (then only the exact sum will do). An objective row's placeholder slack (1) is a
+    /// term too: its logarithm is 0 and a product is unchanged by it.
     fn log_bounds(&self, v: &[f64], s: &Slacks) -> Option<(f64, f64)> {
         debug_assert_eq!(self.l, self.n);
+        if self.m >= 1000 {
+            return None;
+        }
         let (n, l) = (self.n, self.l);
-        let (mut sum, mut abs, mut terms, mut lns) = (0.0, 0.0, 0.0, 0.0);
-        let mut class = |xs: &mut dyn Iterator<Item = f64>, mult: f64| -> Option<()> {
+        let (mut abs, mut terms, mut lns) = (0.0, 0.0, 0.0);
+        // Two products of mantissas (classes alternately), and the exponents' sum.
+        let (mut mant, mut exps) = ([1.0f64; 2], 0i64);
+        let mut class = |xs: &mut dyn Iterator<Item = f64>, mult: f64, c: usize| -> Option<()> {
             let (mut prod, mut len) = (1.0f64, 0.0);
             let (mut lo, mut hi) = (u64::MAX, 0u64);
             for x in xs {
@@ -434,7 +442,13 @@ impl Problem<'_> {
             }
             let exp = |x: f64| (((x.to_bits() >> 52) & 0x7ff) as i64 - 1023).abs();
             let e = exp(lo).max(exp(hi)) + 1;
-            sum += mult * prod.ln();
+            let bits = prod.to_bits();
+            let times = mult as i64;
+            exps += (((bits >> 52) & 0x7ff) as i64 - 1023) * times;
+            let m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52));
+            for _ in 0..times {
+                mant[c & 1] *= m;
+            }
             abs += mult * len * e as f64 * std::f64::consts::LN_2;
             terms += mult * len;
             lns += 1.0;
@@ -445,15 +459,19 @@ impl Problem<'_> {
                 .iter()
                 .copied()
                 .chain([s.row[c], s.job[c]]);
-            class(&mut xs, self.mult[c])?;
+            class(&mut xs, self.mult[c], c)?;
         }
-        class(&mut s.cap.iter().copied(), 1.0)?;
-        // u = 2⁻⁵³; S = Σ |ln x| ≤ `abs`. The exact sum: each logarithm within 2 ulp, 4u·|ln x|,
-        // the sequential sum within (terms − 1)·u·S. This sum: each product (of at most
-        // MAX_D + 1 terms) within 5u relative (its logarithm within 5.01u), each logarithm
-        // within 4u·|ln product|, each multiplication by a count within u of its result, the
-        // sum of the classes' within lns·u·S: in all within u·((9 + terms + lns)·S + 5.01·terms).
-        // Doubled, plus an absolute floor, for the roundings of this bound and of `sum ± delta`.
+        class(&mut s.cap.iter().copied(), 1.0, self.k)?;
+        let sum = (mant[0] * mant[1]).ln() + exps as f64 * std::f64::consts::LN_2;
+        // u = 2⁻⁵³; S = Σ |ln x| ≤ `abs` (a slack's exponent bounds its logarithm); M the
+        // mantissas' product, E the exponents' sum (exact). The exact sum: each logarithm
+        // within 2 ulp, 4u·|ln x|, the sequential sum within (terms − 1)·u·S. This sum: each
+        // class's product within 4u relative, taken once per job (4.01u·terms in the
+        // logarithm); M's at most m + 1 roundings (1.01u·(m + 1)); ln M (0 ≤ ln M ≤
+        // (m + 1)·ln 2) within 2u·ln M; E·ln 2 within 2.01u·|E·ln 2| ≤ 2.01u·(S + ln M + 1);
+        // the final sum within u·S: in all within u·(3.03·S + 8·terms) (terms ≥ m + 1), with
+        // the exact sum's within u·((terms + 6.03)·S + 8·terms): inside half the bound below
+        // (the other half for the roundings of this bound and of `sum ± delta`).
         let u = f64::EPSILON / 2.0;
         let s_abs = abs * 1.01;
         let delta = 2.0 * u * ((16.0 + terms + lns) * s_abs + 8.0 * terms + 1.0);
