@@ -566,32 +566,37 @@ fn chol_solve(l: &[f64], n: usize, b: &mut [f64]) {
     }
 }
 
-/// [`chol_solve`] for a right-hand side whose entries above row `from` are +0 (they stay +0
-/// through the forward solve, so it starts at row `from`: the same result, bit for bit).
-fn chol_solve_from(l: &[f64], n: usize, b: &mut [f64], from: usize) {
-    match n {
-        1 => chol_solve_from_in(&l[..1], 1, &mut b[..1], from),
-        2 => chol_solve_from_in(&l[..4], 2, &mut b[..2], from),
-        _ => chol_solve_from_in(&l[..9], 3, &mut b[..3], from),
-    }
-}
-
-/// [`chol_solve_in`] from row `from` (see [`chol_solve_from`]); always inlined.
+/// [`chol_solve`] for `R` right-hand sides side by side (`b[row][side]`, `N` rows known at
+/// compile time): each side the same operations in the same order as alone, so the same
+/// result bit for bit; side by side, the divisions by one pivot can share an instruction.
 #[inline(always)]
-fn chol_solve_from_in(l: &[f64], n: usize, b: &mut [f64], from: usize) {
-    for i in from..n {
+fn chol_solve_cols<const N: usize, const R: usize>(l: &[f64], b: &mut [[f64; R]; N]) {
+    let l = &l[..N * N];
+    for i in 0..N {
         let mut t = b[i];
-        for k in from..i {
-            t -= l[i * n + k] * b[k];
+        for k in 0..i {
+            let lik = l[i * N + k];
+            for r in 0..R {
+                t[r] -= lik * b[k][r];
+            }
         }
-        b[i] = t / l[i * n + i];
+        let d = l[i * N + i];
+        for r in 0..R {
+            b[i][r] = t[r] / d;
+        }
     }
-    for i in (0..n).rev() {
+    for i in (0..N).rev() {
         let mut t = b[i];
-        for k in i + 1..n {
-            t -= l[k * n + i] * b[k];
+        for k in i + 1..N {
+            let lki = l[k * N + i];
+            for r in 0..R {
+                t[r] -= lki * b[k][r];
+            }
         }
-        b[i] = t / l[i * n + i];
+        let d = l[i * N + i];
+        for r in 0..R {
+            b[i][r] = t[r] / d;
+        }
     }
 }
 
@@ -762,15 +767,15 @@ impl Problem<'_> {
                 }
             }
             cholesky(kb, l)?;
-            // V_i = K_i⁻¹ U_i (U_i: s_i / cap_t at row t, column t). A column's entries above
-            // t stay +0 through the forward solve, so it starts at row t.
+            // V_i = K_i⁻¹ U_i (U_i: s_i / cap_t at row t, column t), its columns solved side by
+            // side (each the same operations in the same order as alone).
+            let mut cols = [[0.0; N]; N];
             for t in 0..n {
-                let mut col = [0.0; MAX_D];
-                col[t] = up[t];
-                chol_solve_from(kb, l, &mut col[..l], t);
-                for p in 0..l {
-                    w.vmat[c * l * n + p * n + t] = col[p];
-                }
+                cols[t][t] = up[t];
+            }
+            chol_solve_cols::<N, N>(kb, &mut cols);
+            for p in 0..l {
+                w.vmat[c * l * n + p * n..c * l * n + (p + 1) * n].copy_from_slice(&cols[p]);
             }
             w.up[c * n..(c + 1) * n].copy_from_slice(&up[..n]);
         }
@@ -843,8 +848,14 @@ impl Problem<'_> {
         mq.extend_from_slice(&w.q);
         for c in 0..k {
             let kb = &w.chol[c * l * l..(c + 1) * l * l];
-            chol_solve(kb, l, &mut mq[c * l..(c + 1) * l]);
-            chol_solve(kb, l, &mut mg[c * l..(c + 1) * l]);
+            let mut two = [[0.0; 2]; N];
+            for p in 0..N {
+                two[p] = [mq[c * l + p], mg[c * l + p]];
+            }
+            chol_solve_cols::<N, 2>(kb, &mut two);
+            for p in 0..N {
+                [mq[c * l + p], mg[c * l + p]] = two[p];
+            }
         }
         let (mut tq, mut tg) = ([0.0; MAX_TYPES], [0.0; MAX_TYPES]);
         for &c in order {
