@@ -45,11 +45,11 @@
 //! with a row per job (large traces have 35 active jobs in 2 to 15 classes).
 //! The backtracking line search compares barrier values, a logarithm per slack; most trials
 //! (up to 16 per Newton step where `objective / μ` is so large that rounding decides them) are
-//! settled by rigorous bounds on the sum of the logarithms from one logarithm per class (of the
-//! product of its slacks, times its number of jobs), and the exact sums are taken only where
-//! the bounds do not decide: the same comparisons, so the same iterates bit for bit, at a
-//! fraction of the logarithms (the value at a new μ, too, is only bounded until a comparison
-//! needs it). A feasibility program (no `z`, no objective rows) has a barrier independent of
+//! settled by rigorous bounds on the sum of the logarithms from a single logarithm (each class's
+//! product of slacks split into exponent and mantissa, the mantissas multiplied once per job),
+//! and the exact sums are taken only where the bounds do not decide: the same comparisons, so
+//! the same iterates bit for bit, at a fraction of the logarithms (the value at a new μ, too,
+//! is only bounded until a comparison needs it). A feasibility program (no `z`, no objective rows) has a barrier independent of
 //! μ: once a centring step stops at its first direction, every later one would, so it ends.
 //! Large finish-time programs (tens of jobs on several types, most at the max at the optimum)
 //! are where thirty-fold is too far: a centring step still far from its centre after 80 steps
@@ -1331,6 +1331,49 @@ mod tests {
                 w[0] = 1e-40;
                 assert!(p.fill(&w, -1.0, 1.0, &mut s));
                 assert_eq!(p.log_bounds(&w, &s), None);
+            }
+        }
+    }
+
+    #[test]
+    fn side_by_side_solves_are_the_solves_alone_bit_for_bit() {
+        // Factors of A = B Bᵀ + I for assorted B, right-hand sides with zeros and tiny and
+        // large entries: each side of `chol_solve_cols` equals `chol_solve` on it alone.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        for _ in 0..200 {
+            let mut a = [0.0; 9];
+            let bm: Vec<f64> = (0..9).map(|_| next() * 1e3f64.powf(next())).collect();
+            for i in 0..3 {
+                for j in 0..3 {
+                    a[i * 3 + j] = (0..3).map(|k| bm[i * 3 + k] * bm[j * 3 + k]).sum::<f64>();
+                }
+                a[i * 3 + i] += 1.0;
+            }
+            assert!(cholesky(&mut a, 3).is_some());
+            let mut sides = [[0.0; 3]; 3];
+            for row in &mut sides {
+                for x in row.iter_mut() {
+                    *x = if next() < -0.2 {
+                        0.0
+                    } else {
+                        next() * 1e6f64.powf(next())
+                    };
+                }
+            }
+            let mut together = sides;
+            chol_solve_cols::<3, 3>(&a, &mut together);
+            for r in 0..3 {
+                let mut alone = [sides[0][r], sides[1][r], sides[2][r]];
+                chol_solve(&a, 3, &mut alone);
+                for p in 0..3 {
+                    assert_eq!(alone[p].to_bits(), together[p][r].to_bits());
+                }
             }
         }
     }
