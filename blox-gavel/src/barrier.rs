@@ -45,11 +45,11 @@
 //! with a row per job (large traces have 35 active jobs in 2 to 15 classes).
 //! The backtracking line search compares barrier values, a logarithm per slack; most trials
 //! (up to 16 per Newton step where `objective / μ` is so large that rounding decides them) are
-//! settled by rigorous bounds on the sum of the logarithms from one logarithm per class (of the
-//! product of its slacks, times its number of jobs), and the exact sums are taken only where
-//! the bounds do not decide: the same comparisons, so the same iterates bit for bit, at a
-//! fraction of the logarithms (the value at a new μ, too, is only bounded until a comparison
-//! needs it). A feasibility program (no `z`, no objective rows) has a barrier independent of
+//! settled by rigorous bounds on the sum of the logarithms from a single logarithm (each class's
+//! product of slacks split into exponent and mantissa, the mantissas multiplied once per job),
+//! and the exact sums are taken only where the bounds do not decide: the same comparisons, so
+//! the same iterates bit for bit, at a fraction of the logarithms (the value at a new μ, too,
+//! is only bounded until a comparison needs it). A feasibility program (no `z`, no objective rows) has a barrier independent of
 //! μ: once a centring step stops at its first direction, every later one would, so it ends.
 //! Large finish-time programs (tens of jobs on several types, most at the max at the optimum)
 //! are where thirty-fold is too far: a centring step still far from its centre after 80 steps
@@ -407,16 +407,24 @@ impl Problem<'_> {
         logs
     }
 
-    /// Bounds `(lo, hi)` on what [`Problem::logs`] returns at `v` (filled into `s`), from a
-    /// logarithm per class (of the product of its slacks, times its number of jobs) instead of
-    /// one per slack; `None` where a product leaves the normal range (then only the exact sum
-    /// will do). An objective row's placeholder slack (1) is a term too: its logarithm is 0 and
-    /// a product is unchanged by it.
+    /// Bounds `(lo, hi)` on what [`Problem::logs`] returns at `v` (filled into `s`), from one
+    /// logarithm in all instead of one per slack: each class's slacks are multiplied together,
+    /// the product split into its binary exponent and a mantissa in `[1, 2)`, and the
+    /// mantissas of every job's class (and the types') multiplied together (below 2^1024 for
+    /// up to 1,000 jobs): the sum is the logarithm of that product plus the exponents' sum
+    /// times ln 2. `None` where a class's product leaves the normal range or there are more
+    /// jobs (then only the exact sum will do). An objective row's placeholder slack (1) is a
+    /// term too: its logarithm is 0 and a product is unchanged by it.
     fn log_bounds(&self, v: &[f64], s: &Slacks) -> Option<(f64, f64)> {
         debug_assert_eq!(self.l, self.n);
+        if self.m >= 1000 {
+            return None;
+        }
         let (n, l) = (self.n, self.l);
-        let (mut sum, mut abs, mut terms, mut lns) = (0.0, 0.0, 0.0, 0.0);
-        let mut class = |xs: &mut dyn Iterator<Item = f64>, mult: f64| -> Option<()> {
+        let (mut abs, mut terms, mut lns) = (0.0, 0.0, 0.0);
+        // Two products of mantissas (classes alternately), and the exponents' sum.
+        let (mut mant, mut exps) = ([1.0f64; 2], 0i64);
+        let mut class = |xs: &mut dyn Iterator<Item = f64>, mult: f64, c: usize| -> Option<()> {
             let (mut prod, mut len) = (1.0f64, 0.0);
             let (mut lo, mut hi) = (u64::MAX, 0u64);
             for x in xs {
@@ -434,7 +442,13 @@ impl Problem<'_> {
             }
             let exp = |x: f64| (((x.to_bits() >> 52) & 0x7ff) as i64 - 1023).abs();
             let e = exp(lo).max(exp(hi)) + 1;
-            sum += mult * prod.ln();
+            let bits = prod.to_bits();
+            let times = mult as i64;
+            exps += (((bits >> 52) & 0x7ff) as i64 - 1023) * times;
+            let m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52));
+            for _ in 0..times {
+                mant[c & 1] *= m;
+            }
             abs += mult * len * e as f64 * std::f64::consts::LN_2;
             terms += mult * len;
             lns += 1.0;
@@ -445,15 +459,19 @@ impl Problem<'_> {
                 .iter()
                 .copied()
                 .chain([s.row[c], s.job[c]]);
-            class(&mut xs, self.mult[c])?;
+            class(&mut xs, self.mult[c], c)?;
         }
-        class(&mut s.cap.iter().copied(), 1.0)?;
-        // u = 2⁻⁵³; S = Σ |ln x| ≤ `abs`. The exact sum: each logarithm within 2 ulp, 4u·|ln x|,
-        // the sequential sum within (terms − 1)·u·S. This sum: each product (of at most
-        // MAX_D + 1 terms) within 5u relative (its logarithm within 5.01u), each logarithm
-        // within 4u·|ln product|, each multiplication by a count within u of its result, the
-        // sum of the classes' within lns·u·S: in all within u·((9 + terms + lns)·S + 5.01·terms).
-        // Doubled, plus an absolute floor, for the roundings of this bound and of `sum ± delta`.
+        class(&mut s.cap.iter().copied(), 1.0, self.k)?;
+        let sum = (mant[0] * mant[1]).ln() + exps as f64 * std::f64::consts::LN_2;
+        // u = 2⁻⁵³; S = Σ |ln x| ≤ `abs` (a slack's exponent bounds its logarithm); M the
+        // mantissas' product, E the exponents' sum (exact). The exact sum: each logarithm
+        // within 2 ulp, 4u·|ln x|, the sequential sum within (terms − 1)·u·S. This sum: each
+        // class's product within 4u relative, taken once per job (4.01u·terms in the
+        // logarithm); M's at most m + 1 roundings (1.01u·(m + 1)); ln M (0 ≤ ln M ≤
+        // (m + 1)·ln 2) within 2u·ln M; E·ln 2 within 2.01u·|E·ln 2| ≤ 2.01u·(S + ln M + 1);
+        // the final sum within u·S: in all within u·(3.03·S + 8·terms) (terms ≥ m + 1), with
+        // the exact sum's within u·((terms + 6.03)·S + 8·terms): inside half the bound below
+        // (the other half for the roundings of this bound and of `sum ± delta`).
         let u = f64::EPSILON / 2.0;
         let s_abs = abs * 1.01;
         let delta = 2.0 * u * ((16.0 + terms + lns) * s_abs + 8.0 * terms + 1.0);
@@ -548,6 +566,40 @@ fn chol_solve(l: &[f64], n: usize, b: &mut [f64]) {
     }
 }
 
+/// [`chol_solve`] for `R` right-hand sides side by side (`b[row][side]`, `N` rows known at
+/// compile time): each side the same operations in the same order as alone, so the same
+/// result bit for bit; side by side, the divisions by one pivot can share an instruction.
+#[inline(always)]
+fn chol_solve_cols<const N: usize, const R: usize>(l: &[f64], b: &mut [[f64; R]; N]) {
+    let l = &l[..N * N];
+    for i in 0..N {
+        let mut t = b[i];
+        for k in 0..i {
+            let lik = l[i * N + k];
+            for r in 0..R {
+                t[r] -= lik * b[k][r];
+            }
+        }
+        let d = l[i * N + i];
+        for r in 0..R {
+            b[i][r] = t[r] / d;
+        }
+    }
+    for i in (0..N).rev() {
+        let mut t = b[i];
+        for k in i + 1..N {
+            let lki = l[k * N + i];
+            for r in 0..R {
+                t[r] -= lki * b[k][r];
+            }
+        }
+        let d = l[i * N + i];
+        for r in 0..R {
+            b[i][r] = t[r] / d;
+        }
+    }
+}
+
 /// [`chol_solve`] for a size known at compile time (`N ≤ MAX_TYPES`).
 fn chol_solve_n<const N: usize>(l: &[f64], b: &mut [f64]) {
     chol_solve_in(&l[..N * N], N, &mut b[..N])
@@ -614,29 +666,39 @@ impl Problem<'_> {
         for t in 0..n {
             small[t * n + t] = 1.0;
         }
-        // The per-job blocks, once per class.
+        // The per-job blocks, once per class. Only what is read is computed: the factorisation
+        // and the triangular solves read the lower triangle of K_i, and of the z row and column
+        // only q_i (b[local, z]) and b[z, z]. Rows with no `z` term (objective and floor rows:
+        // a[z] = 0) have q_i = 0 and b[z, z] = 0; an objective row (a = 0, slack 1) adds
+        // nothing at all (+0 to entries that are not −0).
         for c in 0..k {
             let i = self.reps[c];
             let vi = &v[c * l..(c + 1) * l];
             let mut b = [0.0; MAX_D * MAX_D];
             let mut g = [0.0; MAX_D];
+            let sc = f64::from(self.jobs[i].scale_factor);
+            let mut up = [0.0; MAX_TYPES];
+            for t in 0..n {
+                up[t] = sc / s.cap[t];
+            }
             for t in 0..n {
                 g[t] -= 1.0 / vi[t];
                 b[t * d + t] += 1.0 / (vi[t] * vi[t]);
             }
             let ri = s.row[c];
+            let rr = 1.0 / (ri * ri);
             for t in 0..n {
                 g[t] += 1.0 / ri;
-                for u in 0..n {
-                    b[t * d + u] += 1.0 / (ri * ri);
+                for u in 0..=t {
+                    b[t * d + u] += rr;
                 }
             }
-            let sc = f64::from(self.jobs[i].scale_factor);
             for t in 0..n {
-                g[t] += sc / s.cap[t];
+                g[t] += up[t];
             }
             let sj = s.job[c];
             let mut a = [0.0; MAX_D];
+            let mut z_term = true;
             match &self.rows[i] {
                 JobRow::Linear { coef } => {
                     a[..n].copy_from_slice(coef);
@@ -656,7 +718,7 @@ impl Problem<'_> {
                     // −∇²slack / slack = 2·rem/(y³·slack) · T Tᵀ.
                     let cc = 2.0 * remaining / (y * y * y * sj);
                     for t in 0..n {
-                        for u in 0..n {
+                        for u in 0..=t {
                             b[t * d + u] += cc * tp[t] * tp[u];
                         }
                     }
@@ -665,24 +727,34 @@ impl Problem<'_> {
                     for t in 0..n {
                         g[t] -= coef[t] / mu;
                     }
+                    z_term = false;
                 }
                 JobRow::Floor { coef } => {
                     a[..n].copy_from_slice(coef);
+                    z_term = false;
                 }
             }
-            for p in 0..d {
-                for q in 0..d {
-                    b[p * d + q] += a[p] * a[q] / (sj * sj);
+            if !matches!(self.rows[i], JobRow::Objective { .. }) {
+                let s2 = sj * sj;
+                for p in 0..l {
+                    for q in 0..=p {
+                        b[p * d + q] += a[p] * a[q] / s2;
+                    }
+                }
+                if z_term {
+                    for p in 0..d {
+                        b[p * d + l] += a[p] * a[l] / s2;
+                    }
+                }
+                for p in 0..l {
+                    g[p] -= a[p] / sj;
                 }
             }
-            for p in 0..l {
-                g[p] -= a[p] / sj;
-            }
-            w.gzc[c] = a[l] / sj;
-            // K_i = b[local, local], q_i = b[local, z], r += b[z, z].
+            w.gzc[c] = if z_term { a[l] / sj } else { 0.0 };
+            // K_i = b[local, local] (lower triangle), q_i = b[local, z], r += b[z, z].
             let kb = &mut w.chol[c * l * l..(c + 1) * l * l];
             for p in 0..l {
-                for q in 0..l {
+                for q in 0..=p {
                     kb[p * l + q] = b[p * d + q];
                 }
                 w.q[c * l + p] = b[p * d + l];
@@ -695,18 +767,17 @@ impl Problem<'_> {
                 }
             }
             cholesky(kb, l)?;
-            // V_i = K_i⁻¹ U_i (U_i: s_i / cap_t at row t, column t).
+            // V_i = K_i⁻¹ U_i (U_i: s_i / cap_t at row t, column t), its columns solved side by
+            // side (each the same operations in the same order as alone).
+            let mut cols = [[0.0; N]; N];
             for t in 0..n {
-                let mut col = [0.0; MAX_D];
-                col[t] = sc / s.cap[t];
-                chol_solve(kb, l, &mut col[..l]);
-                for p in 0..l {
-                    w.vmat[c * l * n + p * n + t] = col[p];
-                }
+                cols[t][t] = up[t];
             }
-            for p in 0..n {
-                w.up[c * n + p] = sc / s.cap[p];
+            chol_solve_cols::<N, N>(kb, &mut cols);
+            for p in 0..l {
+                w.vmat[c * l * n + p * n..c * l * n + (p + 1) * n].copy_from_slice(&cols[p]);
             }
+            w.up[c * n..(c + 1) * n].copy_from_slice(&up[..n]);
         }
         // The sums over jobs, job by job: gz, r and S += U_iᵀ V_i.
         for i in 0..m {
@@ -721,22 +792,73 @@ impl Problem<'_> {
             }
         }
         cholesky(&mut small[..n * n], n)?;
-        // M⁻¹ q and M⁻¹ (−g), M the shares' block (per-job blocks plus the type rows by
-        // Woodbury), side by side: each the same operations in the same order as alone.
+        // Dot products over every job's entries, in job order (as `dot` of rows per job: a
+        // sum of f64 starts from −0.0).
+        let order = &self.order;
+        let jobs_dot = |a: &[f64], b: &[f64]| -> f64 {
+            let mut sum = -0.0;
+            for &c in order {
+                for e in c * l..(c + 1) * l {
+                    sum += a[e] * b[e];
+                }
+            }
+            sum
+        };
         let mut mq = std::mem::take(&mut w.mq);
         let mut mg = std::mem::take(&mut w.mg);
         mq.clear();
-        mq.extend_from_slice(&w.q);
         mg.clear();
         mg.extend(w.g.iter().map(|g| -g));
+        if self.fixed_z {
+            // No `z`: every q_i is 0 (no row has a z term), so M⁻¹ q is ±0, the Schur
+            // complement 1, dz ±0 and the direction M⁻¹ (−g); z (+0) stays +0 whatever the
+            // sign of dz, and the shares move by ±0 where M⁻¹ (−g) is ±0.
+            for c in 0..k {
+                let kb = &w.chol[c * l * l..(c + 1) * l * l];
+                chol_solve(kb, l, &mut mg[c * l..(c + 1) * l]);
+            }
+            let mut tg = [0.0; MAX_TYPES];
+            for &c in order {
+                let bg = &mg[c * l..(c + 1) * l];
+                for t in 0..n {
+                    tg[t] += w.up[c * n + t] * bg[t];
+                }
+            }
+            chol_solve(&small[..n * n], n, &mut tg[..n]);
+            for c in 0..k {
+                let vm = &w.vmat[c * l * n..(c + 1) * l * n];
+                for p in 0..l {
+                    let mut ag = 0.0;
+                    for t in 0..n {
+                        ag += vm[p * n + t] * tg[t];
+                    }
+                    mg[c * l + p] -= ag;
+                }
+            }
+            w.dv.clear();
+            w.dv.extend_from_slice(&mg);
+            // The decrement, but for the sign of a zero (a zero stops the step either way).
+            let dec = -jobs_dot(&w.g, &w.dv);
+            w.mq = mq;
+            w.mg = mg;
+            return Some((0.0, dec));
+        }
+        // M⁻¹ q and M⁻¹ (−g), M the shares' block (per-job blocks plus the type rows by
+        // Woodbury), side by side: each the same operations in the same order as alone.
+        mq.extend_from_slice(&w.q);
         for c in 0..k {
             let kb = &w.chol[c * l * l..(c + 1) * l * l];
-            chol_solve(kb, l, &mut mq[c * l..(c + 1) * l]);
-            chol_solve(kb, l, &mut mg[c * l..(c + 1) * l]);
+            let mut two = [[0.0; 2]; N];
+            for p in 0..N {
+                two[p] = [mq[c * l + p], mg[c * l + p]];
+            }
+            chol_solve_cols::<N, 2>(kb, &mut two);
+            for p in 0..N {
+                [mq[c * l + p], mg[c * l + p]] = two[p];
+            }
         }
         let (mut tq, mut tg) = ([0.0; MAX_TYPES], [0.0; MAX_TYPES]);
-        for i in 0..m {
-            let c = self.order[i];
+        for &c in order {
             let (bq, bg) = (&mq[c * l..(c + 1) * l], &mg[c * l..(c + 1) * l]);
             for t in 0..n {
                 let u = w.up[c * n + t];
@@ -758,25 +880,21 @@ impl Problem<'_> {
                 mg[c * l + p] -= ag;
             }
         }
-        // Dot products over every job's entries, in job order (as `dot` of rows per job: a
-        // sum of f64 starts from −0.0).
-        let order = &self.order;
-        let jobs_dot = |a: &[f64], b: &[f64]| -> f64 {
-            let mut sum = -0.0;
-            for &c in order {
-                for e in c * l..(c + 1) * l {
-                    sum += a[e] * b[e];
-                }
+        // q·M⁻¹q and q·M⁻¹(−g) in one pass (two sums, each in job order).
+        let (mut qmq, mut qmg) = (-0.0, -0.0);
+        for &c in order {
+            for e in c * l..(c + 1) * l {
+                qmq += w.q[e] * mq[e];
+                qmg += w.q[e] * mg[e];
             }
-            sum
-        };
-        let schur = r - jobs_dot(&w.q, &mq);
+        }
+        let schur = r - qmq;
         if !positive(schur) {
             w.mq = mq;
             w.mg = mg;
             return None;
         }
-        let dz = (-gz - jobs_dot(&w.q, &mg)) / schur;
+        let dz = (-gz - qmg) / schur;
         w.dv.clear();
         w.dv.extend(mg.iter().zip(&mq).map(|(a, b)| a - b * dz));
         let dec = -(jobs_dot(&w.g, &w.dv) + gz * dz);
@@ -1213,6 +1331,49 @@ mod tests {
                 w[0] = 1e-40;
                 assert!(p.fill(&w, -1.0, 1.0, &mut s));
                 assert_eq!(p.log_bounds(&w, &s), None);
+            }
+        }
+    }
+
+    #[test]
+    fn side_by_side_solves_are_the_solves_alone_bit_for_bit() {
+        // Factors of A = B Bᵀ + I for assorted B, right-hand sides with zeros and tiny and
+        // large entries: each side of `chol_solve_cols` equals `chol_solve` on it alone.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        for _ in 0..200 {
+            let mut a = [0.0; 9];
+            let bm: Vec<f64> = (0..9).map(|_| next() * 1e3f64.powf(next())).collect();
+            for i in 0..3 {
+                for j in 0..3 {
+                    a[i * 3 + j] = (0..3).map(|k| bm[i * 3 + k] * bm[j * 3 + k]).sum::<f64>();
+                }
+                a[i * 3 + i] += 1.0;
+            }
+            assert!(cholesky(&mut a, 3).is_some());
+            let mut sides = [[0.0; 3]; 3];
+            for row in &mut sides {
+                for x in row.iter_mut() {
+                    *x = if next() < -0.2 {
+                        0.0
+                    } else {
+                        next() * 1e6f64.powf(next())
+                    };
+                }
+            }
+            let mut together = sides;
+            chol_solve_cols::<3, 3>(&a, &mut together);
+            for r in 0..3 {
+                let mut alone = [sides[0][r], sides[1][r], sides[2][r]];
+                chol_solve(&a, 3, &mut alone);
+                for p in 0..3 {
+                    assert_eq!(alone[p].to_bits(), together[p][r].to_bits());
+                }
             }
         }
     }

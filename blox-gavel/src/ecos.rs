@@ -586,6 +586,16 @@ struct Kkt {
     /// The current scalings (copied at `factor`, for the refinement's residual).
     lp_v: Vec<f64>,
     socs: Vec<Soc>,
+    /// Per column of the factor, the rows its up-looking step visits, in order (`pattern`
+    /// of [`Kkt::numeric`]: a function of the sparsity alone, found at the first
+    /// factorisation and kept): `pat[pat_ptr[k]..pat_ptr[k + 1]]`.
+    pat_ptr: Vec<usize>,
+    pat: Vec<usize>,
+    /// Reused buffers of [`Kkt::numeric`] (`y`), [`Kkt::factor`] (a cone's values) and
+    /// [`Kkt::solve`] (its seven vectors).
+    y: Vec<f64>,
+    vals: Vec<f64>,
+    bufs: [Vec<f64>; 7],
 }
 
 const NONE: usize = usize::MAX;
@@ -739,6 +749,11 @@ impl Kkt {
             init: true,
             lp_v: vec![0.0; l],
             socs: Vec::new(),
+            pat_ptr: Vec::new(),
+            pat: Vec::new(),
+            y: Vec::new(),
+            vals: Vec::new(),
+            bufs: Default::default(),
         }
     }
 
@@ -759,9 +774,10 @@ impl Kkt {
         }
         self.lp_v.clone_from(&cones.v);
         self.socs.clone_from(&cones.socs);
-        for (ci, &p) in self.soc.clone().iter().enumerate() {
-            let idx = self.soc_entries[ci].clone();
-            let mut vals = Vec::with_capacity(idx.len());
+        let mut vals = std::mem::take(&mut self.vals);
+        for ci in 0..self.soc.len() {
+            let p = self.soc[ci];
+            vals.clear();
             if init {
                 vals.extend(std::iter::repeat(-1.0).take(p));
                 vals.extend(std::iter::repeat(0.0).take(p - 1));
@@ -785,10 +801,11 @@ impl Kkt {
                 }
                 vals.push(e2 + DELTASTAT);
             }
-            for (e, v) in idx.into_iter().zip(vals) {
-                self.set(e, v);
+            for (&e, &v) in self.soc_entries[ci].iter().zip(&vals) {
+                self.val[self.slot[e]] = v;
             }
         }
+        self.vals = vals;
         self.numeric()
     }
 
@@ -797,19 +814,63 @@ impl Kkt {
     /// `sign·DELTA`.
     fn numeric(&mut self) -> bool {
         let nk = self.nk;
-        let mut y = vec![0.0; nk];
-        let mut pattern = vec![0; nk];
-        let mut flag = vec![NONE; nk];
+        if self.pat_ptr.is_empty() {
+            self.symbolic_pattern();
+        }
+        let mut y = std::mem::take(&mut self.y);
+        y.clear();
+        y.resize(nk, 0.0);
         for k in 0..nk {
             self.lnz[k] = 0;
         }
+        let mut ok = true;
         for k in 0..nk {
             y[k] = 0.0;
+            for e in self.colptr[k]..self.colptr[k + 1] {
+                y[self.rowidx[e]] += self.val[e];
+            }
+            let mut dk = y[k];
+            y[k] = 0.0;
+            for &i in &self.pat[self.pat_ptr[k]..self.pat_ptr[k + 1]] {
+                let yi = y[i];
+                y[i] = 0.0;
+                let p2 = self.lp[i] + self.lnz[i];
+                for p in self.lp[i]..p2 {
+                    y[self.li[p]] -= self.lx[p] * yi;
+                }
+                let l_ki = yi / self.d[i];
+                dk -= l_ki * yi;
+                self.li[p2] = k;
+                self.lx[p2] = l_ki;
+                self.lnz[i] += 1;
+            }
+            if dk * self.sign[k] <= EPS {
+                dk = self.sign[k] * DELTA;
+            }
+            if !dk.is_finite() {
+                ok = false;
+                break;
+            }
+            self.d[k] = dk;
+        }
+        self.y = y;
+        ok
+    }
+
+    /// The rows each column's up-looking step visits, in the order it visits them (the
+    /// elimination-tree reach of the column's entries: `pat`, `pat_ptr`).
+    fn symbolic_pattern(&mut self) {
+        let nk = self.nk;
+        let mut pattern = vec![0; nk];
+        let mut flag = vec![NONE; nk];
+        self.pat_ptr.clear();
+        self.pat.clear();
+        self.pat_ptr.push(0);
+        for k in 0..nk {
             let mut top = nk;
             flag[k] = k;
             for e in self.colptr[k]..self.colptr[k + 1] {
                 let mut i = self.rowidx[e];
-                y[i] += self.val[e];
                 let mut len = 0;
                 while flag[i] != k {
                     pattern[len] = i;
@@ -823,32 +884,9 @@ impl Kkt {
                     pattern[top] = pattern[len];
                 }
             }
-            let mut dk = y[k];
-            y[k] = 0.0;
-            while top < nk {
-                let i = pattern[top];
-                let yi = y[i];
-                y[i] = 0.0;
-                let p2 = self.lp[i] + self.lnz[i];
-                for p in self.lp[i]..p2 {
-                    y[self.li[p]] -= self.lx[p] * yi;
-                }
-                let l_ki = yi / self.d[i];
-                dk -= l_ki * yi;
-                self.li[p2] = k;
-                self.lx[p2] = l_ki;
-                self.lnz[i] += 1;
-                top += 1;
-            }
-            if dk * self.sign[k] <= EPS {
-                dk = self.sign[k] * DELTA;
-            }
-            if !dk.is_finite() {
-                return false;
-            }
-            self.d[k] = dk;
+            self.pat.extend_from_slice(&pattern[top..nk]);
+            self.pat_ptr.push(self.pat.len());
         }
-        true
     }
 
     /// `x = (L D Lᵀ)⁻¹ b` in permuted coordinates.
@@ -897,7 +935,7 @@ impl Kkt {
     /// Solves `K [dx; dz] = [rx; rz]` as ECOS's `kkt_solve` (module doc).
     #[allow(clippy::too_many_arguments)]
     fn solve(
-        &self,
+        &mut self,
         g: &ConeProgram,
         _cones: &Cones,
         rx: &[f64],
@@ -907,8 +945,14 @@ impl Kkt {
     ) {
         let (n, m, nk) = (self.n, self.m, self.nk);
         let mt = nk - n;
+        // The buffers, zeroed to their lengths (as fresh vectors).
+        let mut bufs = std::mem::take(&mut self.bufs);
+        for (buf, len) in bufs.iter_mut().zip([nk, nk, nk, nk, nk, m, mt]) {
+            buf.clear();
+            buf.resize(len, 0.0);
+        }
+        let [b, px, dpx, e, pe, gdx, truez] = &mut bufs;
         // Pb: the right-hand side in permuted order (stretched z with zero extras).
-        let mut b = vec![0.0; nk];
         for i in 0..n {
             b[self.pinv[i]] = rx[i];
         }
@@ -929,27 +973,21 @@ impl Kkt {
         }
         let bnorm = 1.0 + b.iter().fold(0.0f64, |a, &v| a.max(v.abs()));
         let threshold = bnorm * 1e-14;
-        let mut px = vec![0.0; nk];
-        self.ldl_solve(&b, &mut px);
-        let mut dpx = vec![0.0; nk];
-        let mut e = vec![0.0; nk];
-        let mut pe = vec![0.0; nk];
-        let mut gdx = vec![0.0; m];
-        let mut truez = vec![0.0; mt];
+        self.ldl_solve(b, px);
         let mut prev = f64::NAN;
         let norm = |v: &[f64]| {
             v.iter()
                 .fold(0.0f64, |a, &x| if x.abs() > a { x.abs() } else { a })
         };
         for kit in 0..=NITREF {
-            self.unstretch(&px, dx, dz);
+            self.unstretch(px, dx, dz);
             // ex = b_x − δ·dx − Gᵀ dz
             for i in 0..n {
                 e[i] = b[self.pinv[i]] - DELTASTAT * dx[i];
             }
             g.sub_gtz(dz, &mut e[..n]);
             let nex = norm(&e[..n]);
-            g.gx(dx, &mut gdx);
+            g.gx(dx, gdx);
             let ez = &mut e[n..];
             let mut kk = 0;
             let mut j = 0;
@@ -984,7 +1022,7 @@ impl Kkt {
                     ez[i] += truez[i];
                 }
             } else {
-                self.scale2add(&truez, ez);
+                self.scale2add(truez, ez);
             }
             let nez = norm(ez);
             let nerr = nex.max(nez);
@@ -1001,12 +1039,13 @@ impl Kkt {
             for i in 0..nk {
                 pe[self.pinv[i]] = e[i];
             }
-            self.ldl_solve(&pe, &mut dpx);
+            self.ldl_solve(pe, dpx);
             for i in 0..nk {
                 px[i] += dpx[i];
             }
         }
-        self.unstretch(&px, dx, dz);
+        self.unstretch(px, dx, dz);
+        self.bufs = bufs;
     }
 
     /// ECOS `scale2add`: `y += W² x` in the expanded form (x, y stretched).
