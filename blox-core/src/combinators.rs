@@ -73,6 +73,9 @@ impl<L: SchedulingPolicy, R: SchedulingPolicy> SchedulingPolicy for Either<L, R>
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
         either_dispatch!(self, x => x.schedule(ctx, out))
     }
+    fn schedule_unsettled(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
+        either_dispatch!(self, x => x.schedule_unsettled(ctx, out))
+    }
     fn name(&self) -> String {
         either_dispatch!(self, x => x.name())
     }
@@ -84,6 +87,9 @@ impl<L: SchedulingPolicy, R: SchedulingPolicy> SchedulingPolicy for Either<L, R>
 impl<L: PlacementPolicy, R: PlacementPolicy> PlacementPolicy for Either<L, R> {
     fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
         either_dispatch!(self, x => x.place(ctx, schedule, out))
+    }
+    fn skips_settled(&self) -> bool {
+        either_dispatch!(self, x => x.skips_settled())
     }
     fn name(&self) -> String {
         either_dispatch!(self, x => x.name())

@@ -47,6 +47,16 @@ pub struct Allocation {
 ///
 /// Placements walk it in order. A job the schedule leaves out is not started; whether a running
 /// job left out is stopped is the placement's rule (Blox's "Place" never stops one).
+///
+/// # Settled entries
+///
+/// An entry is *settled* when its job is settled ([`crate::JobRow::is_settled`]: it runs on
+/// exactly the GPUs it requested), it asks for that count and names no GPU type: a placement
+/// that leaves running jobs where they are has nothing to do for it. A placement that decides
+/// the same without the schedule's leading settled entries says so
+/// ([`crate::PlacementPolicy::skips_settled`]); its policy may then leave them out
+/// ([`crate::SchedulingPolicy::schedule_unsettled`]), so that a round where only a few jobs
+/// arrived or finished costs those jobs, not every running one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Schedule {
     /// Jobs in priority order, best first.
@@ -158,7 +168,8 @@ impl Decisions {
 /// nothing in the steady state.
 #[derive(Clone, Debug, Default)]
 pub struct ValidationScratch {
-    /// Per table slot: bit 1 = stopped, bit 2 = started.
+    /// Per table slot: bit 1 = stopped, bit 2 = started; all zero between calls (a call clears
+    /// the marks it set), so a round does not clear one per active job.
     marks: Vec<u8>,
     /// Per GPU: claimed by a start in this decision, and by which job.
     claimed: Vec<Option<JobId>>,
@@ -171,19 +182,26 @@ impl Decisions {
     /// are applied and not given to another start; rigid jobs get exactly their request.
     ///
     /// The error says what is wrong, naming the job and GPU (e.g. `gives GPU 0 to both job 0
-    /// and job 1`). Cost: O(stops + Σ GPUs started), plus O(n) the first time for the scratch.
+    /// and job 1`). Cost: O(stops + Σ GPUs started), plus O(n) when the table's slots outgrow
+    /// the scratch.
     pub fn validate(
         &self,
         cluster: &crate::Cluster,
         jobs: &crate::JobTable,
         scratch: &mut ValidationScratch,
     ) -> Result<(), String> {
-        scratch.marks.clear();
-        scratch.marks.resize(jobs.slot_bound(), 0);
+        if scratch.marks.len() < jobs.slot_bound() {
+            scratch.marks.resize(jobs.slot_bound(), 0);
+        }
         if scratch.claimed.len() != cluster.total_gpus() as usize {
             scratch.claimed = vec![None; cluster.total_gpus() as usize];
         }
         let result = self.validate_with(cluster, jobs, scratch);
+        for id in self.stop.iter().chain(self.start.iter().map(|(id, _)| id)) {
+            if let Some(m) = jobs.slot(*id).and_then(|p| scratch.marks.get_mut(p)) {
+                *m = 0;
+            }
+        }
         for (_, gpus) in &self.start {
             for g in gpus {
                 if let Some(c) = scratch.claimed.get_mut(g.index()) {

@@ -97,6 +97,21 @@ pub fn order_by_row(
     );
 }
 
+/// As [`order_by_row`], over some of the table's rows (e.g. [`crate::JobTable::rows_from`]):
+/// these rows, sorted ascending by `(priority, key, id)`, into `out`.
+pub fn order_rows<'a>(
+    rows: impl Iterator<Item = &'a JobRow> + Clone,
+    buf: &mut KeyBuf,
+    out: &mut Schedule,
+    key: impl Fn(&JobRow) -> f64,
+) {
+    order_packed(
+        rows.map(|r| (pack(r.priority, key(r), r.id), r.n_gpus)),
+        buf,
+        out,
+    );
+}
+
 /// The entries `(packed key, GPUs)` in ascending key order into `out`.
 #[inline]
 fn order_packed<I>(items: I, buf: &mut KeyBuf, out: &mut Schedule)

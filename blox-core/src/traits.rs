@@ -58,6 +58,16 @@ pub trait SchedulingPolicy {
     /// Fill `out` (already cleared) with active jobs, best first.
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule);
 
+    /// As [`SchedulingPolicy::schedule`], but the schedule may leave out any number of its
+    /// leading *settled* entries (see [`Schedule`]): what [`Pipeline`] asks for when its
+    /// placement says it decides the same without them ([`PlacementPolicy::skips_settled`]).
+    /// A policy that can find where its order stops being settled without walking every job
+    /// (FIFO does, from [`crate::JobTable::settled_prefix`]) makes such a round cost the
+    /// jobs that changed, not the whole table. Default: the whole schedule.
+    fn schedule_unsettled(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
+        self.schedule(ctx, out);
+    }
+
     /// A short name for tables and error messages.
     fn name(&self) -> String {
         short_type_name::<Self>()
@@ -89,6 +99,14 @@ pub trait SchedulingPolicy {
 pub trait PlacementPolicy {
     /// Fill `out` (already cleared) with stops and starts.
     fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions);
+
+    /// Whether this placement decides exactly the same when a schedule's leading settled
+    /// entries are left out (see [`Schedule`]; e.g. a placement that leaves a running job on
+    /// what it holds and takes victims only below the job it places). Then [`Pipeline`] asks
+    /// its policy for [`SchedulingPolicy::schedule_unsettled`]. Default: `false`.
+    fn skips_settled(&self) -> bool {
+        false
+    }
 
     /// A short name for tables and error messages.
     fn name(&self) -> String {
@@ -219,7 +237,11 @@ impl<A: AdmissionPolicy, S: SchedulingPolicy, P: PlacementPolicy> Scheduler for 
         self.admission.admit(ctx, queue, out);
     }
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
-        self.policy.schedule(ctx, out);
+        if self.placement.skips_settled() {
+            self.policy.schedule_unsettled(ctx, out);
+        } else {
+            self.policy.schedule(ctx, out);
+        }
     }
     fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions) {
         self.placement.place(ctx, schedule, out);
@@ -255,23 +277,28 @@ pub type BoxSink = Box<dyn MetricSink + Send>;
 pub type BoxPipeline = Pipeline<BoxAdmission, BoxScheduling, BoxPlacement>;
 
 macro_rules! forward {
-    ($tr:ident { $($(#[$m:meta])* fn $f:ident(&mut self $(, $a:ident : $t:ty)*);)* }) => {
+    ($tr:ident { $($(#[$m:meta])* fn $f:ident(&mut self $(, $a:ident : $t:ty)*);)* } $($flag:ident)*) => {
         impl<T: $tr + ?Sized> $tr for Box<T> {
             $(fn $f(&mut self $(, $a: $t)*) { (**self).$f($($a),*) })*
             fn name(&self) -> String { (**self).name() }
             fn reads_progress(&self) -> bool { (**self).reads_progress() }
+            $(fn $flag(&self) -> bool { (**self).$flag() })*
         }
         impl<T: $tr + ?Sized> $tr for &mut T {
             $(fn $f(&mut self $(, $a: $t)*) { (**self).$f($($a),*) })*
             fn name(&self) -> String { (**self).name() }
             fn reads_progress(&self) -> bool { (**self).reads_progress() }
+            $(fn $flag(&self) -> bool { (**self).$flag() })*
         }
     };
 }
 
 forward!(AdmissionPolicy { fn admit(&mut self, ctx: &Ctx<'_>, queue: &[QueuedJob], out: &mut Admissions); });
-forward!(SchedulingPolicy { fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule); });
-forward!(PlacementPolicy { fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions); });
+forward!(SchedulingPolicy {
+    fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule);
+    fn schedule_unsettled(&mut self, ctx: &Ctx<'_>, out: &mut Schedule);
+});
+forward!(PlacementPolicy { fn place(&mut self, ctx: &Ctx<'_>, schedule: &Schedule, out: &mut Decisions); } skips_settled);
 forward!(Scheduler {
     fn admit(&mut self, ctx: &Ctx<'_>, queue: &[QueuedJob], out: &mut Admissions);
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule);

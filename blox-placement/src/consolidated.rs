@@ -67,6 +67,12 @@ impl PlacementPolicy for Consolidated {
     fn reads_progress(&self) -> bool {
         false
     }
+
+    fn skips_settled(&self) -> bool {
+        // The shared round loop leaves a settled job where it is and takes victims only below
+        // the job it places.
+        true
+    }
 }
 
 /// The fewest-nodes best fit over per-node capacities (free GPUs, or what host resources allow).

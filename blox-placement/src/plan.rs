@@ -205,6 +205,7 @@ impl Scratch {
     fn set_stopped(&mut self, slot: usize, on: bool) {
         if on {
             self.flags[slot] |= STOPPED;
+            self.flagged.push(slot);
         } else {
             self.flags[slot] &= !STOPPED;
         }
@@ -213,6 +214,22 @@ impl Scratch {
     #[inline]
     fn set_placed(&mut self, slot: usize) {
         self.flags[slot] |= PLACED;
+        self.flagged.push(slot);
+    }
+
+    /// Flags for a table of `slots` slots, all clear.
+    fn begin(&mut self, slots: usize) {
+        if self.flags.len() < slots {
+            self.flags.resize(slots, 0);
+        }
+    }
+
+    /// Clear the flags set this round (so the next round does not clear one per job).
+    fn end(&mut self) {
+        for &slot in &self.flagged {
+            self.flags[slot] = 0;
+        }
+        self.flagged.clear();
     }
 }
 
@@ -220,8 +237,10 @@ impl Scratch {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Scratch {
     /// By table slot: [`STOPPED`] this round and not (yet) restarted, [`PLACED`] (started or
-    /// resized) this round, never a victim.
+    /// resized) this round, never a victim. All clear between rounds.
     flags: Vec<u8>,
+    /// The slots whose flags were set this round.
+    flagged: Vec<usize>,
     victims: Vec<usize>,
     gpus: GpuSet,
 }
@@ -327,8 +346,7 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
     let mut plan = Plan::new(ctx, fit.host());
     fit.begin(ctx, &plan);
     let entries = &schedule.entries;
-    s.flags.clear();
-    s.flags.resize(jobs.slot_bound(), 0);
+    s.begin(jobs.slot_bound());
     // Entries at or after `cursor` are not candidate victims.
     let mut cursor = entries.len();
     let several_types = ctx.cluster.n_gpu_types() > 1;
@@ -466,6 +484,7 @@ pub(crate) fn place_round<F: Fit + ?Sized>(
         }
     }
     plan.gpus.restrict(None);
+    s.end();
 }
 
 /// Whether `job`'s host share on these GPUs fits the plan.

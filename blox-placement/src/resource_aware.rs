@@ -55,4 +55,10 @@ impl PlacementPolicy for ResourceAware {
     fn reads_progress(&self) -> bool {
         false
     }
+
+    fn skips_settled(&self) -> bool {
+        // The shared round loop leaves a settled job where it is and takes victims only below
+        // the job it places.
+        true
+    }
 }

@@ -101,6 +101,12 @@ impl PlacementPolicy for Scattered {
     fn reads_progress(&self) -> bool {
         false
     }
+
+    fn skips_settled(&self) -> bool {
+        // The shared round loop leaves a settled job where it is and takes victims only below
+        // the job it places.
+        true
+    }
 }
 
 /// GPU ids as plain numbers, for tests and messages.

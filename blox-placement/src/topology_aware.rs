@@ -79,6 +79,12 @@ impl PlacementPolicy for TopologyAware {
     fn reads_progress(&self) -> bool {
         false
     }
+
+    fn skips_settled(&self) -> bool {
+        // The shared round loop leaves a settled job where it is and takes victims only below
+        // the job it places.
+        true
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -1,10 +1,12 @@
-use blox_core::order::{order_by_row, KeyBuf};
-use blox_core::{Ctx, Schedule, SchedulingPolicy};
+use blox_core::order::{order_by_row, order_rows, KeyBuf};
+use blox_core::{Ctx, JobRow, Schedule, SchedulingPolicy};
 
 /// First in, first out: ascending `(priority, arrival)` (Blox `schedulers/fifo.py`).
 ///
 /// `priority` is the starvation class the engine keeps (Blox's `job_priority`). Ties: lowest id.
-/// Cost per round: O(n log n) in active jobs.
+/// Cost per round: O(n log n) in active jobs; O(n) when they arrived in id order (the usual
+/// case), and only the jobs from the first one that does not run on what it asked for when its
+/// placement skips settled entries ([`SchedulingPolicy::schedule_unsettled`]).
 #[derive(Clone, Debug, Default)]
 pub struct Fifo {
     buf: KeyBuf,
@@ -12,7 +14,22 @@ pub struct Fifo {
 
 impl SchedulingPolicy for Fifo {
     fn schedule(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
-        order_by_row(ctx, &mut self.buf, out, |r| r.arrival.as_millis() as f64);
+        order_by_row(ctx, &mut self.buf, out, key);
+    }
+
+    fn schedule_unsettled(&mut self, ctx: &Ctx<'_>, out: &mut Schedule) {
+        let jobs = ctx.jobs;
+        if !jobs.in_arrival_order() {
+            return self.schedule(ctx, out);
+        }
+        // Id order is FIFO's order: the settled prefix leads it, and the rest follows in id
+        // order.
+        order_rows(
+            jobs.rows_from(jobs.settled_prefix()),
+            &mut self.buf,
+            out,
+            key,
+        );
     }
 
     fn name(&self) -> String {
@@ -21,5 +38,34 @@ impl SchedulingPolicy for Fifo {
 
     fn reads_progress(&self) -> bool {
         false
+    }
+}
+
+/// FIFO's key: the arrival.
+#[inline]
+fn key(r: &JobRow) -> f64 {
+    r.arrival.as_millis() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{run, tables};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn the_unsettled_schedule_is_the_schedule_less_leading_settled_entries(t in tables()) {
+            let full = run(&mut Fifo::default(), &t);
+            let mut part = Schedule::default();
+            Fifo::default().schedule_unsettled(&t.ctx(), &mut part);
+            let k = full.len() - part.len();
+            prop_assert_eq!(&full.entries[k..], &part.entries[..]);
+            for e in &full.entries[..k] {
+                let j = t.jobs.get(e.job).expect("active");
+                prop_assert!(j.is_running() && j.gpus.len() as u32 == j.n_gpus());
+                prop_assert!(e.n_gpus == j.n_gpus() && e.gpu_type.is_none());
+            }
+        }
     }
 }
