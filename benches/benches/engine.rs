@@ -160,7 +160,7 @@ fn scaling_case(jobs: u32) -> (ScalingSim, JobStream<PoissonGenerator>) {
     let cluster = ClusterSpec::uniform(20 * per, 8);
     let mut cfg = PoissonConfig::new(6.0 * f64::from(per));
     cfg.gpus = blox_workload::GpuDist::philly_up_to(cluster.total_gpus());
-    let gen = PoissonGenerator::new(cfg, blox_core::Seed(1)).expect("valid generator");
+    let r#gen = PoissonGenerator::new(cfg, blox_core::Seed(1)).expect("valid generator");
     let sim = Simulator::new(
         SimConfig::new(Exact::new()),
         cluster,
@@ -168,7 +168,7 @@ fn scaling_case(jobs: u32) -> (ScalingSim, JobStream<PoissonGenerator>) {
         ConstantSpeed(1.0),
         (),
     );
-    (sim, JobStream::new(gen, jobs as usize))
+    (sim, JobStream::new(r#gen, jobs as usize))
 }
 
 /// Engine scaling: the same load and span at 10,000 and 100,000 jobs (see the module docs).

@@ -671,7 +671,7 @@ pub fn run_generated_colocated(
         })?;
         mech = mech.with_colocated(c);
     }
-    let mut gen = Gen {
+    let mut g = Gen {
         generator: JobGenerator::new(cfg.seed, cfg.multi_gpu, cfg.priorities, cfg.fixed_duration)?,
         table,
         types: &types,
@@ -686,18 +686,18 @@ pub fn run_generated_colocated(
     let mut remaining = static_n.unwrap_or(0);
     let mut window_start = None;
     // A job no GPU type can run never completes: fatal if the stop test waits for it.
-    let admit_new = |gen: &mut Gen<'_>,
+    let admit_new = |g: &mut Gen<'_>,
                      mech: &mut GavelMechanism,
                      arrival: f64,
                      window_start: &mut Option<f64>|
      -> Result<(), GavelError> {
-        let id = gen.make(mech, arrival)?;
+        let id = g.make(mech, arrival)?;
         let runnable = types
             .iter()
             .enumerate()
-            .any(|(w, (_, c))| *c >= gen.jobs[id].scale_factor && mech.job(id).throughput[w] > 0.0);
+            .any(|(w, (_, c))| *c >= g.jobs[id].scale_factor && mech.job(id).throughput[w] > 0.0);
         if in_window(id) {
-            gen.jobs[id].tracked = true;
+            g.jobs[id].tracked = true;
             if window.is_some_and(|(a, _)| a == id) {
                 *window_start = Some(arrival);
             }
@@ -717,8 +717,8 @@ pub fn run_generated_colocated(
         for (_, count) in &types {
             let mut left = i64::from(*count);
             while left > 0 {
-                admit_new(&mut gen, &mut mech, 0.0, &mut window_start)?;
-                left -= i64::from(gen.jobs[gen.jobs.len() - 1].scale_factor);
+                admit_new(&mut g, &mut mech, 0.0, &mut window_start)?;
+                left -= i64::from(g.jobs[g.jobs.len() - 1].scale_factor);
             }
         }
     }
@@ -767,10 +767,10 @@ pub fn run_generated_colocated(
                 let out = mech.credit_pair(t.job, b, t.gpu_type, [t.steps, b_steps], exec);
                 if out[0] != Credit::Failed {
                     // Each GPU of the pair is busy for the execution time, once.
-                    busy += exec * f64::from(gen.jobs[t.job].scale_factor);
+                    busy += exec * f64::from(g.jobs[t.job].scale_factor);
                 }
                 for (m, c) in [t.job, b].into_iter().zip(out) {
-                    let j = &mut gen.jobs[m];
+                    let j = &mut g.jobs[m];
                     if matches!(c, Credit::Progress | Credit::Completed) {
                         j.micro_tasks += 1;
                     }
@@ -786,7 +786,7 @@ pub fn run_generated_colocated(
                 }
                 continue;
             }
-            let j = &mut gen.jobs[t.job];
+            let j = &mut g.jobs[t.job];
             let done = match mech.credit_steps(t.job, t.gpu_type, t.steps, exec) {
                 Credit::Progress => {
                     j.micro_tasks += 1;
@@ -815,8 +815,8 @@ pub fn run_generated_colocated(
             }
         }
         // §G6.3: generate and admit while the pending arrival is due.
-        while pending <= clock && static_n.map_or(true, |n| gen.jobs.len() < n) {
-            admit_new(&mut gen, &mut mech, pending, &mut window_start)?;
+        while pending <= clock && static_n.map_or(true, |n| g.jobs.len() < n) {
+            admit_new(&mut g, &mut mech, pending, &mut window_start)?;
             pending += arrivals.next_gap();
         }
         let plan = mech.plan_round_packed(clock);
@@ -826,7 +826,7 @@ pub fn run_generated_colocated(
         pauses.dispatch(
             plan.iter().flat_map(Placement::jobs),
             |j| mech.is_active(j),
-            |j| gen.jobs[j].preemptions += 1,
+            |j| g.jobs[j].preemptions += 1,
         );
         let steps_at = |mech: &GavelMechanism, j: usize, t: f64| -> f64 {
             let left = mech.remaining_steps(j);
@@ -874,14 +874,14 @@ pub fn run_generated_colocated(
         if running.is_empty() {
             if static_n.is_some() && remaining > 0 {
                 // Gavel would set the clock back to its pending arrival, 0, and spin.
-                let left: Vec<usize> = (0..gen.jobs.len()).filter(|&j| mech.is_active(j)).collect();
+                let left: Vec<usize> = (0..g.jobs.len()).filter(|&j| mech.is_active(j)).collect();
                 return Err(GavelError::Stuck { clock, jobs: left });
             }
         } else {
             rounds += 1;
         }
     }
-    let jobs = gen.jobs;
+    let jobs = g.jobs;
     let measured: Vec<&GeneratedJob> = {
         let windowed = window.is_some();
         jobs.iter().filter(|j| !windowed || j.tracked).collect()

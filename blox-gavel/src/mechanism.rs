@@ -105,7 +105,7 @@ pub enum Placement {
 
 impl Placement {
     /// The jobs it runs: one, or a pair's two (lower id first).
-    pub fn jobs(&self) -> impl Iterator<Item = usize> {
+    pub fn jobs(&self) -> impl Iterator<Item = usize> + use<> {
         let (a, b) = match *self {
             Placement::Single { job, .. } => (job, None),
             Placement::Pair { jobs: [a, b], .. } => (a, Some(b)),

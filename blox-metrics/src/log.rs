@@ -87,7 +87,7 @@ impl JobLog {
 
     /// The names of the GPU types `r` ran on, in type-id order (empty if it never started, or
     /// the log was not built [`JobLog::with_cluster`]).
-    pub fn gpu_type_names<'a>(&'a self, r: &JobRecord) -> impl Iterator<Item = &'a str> + 'a {
+    pub fn gpu_type_names<'a>(&'a self, r: &JobRecord) -> impl Iterator<Item = &'a str> + use<'a> {
         let bits = r.gpu_type_bits;
         self.type_names
             .iter()

@@ -590,7 +590,7 @@ impl Topology {
         if n_gpus == 0 {
             return Err(err("vertices".into(), "no GPU vertex".into()));
         }
-        if let Some((k, &g)) = gpu_vertex.keys().enumerate().find(|(k, &g)| g != *k as u32) {
+        if let Some((k, &g)) = gpu_vertex.keys().enumerate().find(|&(k, &g)| g != k as u32) {
             return Err(err(
                 "vertices".into(),
                 format!(

@@ -516,7 +516,7 @@ fn take_across(remaining: &mut [u32], mut n: u32) {
         let Some((k, &left)) = remaining
             .iter()
             .enumerate()
-            .filter(|(_, &c)| c > 0)
+            .filter(|&(_, &c)| c > 0)
             .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(&a.0)))
         else {
             return;
@@ -856,7 +856,7 @@ fn lp_stage(
         let row: Vec<(microlp::Variable, f64)> = classes
             .iter()
             .enumerate()
-            .filter(|(_, &(s, _, _))| s > 0)
+            .filter(|&(_, &(s, _, _))| s > 0)
             .map(|(c, &(s, _, m))| (vars[c][k], m * f64::from(s)))
             .collect();
         if !row.is_empty() {

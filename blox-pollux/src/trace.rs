@@ -623,7 +623,7 @@ impl Application {
     pub fn max_local_bsz_for_replicas(&self, replicas: u32) -> Option<u64> {
         self.placements
             .iter()
-            .filter(|(&id, _)| {
+            .filter(|&(&id, _)| {
                 id.to_string()
                     .bytes()
                     .map(|c| u32::from(c - b'0'))

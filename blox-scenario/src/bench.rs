@@ -25,7 +25,7 @@ pub fn engine_only(s: &Scenario, jobs: usize) -> Result<RunOutcome, SimError> {
     let mut cfg = blox_workload::PoissonConfig::new(*load);
     cfg.duration = crate::parse_durations(durations)?;
     cfg.gpus = crate::parse_gpus(gpus, cluster.total_gpus())?;
-    let gen = blox_workload::PoissonGenerator::new(cfg, blox_core::Seed(s.seed))?;
+    let r#gen = blox_workload::PoissonGenerator::new(cfg, blox_core::Seed(s.seed))?;
     let scheduler = blox_core::Pipeline::new(
         blox_admission::AcceptAll,
         blox_policies::Fifo::default(),
@@ -38,5 +38,5 @@ pub fn engine_only(s: &Scenario, jobs: usize) -> Result<RunOutcome, SimError> {
     };
     let cfg = s.sim_config()?.with_model(model);
     let mut sim = blox_sim::Simulator::new(cfg, cluster, scheduler, s.throughput()?, ());
-    sim.run(&mut blox_sim::JobStream::new(gen, jobs))
+    sim.run(&mut blox_sim::JobStream::new(r#gen, jobs))
 }

@@ -1060,12 +1060,12 @@ impl Scenario {
         };
         // A generator's first `n` jobs, drawn as the run reaches them (never built up front),
         // with the offered load of the whole list, as `list` would report it.
-        let stream = |gen: Box<dyn Iterator<Item = blox_core::JobSpec> + Send>,
+        let stream = |r#gen: Box<dyn Iterator<Item = blox_core::JobSpec> + Send>,
                       fresh: Box<dyn Iterator<Item = blox_core::JobSpec>>,
                       n: usize|
          -> Result<_, SimError> {
             let total = self.cluster_spec()?.total_gpus();
-            let w: Box<dyn Workload + Send> = Box::new(blox_sim::JobStream::new(gen, n));
+            let w: Box<dyn Workload + Send> = Box::new(blox_sim::JobStream::new(r#gen, n));
             let report = WorkloadReport {
                 offered_load_fraction: offered_fraction_of(fresh.take(n), total),
                 ..WorkloadReport::default()
@@ -1139,8 +1139,8 @@ impl Scenario {
                 let mut cfg = blox_workload::PoissonConfig::new(*load);
                 cfg.duration = parse_durations(durations)?;
                 cfg.gpus = parse_gpus(gpus, self.cluster_spec()?.total_gpus())?;
-                let gen = blox_workload::PoissonGenerator::new(cfg, blox_core::Seed(self.seed))?;
-                stream(Box::new(gen.clone()), Box::new(gen), *jobs)?
+                let r#gen = blox_workload::PoissonGenerator::new(cfg, blox_core::Seed(self.seed))?;
+                stream(Box::new(r#gen.clone()), Box::new(r#gen), *jobs)?
             }
             WorkloadConfig::SynergyDefault { load, class_split } => {
                 let split: blox_synergy::ClassSplit = class_split
@@ -1164,8 +1164,8 @@ impl Scenario {
             }
             WorkloadConfig::DualLoad { load, jobs } => {
                 let cfg = blox_workload::DualLoadConfig::new(*load);
-                let gen = blox_workload::DualLoad::new(cfg, blox_core::Seed(self.seed))?;
-                stream(Box::new(gen.clone()), Box::new(gen), *jobs)?
+                let r#gen = blox_workload::DualLoad::new(cfg, blox_core::Seed(self.seed))?;
+                stream(Box::new(r#gen.clone()), Box::new(r#gen), *jobs)?
             }
             WorkloadConfig::Resample {
                 paths,

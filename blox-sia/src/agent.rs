@@ -190,7 +190,7 @@ pub fn goodput_row(job: &SiaJob, cluster: &SiaCluster, configs: &[Config]) -> Ve
     let m = configs
         .iter()
         .zip(&row)
-        .filter(|(c, &g)| !blind[c.gpu_type] && g > ZERO_ALLOC_GAIN)
+        .filter(|&(c, &g)| !blind[c.gpu_type] && g > ZERO_ALLOC_GAIN)
         .map(|(_, &g)| g)
         .fold(f32::INFINITY, f32::min);
     let m = if m.is_finite() { m } else { 1.0 };

@@ -160,7 +160,7 @@ impl Iterator for SynergyGenerator {
 /// Synergy's default workload as a [`Workload`] for the engine.
 #[derive(Clone, Debug)]
 pub struct SynergyWorkload {
-    gen: SynergyGenerator,
+    r#gen: SynergyGenerator,
     load: f64,
     peeked: Option<JobSpec>,
 }
@@ -173,19 +173,19 @@ impl SynergyWorkload {
         server: ServerSize,
         seed: u64,
     ) -> Result<Self, SimError> {
-        let gen =
+        let r#gen =
             SynergyGenerator::new(jobs_per_hour, split, server, seed).map_err(SimError::Config)?;
         Ok(SynergyWorkload {
-            gen,
+            r#gen,
             load: jobs_per_hour,
             peeked: None,
         })
     }
 
     fn peek(&mut self) -> &JobSpec {
-        let gen = &mut self.gen;
+        let g = &mut self.r#gen;
         self.peeked.get_or_insert_with(|| {
-            gen.next()
+            g.next()
                 .expect("the Synergy generator is infinite")
                 .to_spec()
         })
@@ -213,7 +213,7 @@ impl Workload for SynergyWorkload {
 mod tests {
     use super::*;
 
-    fn gen() -> SynergyGenerator {
+    fn r#gen() -> SynergyGenerator {
         SynergyGenerator::new(9.0, ClassSplit::DEFAULT, ServerSize::SYNERGY_DEFAULT, 42).unwrap()
     }
 
@@ -224,7 +224,7 @@ mod tests {
         let mut parse = PyRandom::new(42);
         let mut sim = PyRandom::new(42);
         let mut t = 0u64;
-        for job in gen().take(50) {
+        for job in r#gen().take(50) {
             let long = parse.random() >= 0.8;
             let e = if long {
                 parse.uniform(3.0, 4.0)
@@ -257,7 +257,7 @@ mod tests {
             (1654, 3770.5762390214836, 5891, "res18"),
             (2023, 12461.3034347379, 18598, "transformer"),
         ];
-        for (job, (arr, d, it, model)) in gen().zip(expect) {
+        for (job, (arr, d, it, model)) in r#gen().zip(expect) {
             assert_eq!(
                 (job.arrival_s, job.duration_s, job.iterations, job.model),
                 (arr, d, it, model)
@@ -267,8 +267,8 @@ mod tests {
 
     #[test]
     fn same_seed_same_jobs_other_seed_other_jobs() {
-        let a: Vec<SynergyJob> = gen().take(200).collect();
-        let b: Vec<SynergyJob> = gen().take(200).collect();
+        let a: Vec<SynergyJob> = r#gen().take(200).collect();
+        let b: Vec<SynergyJob> = r#gen().take(200).collect();
         assert_eq!(a, b);
         let c: Vec<SynergyJob> =
             SynergyGenerator::new(9.0, ClassSplit::DEFAULT, ServerSize::SYNERGY_DEFAULT, 7)
@@ -287,7 +287,7 @@ mod tests {
 
     #[test]
     fn spec_carries_the_resource_model() {
-        let j = gen().next().unwrap();
+        let j = r#gen().next().unwrap();
         let s = j.to_spec();
         assert_eq!(s.n_gpus, 1);
         assert_eq!(s.model.as_deref(), Some("alexnet"));

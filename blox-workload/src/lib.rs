@@ -68,28 +68,28 @@
 //! assert_eq!(err.to_string(), "c.csv:2: field `num_gpu`: `one` is not a whole number ≥ 0");
 //!
 //! // Synthetic: 100 jobs at 6 jobs/hour with Philly-like durations and GPU counts.
-//! let gen = blox_workload::PoissonGenerator::new(
+//! let poisson = blox_workload::PoissonGenerator::new(
 //!     blox_workload::PoissonConfig::new(6.0),
 //!     blox_core::Seed(1),
 //! )?;
-//! let jobs: Vec<_> = gen.take(100).collect();
+//! let jobs: Vec<_> = poisson.take(100).collect();
 //! assert!(jobs.windows(2).all(|w| w[0].arrival <= w[1].arrival));
 //! # Ok::<(), blox_workload::WorkloadError>(())
 //! ```
 
 mod error;
-mod gen;
+mod r#gen;
 mod pyrandom;
 mod read;
 mod stats;
 mod zoo;
 
 pub use error::WorkloadError;
-pub use gen::{
+pub use pyrandom::PyRandom;
+pub use r#gen::{
     resample, DualLoad, DualLoadConfig, DurationDist, GpuDist, LoadTarget, PoissonConfig,
     PoissonGenerator, PHILLY_GPU_COUNTS, POISSON_STREAMS,
 };
-pub use pyrandom::PyRandom;
 pub use read::{
     decompress, locate_table_path, parse_datetime, parse_gavel, parse_gavel_trace, parse_trace,
     philly_blox_gpu_counts, philly_blox_trace_jobs, pollux_reference_gpu_seconds, read_gavel_trace,

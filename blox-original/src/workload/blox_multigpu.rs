@@ -22,7 +22,7 @@ use std::sync::Arc;
 /// `N` = the number of kept trace entries) and the kept entries' GPU counts, cycled.
 #[derive(Clone, Debug)]
 pub struct BloxMultiGpuTrace {
-    gen: BloxDefault,
+    r#gen: BloxDefault,
     gpus: Arc<[u32]>,
     load: f64,
     peeked: Option<JobSpec>,
@@ -43,9 +43,9 @@ impl BloxMultiGpuTrace {
                 "the Blox multi-GPU trace workload got a job with 0 GPUs".into(),
             ));
         }
-        let gen = BloxDefault::with_seed(load, gpus.len(), seed).map_err(SimError::Config)?;
+        let r#gen = BloxDefault::with_seed(load, gpus.len(), seed).map_err(SimError::Config)?;
         Ok(BloxMultiGpuTrace {
-            gen,
+            r#gen,
             gpus: gpus.into(),
             load,
             peeked: None,
@@ -54,9 +54,9 @@ impl BloxMultiGpuTrace {
 
     fn peek(&mut self) -> &JobSpec {
         let gpus = &self.gpus;
-        let gen = &mut self.gen;
+        let r#gen = &mut self.r#gen;
         self.peeked.get_or_insert_with(|| {
-            let j = gen.next().expect("the Blox generator is infinite");
+            let j = r#gen.next().expect("the Blox generator is infinite");
             // `index mod len` is below `len`, which fits a usize.
             let n = gpus[(j.index % gpus.len() as u64) as usize];
             let mut spec = JobSpec::new(Time::from_secs(j.arrival_s), n, j.duration_s);

@@ -18,7 +18,7 @@ use blox_sim::{SimError, Workload};
 /// the drawn duration, class `i mod 5`.
 #[derive(Clone, Debug)]
 pub struct BloxDefaultWorkload {
-    gen: BloxDefault,
+    r#gen: BloxDefault,
     load: f64,
     peeked: Option<JobSpec>,
 }
@@ -32,9 +32,9 @@ impl BloxDefaultWorkload {
 
     /// As [`BloxDefaultWorkload::new`] with CPython's `random.seed(seed)` instead of Blox's 1.
     pub fn with_seed(load: f64, trace_jobs: usize, seed: u64) -> Result<Self, SimError> {
-        let gen = BloxDefault::with_seed(load, trace_jobs, seed).map_err(SimError::Config)?;
+        let r#gen = BloxDefault::with_seed(load, trace_jobs, seed).map_err(SimError::Config)?;
         Ok(BloxDefaultWorkload {
-            gen,
+            r#gen,
             load,
             peeked: None,
         })
@@ -42,7 +42,7 @@ impl BloxDefaultWorkload {
 
     fn peek(&mut self) -> &JobSpec {
         self.peeked.get_or_insert_with(|| {
-            let j = self.gen.next().expect("the Blox generator is infinite");
+            let j = self.r#gen.next().expect("the Blox generator is infinite");
             let mut spec = JobSpec::new(Time::from_secs(j.arrival_s), 1, j.duration_s);
             spec.class_id = j.class_id;
             spec

@@ -88,7 +88,7 @@ impl Workload for JobList {
 /// a stream cannot): an arrival before the previous one is an error, not a silent reorder.
 #[derive(Clone, Debug)]
 pub struct JobStream<I> {
-    gen: I,
+    r#gen: I,
     left: usize,
     peeked: Option<JobSpec>,
     last: Time,
@@ -96,9 +96,9 @@ pub struct JobStream<I> {
 
 impl<I: Iterator<Item = JobSpec>> JobStream<I> {
     /// The first `jobs` jobs of `gen`.
-    pub fn new(gen: I, jobs: usize) -> Self {
+    pub fn new(r#gen: I, jobs: usize) -> Self {
         JobStream {
-            gen,
+            r#gen,
             left: jobs,
             peeked: None,
             last: Time::ZERO,
@@ -107,7 +107,7 @@ impl<I: Iterator<Item = JobSpec>> JobStream<I> {
 
     fn peek(&mut self) -> Result<Option<&JobSpec>, SimError> {
         if self.peeked.is_none() && self.left > 0 {
-            if let Some(j) = self.gen.next() {
+            if let Some(j) = self.r#gen.next() {
                 self.left -= 1;
                 if j.arrival < self.last {
                     return Err(SimError::Config(format!(
