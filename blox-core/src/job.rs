@@ -530,7 +530,7 @@ impl JobTable {
         self.rows[from..]
             .iter()
             .zip(&self.state[from..])
-            .filter(|(_, &s)| s != HIDDEN)
+            .filter(|&(_, &s)| s != HIDDEN)
             .map(|(r, _)| r)
     }
 
