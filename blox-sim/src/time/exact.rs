@@ -76,6 +76,10 @@ pub struct Exact {
     /// The state of every admitted job, by id, from the oldest job still in the table on (the
     /// ids below it are dropped as it leaves).
     live: StateWindow,
+    /// The start of every admitted job that runs, [`NOT_RUNNING`] for the others, by id over the
+    /// ids of `live`: 8 bytes a job, apart from `live`, so that the liveness check of a pending
+    /// finish (at every completion) reaches a denser window than the jobs' whole states.
+    runs: IdWindow<Time>,
     /// (finish, id, start) of running jobs; stale entries are skipped.
     finishes: FinishQueue,
     /// The decision times since the earliest time a running job was last credited, ascending:
@@ -108,43 +112,39 @@ struct ExactJob {
     n_gpus: u32,
     /// `FirstProgress` has been emitted.
     responded: bool,
-    /// It runs (from its start to its stop or completion).
-    running: bool,
-    /// When it last started.
-    started_at: Time,
 }
+
+/// The `runs` entry of a job that does not run (no job starts at `Time::MAX`).
+const NOT_RUNNING: Time = Time::MAX;
 
 /// Per-job states by id, for the ids from the oldest job still in the table to the newest
 /// admitted: O(1) to reach, and dropped from the front as the oldest jobs leave.
 type StateWindow = IdWindow<ExactJob>;
 
-impl IdWindow<ExactJob> {
+impl<T: Copy> IdWindow<T> {
     fn clear(&mut self) {
         self.items.clear();
         self.base = 0;
     }
 
-    /// The state of `id`, if it was admitted and is in the window.
+    /// The value of `id`, if it was admitted and is in the window.
     #[inline]
-    fn get_mut(&mut self, id: JobId) -> Option<&mut ExactJob> {
+    fn get_mut(&mut self, id: JobId) -> Option<&mut T> {
         let k = id.0.checked_sub(self.base)?;
         self.items.get_mut(k as usize)
     }
 
-    /// Add the state of `id`, the next id (ids ascend; gaps are filled with placeholders).
-    fn push_at(&mut self, id: JobId, st: ExactJob) {
+    /// Add the value of `id`, the next id (ids ascend; gaps are filled with `filler`).
+    fn push_at(&mut self, id: JobId, value: T, filler: T) {
         if self.items.is_empty() {
             self.base = id.0;
         }
         let k = (id.0 - self.base) as usize;
         debug_assert!(k >= self.items.len(), "ids ascend");
         while self.items.len() < k {
-            self.items.push_back(ExactJob {
-                running: false,
-                ..st
-            });
+            self.items.push_back(filler);
         }
-        self.items.push_back(st);
+        self.items.push_back(value);
     }
 }
 
@@ -181,6 +181,14 @@ impl Exact {
         self.live
             .get_mut(id)
             .unwrap_or_else(|| panic!("the exact model was not told of job {id}'s admission"))
+    }
+
+    /// Mark job `id` as not running (it stopped or completed).
+    #[inline]
+    fn stop(&mut self, id: JobId) {
+        if let Some(start) = self.runs.get_mut(id) {
+            *start = NOT_RUNNING;
+        }
     }
 
     /// Credit `job` up to decision time `t` (or, for a completion, up to its finish): through
@@ -238,8 +246,9 @@ impl Exact {
             .live
             .items
             .iter()
-            .filter(|st| st.running)
-            .map(|st| st.credited_to)
+            .zip(&self.runs.items)
+            .filter(|&(_, &start)| start != NOT_RUNNING)
+            .map(|(st, _)| st.credited_to)
             .min()
             .unwrap_or(t);
         // A job credited up to `oldest` is next credited at the first time after it.
@@ -264,10 +273,7 @@ impl Exact {
     /// reading the job).
     #[inline]
     fn live(&mut self, table: &JobTable, id: JobId, start: Time) -> bool {
-        let live = self
-            .live
-            .get_mut(id)
-            .is_some_and(|st| st.running && st.started_at == start);
+        let live = self.runs.get_mut(id).is_some_and(|s| *s == start);
         debug_assert_eq!(
             live,
             table
@@ -419,6 +425,7 @@ impl TimeModel for Exact {
 
     fn begin(&mut self, _round: Time) -> Result<(), SimError> {
         self.live.clear();
+        self.runs.clear();
         self.finishes.clear();
         self.log.clear();
         self.log_trim_at = 1024;
@@ -427,19 +434,16 @@ impl TimeModel for Exact {
     }
 
     fn admitted(&mut self, job: &Job, _now: Time) {
-        self.live.push_at(
-            job.id,
-            ExactJob {
-                credited_to: Time::ZERO,
-                speed: 1.0,
-                stall_until: Time::ZERO,
-                work_s: job.spec.work_s,
-                n_gpus: job.spec.n_gpus,
-                responded: false,
-                running: false,
-                started_at: Time::ZERO,
-            },
-        );
+        let st = ExactJob {
+            credited_to: Time::ZERO,
+            speed: 1.0,
+            stall_until: Time::ZERO,
+            work_s: job.spec.work_s,
+            n_gpus: job.spec.n_gpus,
+            responded: false,
+        };
+        self.live.push_at(job.id, st, st);
+        self.runs.push_at(job.id, NOT_RUNNING, NOT_RUNNING);
     }
 
     fn progress_read(&mut self, read: bool) {
@@ -460,11 +464,11 @@ impl TimeModel for Exact {
             }
             if self.lazy {
                 // It leaves the table before anything reads it: no credit.
-                self.state(id).running = false;
+                self.stop(id);
             } else if let Some(mut job) = world.jobs_mut().get_mut(id) {
                 self.credit(&mut job, finish);
                 job.executed = job.spec.work_s;
-                self.state(id).running = false;
+                self.stop(id);
             }
             world.complete(id, finish);
             if world.tracked_complete() {
@@ -474,13 +478,15 @@ impl TimeModel for Exact {
         if !self.lazy {
             self.credit_all(world.jobs_mut(), t);
         }
-        self.live.trim_below(world.jobs().first().map(|j| j.id));
+        let first = world.jobs().first().map(|j| j.id);
+        self.live.trim_below(first);
+        self.runs.trim_below(first);
         Advance::Continue
     }
 
     fn stopping(&mut self, job: &mut Job, t: Time) {
         self.credit(job, t);
-        self.state(job.id).running = false;
+        self.stop(job.id);
     }
 
     /// Progress at the checkpoint: the job ran at its speed from the end of its restore.
@@ -515,11 +521,13 @@ impl TimeModel for Exact {
         st.speed = speed;
         st.credited_to = t;
         st.stall_until = stall_until;
-        st.running = true;
-        st.started_at = t;
         if !st.responded {
             st.responded = true;
             world.emit(&Event::FirstProgress { time: t, job: id });
+        }
+        debug_assert!(t != NOT_RUNNING);
+        if let Some(start) = self.runs.get_mut(id) {
+            *start = t;
         }
         Ok(())
     }
