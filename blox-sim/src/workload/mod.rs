@@ -82,23 +82,23 @@ impl Workload for JobList {
 /// drawn one at a time as the run reaches them. The list is never built, so the workload's
 /// memory does not grow with the job count (a [`JobList`] of the same jobs holds every
 /// [`JobSpec`] from the start), and the run sees exactly the jobs, in the order, that a
-/// [`JobList`] of `gen.take(jobs)` would give it.
+/// [`JobList`] of `generator.take(jobs)` would give it.
 ///
 /// The generator must give arrivals in non-decreasing order (a [`JobList`] would sort them;
 /// a stream cannot): an arrival before the previous one is an error, not a silent reorder.
 #[derive(Clone, Debug)]
 pub struct JobStream<I> {
-    r#gen: I,
+    generator: I,
     left: usize,
     peeked: Option<JobSpec>,
     last: Time,
 }
 
 impl<I: Iterator<Item = JobSpec>> JobStream<I> {
-    /// The first `jobs` jobs of `gen`.
-    pub fn new(r#gen: I, jobs: usize) -> Self {
+    /// The first `jobs` jobs of `generator`.
+    pub fn new(generator: I, jobs: usize) -> Self {
         JobStream {
-            r#gen,
+            generator,
             left: jobs,
             peeked: None,
             last: Time::ZERO,
@@ -107,7 +107,7 @@ impl<I: Iterator<Item = JobSpec>> JobStream<I> {
 
     fn peek(&mut self) -> Result<Option<&JobSpec>, SimError> {
         if self.peeked.is_none() && self.left > 0 {
-            if let Some(j) = self.r#gen.next() {
+            if let Some(j) = self.generator.next() {
                 self.left -= 1;
                 if j.arrival < self.last {
                     return Err(SimError::Config(format!(
