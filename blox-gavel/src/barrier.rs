@@ -1281,17 +1281,21 @@ pub(crate) fn solve_fixed(
 mod tests {
     use super::*;
 
-    #[test]
-    fn log_bounds_hold_the_exact_sum() {
-        // Programs of several sizes whose jobs repeat (classes of several jobs), at points with
-        // shares from 3e-13 to 0.3.
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
+    /// Uniform draws in [0, 1) from an xorshift64 generator seeded with `state`.
+    fn uniform(mut state: u64) -> impl FnMut() -> f64 {
+        move || {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
             (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        }
+    }
+
+    #[test]
+    fn log_bounds_hold_the_exact_sum() {
+        // Programs of several sizes whose jobs repeat (classes of several jobs), at points with
+        // shares from 3e-13 to 0.3.
+        let mut next = uniform(0x2545_f491_4f6c_dd1d);
         let tput = [1.0, 2.0, 3.0];
         let n = 3;
         for m in [1, 2, 7, 20, 60] {
@@ -1339,13 +1343,8 @@ mod tests {
     fn side_by_side_solves_are_the_solves_alone_bit_for_bit() {
         // Factors of A = B Bᵀ + I for assorted B, right-hand sides with zeros and tiny and
         // large entries: each side of `chol_solve_cols` equals `chol_solve` on it alone.
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
+        let mut u = uniform(0x9e37_79b9_7f4a_7c15);
+        let mut next = || u() - 0.5;
         for _ in 0..200 {
             let mut a = [0.0; 9];
             let bm: Vec<f64> = (0..9).map(|_| next() * 1e3f64.powf(next())).collect();

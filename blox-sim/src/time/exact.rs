@@ -134,15 +134,16 @@ impl<T: Copy> IdWindow<T> {
         self.items.get_mut(k as usize)
     }
 
-    /// Add the value of `id`, the next id (ids ascend; gaps are filled with `filler`).
-    fn push_at(&mut self, id: JobId, value: T, filler: T) {
+    /// Add the value of `id`, the next id (ids ascend; the ids skipped, never admitted, get the
+    /// same value: in `runs`, [`NOT_RUNNING`]).
+    fn push_at(&mut self, id: JobId, value: T) {
         if self.items.is_empty() {
             self.base = id.0;
         }
         let k = (id.0 - self.base) as usize;
         debug_assert!(k >= self.items.len(), "ids ascend");
         while self.items.len() < k {
-            self.items.push_back(filler);
+            self.items.push_back(value);
         }
         self.items.push_back(value);
     }
@@ -442,8 +443,8 @@ impl TimeModel for Exact {
             n_gpus: job.spec.n_gpus,
             responded: false,
         };
-        self.live.push_at(job.id, st, st);
-        self.runs.push_at(job.id, NOT_RUNNING, NOT_RUNNING);
+        self.live.push_at(job.id, st);
+        self.runs.push_at(job.id, NOT_RUNNING);
     }
 
     fn progress_read(&mut self, read: bool) {
