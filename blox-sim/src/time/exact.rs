@@ -89,6 +89,8 @@ pub struct Exact {
     log_trim_at: usize,
     /// No component reads running jobs' progress: credit them only when they stop.
     lazy: bool,
+    /// Scratch: the pending finishes due at a decision, in the order they are completed.
+    due: Vec<(Time, JobId, Time)>,
 }
 impl PartialEq for Exact {
     /// Models compare by their parameters, not by run state.
@@ -454,12 +456,24 @@ impl TimeModel for Exact {
     fn advance<M: MetricSink + ?Sized>(&mut self, t: Time, world: &mut World<'_, M>) -> Advance {
         self.log_decision(t);
         // Complete every job whose true finish time is at or before `t`, in time order (equal
-        // times by id).
-        while let Some((finish, id, start)) = self.finishes.peek() {
-            if finish > t {
+        // times by id): first take them from the queue (a completion pushes no finish), then
+        // read ahead what their completions read, a batch of independent reads at a time.
+        let mut due = std::mem::take(&mut self.due);
+        due.clear();
+        while let Some(e) = self.finishes.peek() {
+            if e.0 > t {
                 break;
             }
             self.finishes.pop();
+            due.push(e);
+        }
+        let mut sum = 0u64;
+        for &(_, id, _) in &due {
+            sum = sum.wrapping_add(self.runs.get_mut(id).map_or(0, |s| s.as_millis()));
+        }
+        std::hint::black_box(sum);
+        world.core.warm(due.iter().map(|e| e.1));
+        for &(finish, id, start) in &due {
             if !self.live(world.jobs(), id, start) {
                 continue;
             }
@@ -473,9 +487,11 @@ impl TimeModel for Exact {
             }
             world.complete(id, finish);
             if world.tracked_complete() {
+                self.due = due;
                 return Advance::Finished(finish);
             }
         }
+        self.due = due;
         if !self.lazy {
             self.credit_all(world.jobs_mut(), t);
         }
