@@ -97,7 +97,9 @@ impl GoodputFunction {
 
     /// The best `(goodput, atomic, accum)` for an allocation: 50 totals spaced geometrically from
     /// `max(init, min_local · replicas)` to `max_batch`, split into micro-batches, candidates with
-    /// a per-GPU batch outside the limits scoring 0; the first maximum wins.
+    /// a per-GPU batch outside the limits scoring 0; the first maximum wins. A candidate equal to
+    /// the one before it (neighbouring totals often split alike) is not scored again: its score
+    /// is the same, and a score that was compared with the best once cannot beat it later.
     pub fn optimize(&self, nodes: u32, replicas: u32, lim: BatchLimits) -> (f64, u64, u32) {
         const EPS: f64 = 1e-8;
         let r = f64::from(replicas);
@@ -106,6 +108,7 @@ impl GoodputFunction {
         let (l0, l1) = (lo.log10(), hi.log10());
         let step = (l1 - l0) / 49.0;
         let mut best = (f64::NEG_INFINITY, 0u64, 0u32);
+        let mut last = None;
         for i in 0..50 {
             let m = if i == 0 {
                 lo
@@ -121,6 +124,10 @@ impl GoodputFunction {
             }
             let accum = accum as u32;
             let atomic = (local / f64::from(accum + 1) - EPS).ceil().max(0.0) as u64;
+            if last == Some((atomic, accum)) {
+                continue;
+            }
+            last = Some((atomic, accum));
             let g = if atomic >= lim.min_local && atomic <= lim.max_local {
                 self.evaluate(nodes, replicas, atomic, accum)
             } else {

@@ -375,6 +375,8 @@ impl Problem<'_> {
         }
     }
 
+    // Not inlined: in the search loop its draws' state would not stay in registers.
+    #[inline(never)]
     fn mutate(&mut self, x: &mut [u8], stream: &mut StreamRng) {
         // A local copy of the stream's state (written back at the end), which the loops keep in
         // registers.
@@ -416,17 +418,19 @@ impl Problem<'_> {
                 *h += u32::from(v > 0);
             }
         }
+        let t_other = self.t_grow[0];
         for n in 0..nn {
             if self.col_used[n] >= cap {
                 continue;
             }
             let t_holder = self.t_grow[self.col_holders[n] as usize];
-            for j in 0..nj {
-                let cur = x[j * nn + n];
-                let t = if cur > 0 { t_holder } else { self.t_grow[0] };
+            // The node's column: entry `n` of each job's row.
+            for v in x[n..].iter_mut().step_by(nn) {
+                let cur = *v;
+                let t = if cur > 0 { t_holder } else { t_other };
                 if draw_below(rng, t) {
                     let lo = u64::from(cur).min(u64::from(cap));
-                    x[j * nn + n] = (lo + below(rng, u64::from(cap) - lo + 1)) as u8;
+                    *v = (lo + below(rng, u64::from(cap) - lo + 1)) as u8;
                 }
             }
         }
