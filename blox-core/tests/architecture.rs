@@ -362,3 +362,37 @@ fn the_core_has_few_traits() {
     );
     assert!(traits.len() >= 6, "the check finds the traits: {traits:?}");
 }
+
+/// The calls that instantiate a run's hot loops (the engine, the peers' loops, a generator's
+/// stream, the statistics and the output writers).
+const HOT_INSTANCES: &[&str] = &[
+    "Simulator::new",
+    "SiaSim::new",
+    "run_on_tiresias_model",
+    "run_tiresias_engine",
+    "run_gavel_engine",
+    "JobStream::new",
+    "RunMetrics::compute",
+    "write_jobs_csv",
+    "write_timeline_csv",
+];
+
+#[test]
+fn the_scenario_crate_instantiates_no_hot_loop() {
+    // `blox-scenario` is built at -O0 (the release profile): its runs go through `blox-runner`'s
+    // non-generic functions, where the hot loops are instantiated and optimised.
+    let mut found = Vec::new();
+    for f in rust_files("blox-scenario/src") {
+        let code = code_of(&std::fs::read_to_string(root().join(&f)).unwrap());
+        for (i, line) in code.lines().enumerate() {
+            if let Some(call) = HOT_INSTANCES.iter().find(|c| line.contains(*c)) {
+                found.push(format!("{f}:{}: {call}", i + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "blox-scenario instantiates a hot loop; call a blox-runner function instead:\n{}",
+        found.join("\n")
+    );
+}

@@ -9,7 +9,7 @@ use crate::scenario::write_atomically;
 use crate::Semantics;
 use blox_core::ClusterSpec;
 use blox_gavel::clock::{register_types, GavelError, GavelOutcome};
-use blox_gavel::{run_gavel, run_gavel_colocated, run_gavel_engine, GavelPolicyKind};
+use blox_gavel::{run_gavel, run_gavel_colocated, GavelPolicyKind};
 use blox_policies::{PolicyConfig, PolicyEnv};
 use blox_sim::SimError;
 use blox_workload::{locate_table_path, read_gavel_trace, GavelThroughputs, GavelTraceJob};
@@ -196,7 +196,14 @@ impl GavelRun {
                 };
                 (
                     label,
-                    run_gavel_engine(&jobs, &table, &cluster, policy, r.round_s as f64, r.seed),
+                    blox_runner::gavel::run_engine_policy(
+                        &jobs,
+                        &table,
+                        &cluster,
+                        policy,
+                        r.round_s as f64,
+                        r.seed,
+                    ),
                 )
             }
         };

@@ -18,6 +18,12 @@
 //!
 //! Each peer simulator lives in a crate of its own (`blox-gavel`, `blox-tiresias`,
 //! `blox-synergy`, `blox-pollux`, `blox-sia`); this crate maps a semantics name onto it.
+//!
+//! Every loop over a run's events or jobs (the engine and the peers' simulations, the progress
+//! sink, workload streams, statistics and output files) is instantiated in `blox-runner`, behind
+//! non-generic functions this crate calls, so that this crate needs no optimisation (the
+//! release profile builds it at `-O0`). [`progress`] and [`ModelChoice`] are `blox-runner`'s,
+//! re-exported here.
 
 #[doc(hidden)]
 pub mod bench;
@@ -32,7 +38,7 @@ pub mod peer_components;
 #[cfg(feature = "pollux")]
 pub mod pollux;
 pub mod preset;
-pub mod progress;
+pub use blox_runner::progress;
 pub mod registry;
 mod scenario;
 mod semantics;
@@ -43,15 +49,16 @@ pub mod sweep;
 #[cfg(feature = "tiresias")]
 pub mod tiresias;
 
+pub use blox_runner::ModelChoice;
 pub use model::{did_you_mean, Model, Setting};
 pub use parsed::{FromText, Parsed};
 pub use peer::{check_names, check_out, Finished, Observe, PeerRun, Prepared};
 pub use registry::{Named, Registry};
 pub use scenario::{
     every_line_bad, parse_durations, parse_gpus, peer_semantics_hint, write_all_or_nothing,
-    write_atomically, BadSetting, ModelChoice, RunReport, Scenario, ThroughputChoice,
-    WorkloadConfig, WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD,
-    MAX_GENERATED_JOBS, SYNERGY_CLUSTER, SYNERGY_LOAD, SYNERGY_SEED, SYNERGY_TRACK,
+    write_atomically, BadSetting, RunReport, Scenario, ThroughputChoice, WorkloadConfig,
+    WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD, MAX_GENERATED_JOBS,
+    SYNERGY_CLUSTER, SYNERGY_LOAD, SYNERGY_SEED, SYNERGY_TRACK,
 };
 pub use scenario::{MAX_ROUND_SECONDS, MIN_LOAD};
 pub use semantics::Semantics;

@@ -132,14 +132,7 @@ pub(crate) fn metrics_of_times(
             log.on_event(&Event::Completed { time: at(f), job });
         }
     }
-    let mut m = RunMetrics::compute_with(
-        label,
-        &log,
-        &blox_metrics::Timeline::default(),
-        None,
-        total_gpus,
-        |_| None,
-    );
+    let mut m = blox_runner::output::run_metrics_of_jobs(label.to_string(), &log, total_gpus);
     m.cluster.mean_utilisation = f64::NAN;
     m.statistics.worst_rho = f64::NAN;
     m

@@ -17,7 +17,7 @@ use blox_pollux::{
     Applications, JobSetup, Optimus, PolluxPlacement, PolluxPolicy, PolluxPolicyConfig,
     PolluxScheduling, PolluxShared, RoundPolicy, SharedConfig, Tiresias,
 };
-use blox_sim::{SimError, Simulator};
+use blox_sim::SimError;
 
 use crate::registry::Registry;
 use crate::scenario::{RunReport, Scenario, ThroughputChoice, WorkloadConfig};
@@ -152,9 +152,9 @@ pub fn run_observed(
             )
         }
     };
-    let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
-    let outcome = sim.run(&mut wl)?;
-    let ((log, timeline), err) = (sim.into_sink().into_inner(), shared_error(&shared));
+    let (outcome, sink) =
+        blox_runner::run_pollux(cfg, cluster, scheduler, throughput, sink, &mut wl)?;
+    let ((log, timeline), err) = (sink.into_inner(), shared_error(&shared));
     if let Some(e) = err {
         return Err(SimError::Config(format!("pollux job model: {e}")));
     }

@@ -4,15 +4,12 @@
 use crate::parsed::Parsed;
 use crate::preset;
 use crate::registry::{Named, Registry};
-use crate::Semantics;
+use crate::{ModelChoice, Semantics};
 use blox_admission::AdmissionConfig;
 use blox_core::{
     BoxThroughput, ClusterSpec, ConstantSpeed, HeteroSpeed, JobId, Pipeline, ThroughputTable, Time,
 };
-use blox_metrics::{
-    plot_timeline_of, write_fairness_csv, write_jct_cdf_csv, write_jobs_csv_with,
-    write_timeline_csv_with, ClusterLog, ClusterStats, JobLog, RunMetrics, Summary, Timeline,
-};
+use blox_metrics::{ClusterLog, ClusterStats, JobLog, RunMetrics, Summary, Timeline};
 use blox_nodes::{
     AutoscaleSpec, BoxEvents, Checkpointing, EventSources, FailureSpec, NodeEventFile,
     RandomFailures,
@@ -20,10 +17,10 @@ use blox_nodes::{
 use blox_original::{Blox, BloxDefaultWorkload, BloxMultiGpuTrace, BloxSynthetic};
 use blox_placement::{PlacementConfig, PlacementSpeed, Topology};
 use blox_policies::{PolicyConfig, PolicyEnv};
-use blox_sim::time::{Exact, TimeModel};
-use blox_sim::workload::{JobList, Workload};
+use blox_sim::time::Exact;
+use blox_sim::workload::Workload;
 use blox_sim::SimError;
-use blox_sim::{SimConfig, Simulator, TrackWindow, BLOX_STARVATION};
+use blox_sim::{SimConfig, TrackWindow, BLOX_STARVATION};
 use blox_synergy::{Synergy as SynergyTime, SynergyMode, SynergyPlacementConfig, SynergyWorkload};
 use blox_workload::{GavelThroughputs, ReadOptions, TraceFormat};
 use serde::{Deserialize, Serialize};
@@ -538,29 +535,6 @@ struct RunFields {
     failures_hit: u64,
 }
 
-/// The offered load of a generator's jobs over `total_gpus` GPUs, in one pass without keeping
-/// them: the same value as [`crate::progress::offered_fraction`] of their list (GPU-seconds
-/// summed in order, over the span from the first arrival to the last).
-fn offered_fraction_of(
-    jobs: impl Iterator<Item = blox_core::JobSpec>,
-    total_gpus: u32,
-) -> Option<f64> {
-    let mut first: Option<Time> = None;
-    let mut last: Option<Time> = None;
-    let gpu_seconds: f64 = jobs
-        .map(|j| {
-            first = Some(first.map_or(j.arrival, |a| a.min(j.arrival)));
-            last = Some(last.map_or(j.arrival, |a| a.max(j.arrival)));
-            f64::from(j.n_gpus) * j.work_s
-        })
-        .sum();
-    let span_s = match (first, last) {
-        (Some(a), Some(b)) => b.saturating_sub(a).as_secs_f64(),
-        _ => 0.0,
-    };
-    (span_s > 0.0 && total_gpus > 0).then(|| gpu_seconds / span_s / f64::from(total_gpus))
-}
-
 fn node_error(e: blox_nodes::NodeError) -> SimError {
     match e {
         blox_nodes::NodeError::Input {
@@ -948,7 +922,7 @@ impl Scenario {
     }
 
     /// The engine configuration, with the time model the scenario names; a [`ModelChoice`] is
-    /// itself a [`TimeModel`], so this goes straight to [`Simulator::new`]:
+    /// itself a [`TimeModel`](blox_sim::time::TimeModel), so this goes straight to [`Simulator::new`](blox_sim::Simulator::new):
     ///
     /// ```
     /// use blox_core::{ConstantSpeed, Pipeline};
@@ -1055,8 +1029,7 @@ impl Scenario {
         SimError,
     > {
         let list = |jobs: Vec<blox_core::JobSpec>, report: WorkloadReport| {
-            let w: Box<dyn Workload + Send> = Box::new(JobList::new(jobs.clone()));
-            (w, report, Some(jobs))
+            (blox_runner::workload::list(&jobs), report, Some(jobs))
         };
         // A generator's first `n` jobs, drawn as the run reaches them (never built up front),
         // with the offered load of the whole list, as `list` would report it.
@@ -1065,9 +1038,9 @@ impl Scenario {
                       n: usize|
          -> Result<_, SimError> {
             let total = self.cluster_spec()?.total_gpus();
-            let w: Box<dyn Workload + Send> = Box::new(blox_sim::JobStream::new(r#gen, n));
+            let w = blox_runner::workload::stream(r#gen, n);
             let report = WorkloadReport {
-                offered_load_fraction: offered_fraction_of(fresh.take(n), total),
+                offered_load_fraction: blox_runner::workload::offered_fraction_of(fresh, n, total),
                 ..WorkloadReport::default()
             };
             Ok((w, report, None))
@@ -1471,15 +1444,16 @@ impl Scenario {
             self.label(),
         );
         // The one place a semantics name becomes a time model type.
-        let (outcome, sink) = with_model!(cfg.model.clone(), m => simulate(
-            cfg.with_model(m),
+        // (`blox-runner` holds the engine's instances, monomorphised over each model.)
+        let (outcome, sink) = blox_runner::run_engine(
+            cfg,
             cluster,
             scheduler,
             throughput,
             sink,
             events,
             &mut workload,
-        )?);
+        )?;
         let (log, timeline, cluster_log) = sink.into_inner();
         let mut report = self.report(outcome, log, timeline)?;
         report.workload = workload_report;
@@ -1581,7 +1555,8 @@ impl Scenario {
     ) -> Result<RunReport, SimError> {
         let window = self.track_window()?.map(|w| w.ids());
         let total = self.cluster_spec()?.total_gpus();
-        let metrics = RunMetrics::compute(self.run_name(), &log, &timeline, window, total);
+        let metrics =
+            blox_runner::output::run_metrics(self.run_name(), &log, &timeline, window, total);
         Ok(RunReport {
             scenario: self.clone(),
             outcome,
@@ -1593,133 +1568,6 @@ impl Scenario {
             cluster_events: None,
         })
     }
-}
-
-/// Runs `$body` with `$m` bound to the time model a [`ModelChoice`] holds, monomorphised once
-/// per model: the one place the choice of semantics becomes a type.
-macro_rules! with_model {
-    ($choice:expr, $m:ident => $body:expr) => {
-        match $choice {
-            ModelChoice::Blox($m) => $body,
-            ModelChoice::Exact($m) => $body,
-            ModelChoice::Synergy($m) => $body,
-        }
-    };
-}
-use with_model;
-
-/// The time model a scenario names (`semantics`): chosen once here, then the engine runs
-/// monomorphised over it.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum ModelChoice {
-    /// Blox's simulator exactly.
-    Blox(Blox),
-    /// True finish times.
-    Exact(Exact),
-    /// Synergy's simulator.
-    Synergy(SynergyTime),
-}
-
-/// A [`ModelChoice`] is a time model itself: each hook goes to the model it holds, so
-/// [`Scenario::sim_config`] feeds [`Simulator::new`] directly (a user's own scheduler under the
-/// scenario's semantics). The command line matches the choice once instead
-/// (`with_model!`), so the engine is monomorphised over the model; the results are the same.
-impl TimeModel for ModelChoice {
-    fn name(&self) -> &'static str {
-        with_model!(self, m => m.name())
-    }
-    fn begin(&mut self, round: Time) -> Result<(), SimError> {
-        with_model!(self, m => m.begin(round))
-    }
-    fn admitted(&mut self, job: &blox_core::Job, now: Time) {
-        with_model!(self, m => m.admitted(job, now))
-    }
-    fn advance<M: blox_core::MetricSink + ?Sized>(
-        &mut self,
-        t: Time,
-        world: &mut blox_sim::time::World<'_, M>,
-    ) -> blox_sim::time::Advance {
-        with_model!(self, m => m.advance(t, world))
-    }
-    fn elide_relaunch(&self) -> bool {
-        with_model!(self, m => m.elide_relaunch())
-    }
-    fn decided(&mut self, decisions: &blox_core::Decisions, t: Time) {
-        with_model!(self, m => m.decided(decisions, t))
-    }
-    fn counts_stops(&self) -> bool {
-        with_model!(self, m => m.counts_stops())
-    }
-    fn sample_point(&self) -> blox_sim::time::SamplePoint {
-        with_model!(self, m => m.sample_point())
-    }
-    fn stopping(&mut self, job: &mut blox_core::Job, t: Time) {
-        with_model!(self, m => m.stopping(job, t))
-    }
-    fn rollback(
-        &mut self,
-        job: &mut blox_core::Job,
-        executed_at_start: f64,
-        start: Time,
-        checkpoint: Time,
-        t: Time,
-    ) {
-        with_model!(self, m => m.rollback(job, executed_at_start, start, checkpoint, t))
-    }
-    fn started<M: blox_core::MetricSink + ?Sized>(
-        &mut self,
-        id: JobId,
-        speed: f64,
-        resumed: bool,
-        t: Time,
-        world: &mut blox_sim::time::World<'_, M>,
-    ) -> Result<(), SimError> {
-        with_model!(self, m => m.started(id, speed, resumed, t, world))
-    }
-    fn next_decision<M: blox_core::MetricSink + ?Sized>(
-        &mut self,
-        t: Time,
-        view: blox_sim::time::NextView,
-        next_arrival: Option<Time>,
-        world: &blox_sim::time::World<'_, M>,
-    ) -> Time {
-        with_model!(self, m => m.next_decision(t, view, next_arrival, world))
-    }
-    fn drained_end(&self, t: Time, last_completion: Time) -> Time {
-        with_model!(self, m => m.drained_end(t, last_completion))
-    }
-    fn admits_oversized(&self) -> bool {
-        with_model!(self, m => m.admits_oversized())
-    }
-    fn rounds(&self, end: Time, round: Time) -> u64 {
-        with_model!(self, m => m.rounds(end, round))
-    }
-}
-
-/// Run one simulation under time model `Tm` and return its outcome and sink.
-fn simulate<S, T, M, Tm, W>(
-    cfg: SimConfig<Tm>,
-    cluster: ClusterSpec,
-    scheduler: S,
-    throughput: T,
-    sink: M,
-    events: Option<BoxEvents>,
-    workload: &mut W,
-) -> Result<(blox_sim::RunOutcome, M), SimError>
-where
-    S: blox_core::Scheduler,
-    T: blox_core::ThroughputModel,
-    M: blox_core::MetricSink,
-    Tm: TimeModel,
-    W: Workload + ?Sized,
-{
-    let mut sim = Simulator::new(cfg, cluster, scheduler, throughput, sink);
-    if let Some(e) = events {
-        sim = sim.with_cluster_events(e);
-    }
-    let outcome = sim.run(workload)?;
-    Ok((outcome, sim.into_sink()))
 }
 
 impl RunReport {
@@ -1787,28 +1635,16 @@ impl RunReport {
 
     /// The `jobs.csv` text.
     pub fn jobs_csv(&self) -> Vec<u8> {
-        let mut buf = Vec::new();
-        write_jobs_csv_with(
-            &mut buf,
-            &self.log,
-            self.window(),
-            self.cluster_events.is_some(),
-        )
-        .expect("writing to memory");
-        buf
+        blox_runner::output::jobs_csv(&self.log, self.window(), self.cluster_events.is_some())
     }
 
     /// The `timeline.csv` text.
     pub fn timeline_csv(&self) -> Vec<u8> {
-        let mut buf = Vec::new();
         let total = self.scenario.cluster_spec().map_or(0, |c| c.total_gpus());
-        write_timeline_csv_with(
-            &mut buf,
+        blox_runner::output::timeline_csv(
             &self.timeline,
             self.cluster_events.is_some().then_some(total),
         )
-        .expect("writing to memory");
-        buf
     }
 
     /// The `summary.json` text.
@@ -1850,14 +1686,11 @@ impl RunReport {
     /// previous run's files are all still there, unchanged, and no temporary file is left.
     pub fn write(&self, dir: &Path) -> Result<(), SimError> {
         std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
-        let mut fairness = Vec::new();
-        write_fairness_csv(&mut fairness, &self.metrics.fairness).expect("writing to memory");
-        let mut cdf = Vec::new();
-        write_jct_cdf_csv(&mut cdf, &self.metrics.jcts_s).expect("writing to memory");
-        let mut svg = Vec::new();
+        let fairness = blox_runner::output::fairness_csv(&self.metrics.fairness);
+        let cdf = blox_runner::output::jct_cdf_csv(&self.metrics.jcts_s);
         let total = self.scenario.cluster_spec()?.total_gpus();
         let title = format!("{}: utilisation and queue", self.scenario.label());
-        plot_timeline_of(&mut svg, &title, &self.timeline, total)
+        let svg = blox_runner::output::timeline_svg(&title, &self.timeline, total)
             .map_err(|e| SimError::Config(format!("timeline plot: {e}")))?;
         write_all_or_nothing(
             dir,

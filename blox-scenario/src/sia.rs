@@ -14,10 +14,11 @@ use crate::registry::{Named, Registry};
 use crate::Semantics;
 use blox_core::ClusterSpec;
 use blox_policies::{PolicyConfig, PolicyEnv};
+use blox_runner::sia::SiaPolicies;
 use blox_sia::ilp::CBC_NOT_BUILT;
 use blox_sia::{
-    build_jobs, read_sia_workload, EnginePolicy, GavelBaseline, HeteroPolicy, IlpSolver,
-    PolluxUnaware, SiaApps, SiaCluster, SiaJob, SiaParams, SiaPolicy, SiaSim, SiaSummary,
+    build_jobs, read_sia_workload, EnginePolicy, GavelBaseline, IlpSolver, PolluxUnaware, SiaApps,
+    SiaCluster, SiaJob, SiaParams, SiaPolicy, SiaSummary,
 };
 use blox_sim::SimError;
 use serde::Serialize;
@@ -366,11 +367,11 @@ impl SiaRun {
         let (summary, outcomes) = match &choice {
             SiaPolicyChoice::Sia(params) => {
                 let policy = SiaPolicy::new(params.clone(), &cluster, jobs.len());
-                simulate(&cluster, jobs, policy, interval, bound)?
+                simulate(&cluster, jobs, SiaPolicies::Sia(policy), interval, bound)?
             }
             SiaPolicyChoice::Gavel => {
                 let policy = GavelBaseline::new(&cluster, jobs.len(), interval as f64);
-                simulate(&cluster, jobs, policy, interval, bound)?
+                simulate(&cluster, jobs, SiaPolicies::Gavel(policy), interval, bound)?
             }
             SiaPolicyChoice::Pollux(p) => {
                 let policy = PolluxUnaware::new(&cluster, *p, blox_core::Seed(self.seed))
@@ -378,7 +379,7 @@ impl SiaRun {
                 for j in &mut jobs {
                     j.unaware = true;
                 }
-                simulate(&cluster, jobs, policy, interval, bound)?
+                simulate(&cluster, jobs, SiaPolicies::Pollux(policy), interval, bound)?
             }
             SiaPolicyChoice::Engine(_) => {
                 let Some(engine) = engine else {
@@ -386,7 +387,7 @@ impl SiaRun {
                 };
                 let policy = EnginePolicy::new(engine, &cluster, jobs.len(), interval as f64)
                     .map_err(|e| SimError::Config(format!("--policy {}: {e}", self.policy)))?;
-                simulate(&cluster, jobs, policy, interval, bound)?
+                simulate(&cluster, jobs, SiaPolicies::Engine(policy), interval, bound)?
             }
         };
         let mut csv = String::from(
@@ -483,21 +484,20 @@ impl SiaRun {
     }
 }
 
-/// One run of `jobs` under `policy` to completion (or `bound`): the metrics and outcomes.
-fn simulate<P: HeteroPolicy>(
+/// One run of `jobs` under `policy` to completion (or `bound`): the metrics and outcomes (the
+/// run itself in `blox-runner`, with the simulations' other instances).
+fn simulate(
     cluster: &SiaCluster,
     jobs: Vec<SiaJob>,
-    policy: P,
+    policy: SiaPolicies,
     interval: u64,
     bound: i64,
 ) -> Result<(SiaSummary, Vec<blox_sia::SiaOutcome>), SimError> {
-    let mut sim = SiaSim::new(cluster.clone(), jobs, policy, interval as i64);
-    sim.run(bound).map_err(|e| match e {
+    blox_runner::sia::run(cluster, jobs, policy, interval as i64, bound).map_err(|e| match e {
         // A valid run that did not finish within its bound (exit status 1, not 2).
         blox_sia::SimError::TooLong { .. } => SimError::Unfinished(format!("sia: {e}")),
         _ => SimError::Config(format!("sia: {e}")),
-    })?;
-    Ok((sim.summary(), sim.outcomes()))
+    })
 }
 
 impl SiaReport {

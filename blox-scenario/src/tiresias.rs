@@ -17,18 +17,14 @@
 use crate::registry::{Named, Registry};
 use crate::Semantics;
 use blox_core::{BoxPlacement, BoxScheduling};
-use blox_metrics::{
-    write_jct_cdf_csv, write_jobs_csv, write_timeline_csv, JobLog, RunMetrics, Timeline,
-};
+use blox_metrics::{JobLog, RunMetrics, Timeline};
 use blox_placement::PlacementConfig;
 use blox_policies::{PolicyConfig, PolicyEnv};
+use blox_runner::tiresias as runs;
 use blox_sim::SimError;
 use blox_tiresias::placement::{PeerScheme, TiresiasClusterSpec};
 use blox_tiresias::policy::{GittinsTable, PeerPolicy, PeerSchedule, TIRESIAS_GITTINS_SAMPLE};
-use blox_tiresias::run::{
-    run_on_tiresias_model, run_tiresias_engine, PeerInput, PeerRun, PeerStop, SchemePass,
-    TiresiasConfig,
-};
+use blox_tiresias::run::{PeerInput, PeerRun, PeerStop, SchemePass, TiresiasConfig};
 use blox_tiresias::TiresiasTime;
 use blox_workload::{read_traces, ReadOptions, TraceFormat};
 use serde::Serialize;
@@ -258,7 +254,7 @@ impl TiresiasArgs {
                 let cfg = TiresiasConfig::new(policy.clone(), scheme, cluster, gittins)?;
                 // `random` under the schedules that call the placement, and decreasing
                 // thresholds, are refused here (the original crashes or goes back in time).
-                let (outcome, model, sink) = run_tiresias_engine(&cfg, &jobs, sink)?;
+                let (outcome, model, sink) = runs::run_peer(&cfg, &jobs, sink)?;
                 let run = PeerRun::from_engine(&model, &outcome, scheme, &jobs);
                 (policy.to_string(), scheme, gittins_sample, run, sink)
             }
@@ -294,7 +290,7 @@ impl TiresiasArgs {
                     }
                     PlacementChoice::Peer(scheme) => (
                         scheme,
-                        run_on_tiresias_model(
+                        runs::run_engine_policy_on_scheme(
                             model,
                             cluster,
                             &jobs,
@@ -313,7 +309,7 @@ impl TiresiasArgs {
                         .map_err(|e| SimError::Config(format!("--placement: {e}")))?;
                         (
                             PeerScheme::Yarn,
-                            run_on_tiresias_model(model, cluster, &jobs, built, placement, sink)?,
+                            runs::run_engine_policy(model, cluster, &jobs, built, placement, sink)?,
                         )
                     }
                 };
@@ -323,7 +319,7 @@ impl TiresiasArgs {
             }
         };
         let total = cluster.total_gpus().clamp(0, u32::MAX as i64) as u32;
-        let metrics = RunMetrics::compute(label.clone(), &log, &timeline, None, total);
+        let metrics = blox_runner::output::run_metrics(label.clone(), &log, &timeline, None, total);
         let report = TiresiasReport {
             policy: label,
             placement: placement_label,
@@ -397,12 +393,9 @@ impl TiresiasReport {
 
     fn write(&self, dir: &Path, trace: &[PathBuf]) -> Result<(), SimError> {
         std::fs::create_dir_all(dir).map_err(|e| SimError::io(dir, e))?;
-        let mut jobs = Vec::new();
-        write_jobs_csv(&mut jobs, &self.log, None).expect("writing to memory");
-        let mut timeline = Vec::new();
-        write_timeline_csv(&mut timeline, &self.timeline).expect("writing to memory");
-        let mut cdf = Vec::new();
-        write_jct_cdf_csv(&mut cdf, &self.metrics.jcts_s).expect("writing to memory");
+        let jobs = blox_runner::output::jobs_csv(&self.log, None, false);
+        let timeline = blox_runner::output::timeline_csv(&self.timeline, None);
+        let cdf = blox_runner::output::jct_cdf_csv(&self.metrics.jcts_s);
         let summary = Summary {
             semantics: "tiresias",
             policy: self.policy.clone(),
