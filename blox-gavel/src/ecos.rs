@@ -553,6 +553,7 @@ fn line_search(
 /// ECOS's unpermuted order `[x; z_LP; per SOC: its p rows, v, u]`, factored by a sparse LDLᵀ
 /// in a minimum-degree order with ECOS's static and dynamic regularisation, and solved with
 /// ECOS's iterative refinement (`kkt_solve`).
+#[derive(Clone)]
 struct Kkt {
     n: usize,
     m: usize,
@@ -569,7 +570,7 @@ struct Kkt {
     val: Vec<f64>,
     /// Original entries `(row, col)` with row ≤ col in original indices, and their slots.
     slot: Vec<usize>,
-    /// Index of each original entry kind (see `Kkt::new`).
+    /// Index of each original entry kind (see [`Kkt::symbolic`]).
     x_diag: Vec<usize>,
     lp_diag: Vec<usize>,
     soc_entries: Vec<Vec<usize>>,
@@ -598,10 +599,77 @@ struct Kkt {
     bufs: [Vec<f64>; 7],
 }
 
+/// The symbolic KKT systems of the programs solved so far, by sparsity (`n`, `m`, `l`, the
+/// SOC sizes and `G`'s pattern), each with the reach pattern its first factorisation finds: a
+/// run's finish-time programs repeat their sparsity (the same numbers of jobs on the same
+/// types), and the minimum-degree order and the symbolic factorisation are a function of it
+/// alone, so a system taken from here is the one [`Kkt::symbolic`] builds, bit for bit.
+#[derive(Clone, Default)]
+pub(crate) struct KktCache {
+    kept: Vec<(Sparsity, Kkt)>,
+}
+
+/// A program's sparsity: `n`, `m`, `l`, the SOC sizes, `G`'s column pointers and row indices.
+type Sparsity = (usize, usize, usize, Vec<usize>, Vec<usize>, Vec<usize>);
+
+/// Most systems [`KktCache`] keeps (the oldest goes first).
+const KKT_CACHE_SIZE: usize = 64;
+
+impl std::fmt::Debug for KktCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KktCache({} systems)", self.kept.len())
+    }
+}
+
+impl KktCache {
+    /// The KKT system of `g` with `g`'s values (the others are set by [`Kkt::factor`]), from a
+    /// kept symbolic system of the same sparsity where there is one.
+    fn kkt(&mut self, g: &ConeProgram) -> Kkt {
+        let same = |k: &Sparsity| {
+            k.0 == g.n
+                && k.1 == g.m
+                && k.2 == g.l
+                && k.3 == g.soc
+                && k.4 == g.colptr
+                && k.5 == g.rowidx
+        };
+        if let Some((_, kkt)) = self.kept.iter().find(|(k, _)| same(k)) {
+            return kkt.clone().with_values(g);
+        }
+        let mut kkt = Kkt::symbolic(g);
+        kkt.symbolic_pattern();
+        if self.kept.len() >= KKT_CACHE_SIZE {
+            self.kept.remove(0);
+        }
+        let key = (
+            g.n,
+            g.m,
+            g.l,
+            g.soc.clone(),
+            g.colptr.clone(),
+            g.rowidx.clone(),
+        );
+        self.kept.push((key, kkt.clone()));
+        kkt.with_values(g)
+    }
+}
+
 const NONE: usize = usize::MAX;
 
 impl Kkt {
-    fn new(g: &ConeProgram) -> Kkt {
+    /// This system (fresh from [`Kkt::symbolic`]) with `G`'s values of `g` (a program of the
+    /// same sparsity) in place.
+    fn with_values(mut self, g: &ConeProgram) -> Kkt {
+        for (e, v) in g.val.iter().enumerate() {
+            self.val[self.slot[self.n + e]] = *v;
+        }
+        self
+    }
+
+    /// The KKT system of `g`'s sparsity, every value 0: the elimination order, the permuted
+    /// pattern, the elimination tree and the factor's column counts (a function of the
+    /// sparsity alone).
+    fn symbolic(g: &ConeProgram) -> Kkt {
         let (n, m, l) = (g.n, g.m, g.l);
         let nsoc = g.soc.len();
         let nk = n + m + 2 * nsoc;
@@ -696,10 +764,9 @@ impl Kkt {
             colptr.push(rowidx.len());
         }
         let psign: Vec<f64> = (0..nk).map(|k| sign[perm[k]]).collect();
-        let mut val = vec![0.0; rowidx.len()];
-        for (e, v) in g.val.iter().enumerate() {
-            val[slot[g_first + e]] = *v;
-        }
+        // G's values are set by `with_values`.
+        debug_assert_eq!(g_first, n);
+        let val = vec![0.0; rowidx.len()];
         // Symbolic factorisation (elimination tree, column counts).
         let mut parent = vec![NONE; nk];
         let mut lnz = vec![0; nk];
@@ -1144,13 +1211,22 @@ struct Iterate {
 
 /// Runs ECOS's algorithm on `prog`. `trace`: one line per iteration on stderr in ECOS's
 /// verbose format (`BLOX_GAVEL_ECOS_TRACE`).
+#[cfg(test)]
 pub(crate) fn solve(prog: &ConeProgram) -> Solution {
     solve_with(prog, MAXIT)
 }
 
 /// [`solve`] with another iteration limit (ECOS's `max_iters`; to compare iterates with ECOS's
 /// stopped at the same iteration).
+#[cfg(test)]
 pub(crate) fn solve_with(prog: &ConeProgram, maxit: usize) -> Solution {
+    solve_in(prog, maxit, &mut KktCache::default())
+}
+
+/// Runs ECOS's algorithm on `prog` for at most `maxit` iterations, the KKT system's symbolic
+/// part from `cache` where it holds one of the program's sparsity (the same iterates, bit for
+/// bit, as a system built anew).
+fn solve_in(prog: &ConeProgram, maxit: usize, cache: &mut KktCache) -> Solution {
     let trace = std::env::var_os("BLOX_GAVEL_ECOS_TRACE").is_some();
     let (n, m) = (prog.n, prog.m);
     // Equilibration (Ruiz).
@@ -1222,7 +1298,7 @@ pub(crate) fn solve_with(prog: &ConeProgram, maxit: usize) -> Solution {
         x: Vec::new(),
     };
     // init()
-    let mut kkt = Kkt::new(&g);
+    let mut kkt = cache.kkt(&g);
     if !kkt.factor(&cones, true) {
         return failed(0);
     }
@@ -1557,6 +1633,7 @@ pub(crate) fn finish_time_fairness(
     jobs: &[crate::policy::SolveJob<'_>],
     counts: &[u32],
     rows: &[crate::barrier::JobRow],
+    cache: &mut KktCache,
 ) -> Option<Vec<Vec<f64>>> {
     let m = jobs.len();
     let n = counts.len();
@@ -1583,7 +1660,7 @@ pub(crate) fn finish_time_fairness(
         .collect();
     let counts: Vec<f64> = counts.iter().map(|&c| f64::from(c)).collect();
     let prog = ConeProgram::finish_time(&ftf?, &counts);
-    let sol = solve(&prog);
+    let sol = solve_in(&prog, MAXIT, cache);
     if sol.status == Status::Failed || sol.x.iter().any(|v| !v.is_finite()) {
         return None;
     }
