@@ -590,6 +590,8 @@ struct Work {
     mq: Vec<f64>,
     mg: Vec<f64>,
     dv: Vec<f64>,
+    /// Per class, `U_iᵀ V_i` (n × n): the products the job-by-job sum adds.
+    uv: Vec<f64>,
 }
 
 /// In-place Cholesky `A = L Lᵀ` of a row-major n × n SPD matrix (L in the lower triangle),
@@ -742,6 +744,7 @@ impl Problem<'_> {
         w.rz.resize(k, 0.0);
         w.gzc.resize(k, 0.0);
         w.up.resize(k * n, 0.0);
+        w.uv.resize(k * n * n, 0.0);
         // With no `z`, a unit z–z entry keeps the Schur complement regular and `dz = 0`.
         let (mut gz, mut r) = if self.fixed_z {
             (0.0, 1.0)
@@ -864,17 +867,22 @@ impl Problem<'_> {
                 w.vmat[c * l * n + p * n..c * l * n + (p + 1) * n].copy_from_slice(&cols[p]);
             }
             w.up[c * n..(c + 1) * n].copy_from_slice(&up[..n]);
+            let uv = &mut w.uv[c * n * n..(c + 1) * n * n];
+            for p in 0..n {
+                for t in 0..n {
+                    uv[p * n + t] = up[p] * cols[p][t];
+                }
+            }
         }
-        // The sums over jobs, job by job: gz, r and S += U_iᵀ V_i.
-        for i in 0..m {
-            let c = self.order[i];
+        // The sums over jobs, job by job: gz, r and S += U_iᵀ V_i (each entry's products
+        // taken once per class above, added per job in job order).
+        let uv = &w.uv[..k * n * n];
+        for &c in &self.order[..m] {
             gz -= w.gzc[c];
             r += w.rz[c];
-            for p in 0..n {
-                let up = w.up[c * n + p];
-                for t in 0..n {
-                    small[p * n + t] += up * w.vmat[c * l * n + p * n + t];
-                }
+            let u = &uv[c * N * N..(c + 1) * N * N];
+            for e in 0..N * N {
+                small[e] += u[e];
             }
         }
         cholesky(&mut small[..n * n], n)?;
