@@ -44,6 +44,8 @@
 //! 9 steps of iterative refinement on the residual ECOS computes (which states `+δ` for the
 //! cone rows except `−δ` on the last row of each SOC block). One difference: the elimination
 //! order is a plain minimum-degree order (ties to the lowest index), not SuiteSparse AMD's.
+//! That order and the symbolic factorisation depend on the sparsity alone, so a run keeps them
+//! by sparsity across its solves ([`KktCache`]).
 //! The iterates agree with ECOS's printed ones (pcost, dcost, gap, pres, dres, k/t, mu, step,
 //! sigma) on every iteration checked; the final shares differ from ECOS's by rounding, up to a
 //! few 1e-5 on programs whose optimum is not unique (another tie-break among equal degrees moves
@@ -553,6 +555,7 @@ fn line_search(
 /// ECOS's unpermuted order `[x; z_LP; per SOC: its p rows, v, u]`, factored by a sparse LDLᵀ
 /// in a minimum-degree order with ECOS's static and dynamic regularisation, and solved with
 /// ECOS's iterative refinement (`kkt_solve`).
+#[derive(Clone)]
 struct Kkt {
     n: usize,
     m: usize,
@@ -569,7 +572,7 @@ struct Kkt {
     val: Vec<f64>,
     /// Original entries `(row, col)` with row ≤ col in original indices, and their slots.
     slot: Vec<usize>,
-    /// Index of each original entry kind (see `Kkt::new`).
+    /// Index of each original entry kind (see [`Kkt::symbolic`]).
     x_diag: Vec<usize>,
     lp_diag: Vec<usize>,
     soc_entries: Vec<Vec<usize>>,
@@ -598,10 +601,77 @@ struct Kkt {
     bufs: [Vec<f64>; 7],
 }
 
+/// The symbolic KKT systems of the programs solved so far, by sparsity (`n`, `m`, `l`, the
+/// SOC sizes and `G`'s pattern), each with the reach pattern its first factorisation finds: a
+/// run's finish-time programs repeat their sparsity (the same numbers of jobs on the same
+/// types), and the minimum-degree order and the symbolic factorisation are a function of it
+/// alone, so a system taken from here is the one [`Kkt::symbolic`] builds, bit for bit.
+#[derive(Clone, Default)]
+pub(crate) struct KktCache {
+    kept: Vec<(Sparsity, Kkt)>,
+}
+
+/// A program's sparsity: `n`, `m`, `l`, the SOC sizes, `G`'s column pointers and row indices.
+type Sparsity = (usize, usize, usize, Vec<usize>, Vec<usize>, Vec<usize>);
+
+/// Most systems [`KktCache`] keeps (the oldest goes first).
+const KKT_CACHE_SIZE: usize = 64;
+
+impl std::fmt::Debug for KktCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KktCache({} systems)", self.kept.len())
+    }
+}
+
+impl KktCache {
+    /// The KKT system of `g` with `g`'s values (the others are set by [`Kkt::factor`]), from a
+    /// kept symbolic system of the same sparsity where there is one.
+    fn kkt(&mut self, g: &ConeProgram) -> Kkt {
+        let same = |k: &Sparsity| {
+            k.0 == g.n
+                && k.1 == g.m
+                && k.2 == g.l
+                && k.3 == g.soc
+                && k.4 == g.colptr
+                && k.5 == g.rowidx
+        };
+        if let Some((_, kkt)) = self.kept.iter().find(|(k, _)| same(k)) {
+            return kkt.clone().with_values(g);
+        }
+        let mut kkt = Kkt::symbolic(g);
+        kkt.symbolic_pattern();
+        if self.kept.len() >= KKT_CACHE_SIZE {
+            self.kept.remove(0);
+        }
+        let key = (
+            g.n,
+            g.m,
+            g.l,
+            g.soc.clone(),
+            g.colptr.clone(),
+            g.rowidx.clone(),
+        );
+        self.kept.push((key, kkt.clone()));
+        kkt.with_values(g)
+    }
+}
+
 const NONE: usize = usize::MAX;
 
 impl Kkt {
-    fn new(g: &ConeProgram) -> Kkt {
+    /// This system (fresh from [`Kkt::symbolic`]) with `G`'s values of `g` (a program of the
+    /// same sparsity) in place.
+    fn with_values(mut self, g: &ConeProgram) -> Kkt {
+        for (e, v) in g.val.iter().enumerate() {
+            self.val[self.slot[self.n + e]] = *v;
+        }
+        self
+    }
+
+    /// The KKT system of `g`'s sparsity, every value 0: the elimination order, the permuted
+    /// pattern, the elimination tree and the factor's column counts (a function of the
+    /// sparsity alone).
+    fn symbolic(g: &ConeProgram) -> Kkt {
         let (n, m, l) = (g.n, g.m, g.l);
         let nsoc = g.soc.len();
         let nk = n + m + 2 * nsoc;
@@ -696,10 +766,9 @@ impl Kkt {
             colptr.push(rowidx.len());
         }
         let psign: Vec<f64> = (0..nk).map(|k| sign[perm[k]]).collect();
-        let mut val = vec![0.0; rowidx.len()];
-        for (e, v) in g.val.iter().enumerate() {
-            val[slot[g_first + e]] = *v;
-        }
+        // G's values are set by `with_values`.
+        debug_assert_eq!(g_first, n);
+        let val = vec![0.0; rowidx.len()];
         // Symbolic factorisation (elimination tree, column counts).
         let mut parent = vec![NONE; nk];
         let mut lnz = vec![0; nk];
@@ -1075,8 +1144,67 @@ impl Kkt {
 }
 
 /// A minimum-degree elimination order of the symmetric pattern `entries` (ties: lowest index).
-/// ECOS uses AMD; any fill-reducing order gives the same solution up to rounding.
+/// ECOS uses AMD; any fill-reducing order gives the same solution up to rounding. The graph is
+/// kept as one bit set of neighbours per vertex: eliminating a vertex joins its neighbours into
+/// a clique (each row ORed with the neighbours' set) and removes it from their rows.
 fn min_degree(nk: usize, entries: &[(usize, usize)]) -> Vec<usize> {
+    use std::collections::BTreeSet;
+    let words = nk.div_ceil(64);
+    let mut adj = vec![0u64; nk * words];
+    let bit = |i: usize| (i / 64, 1u64 << (i % 64));
+    for &(a, b) in entries {
+        if a != b {
+            let (wa, ma) = bit(a);
+            let (wb, mb) = bit(b);
+            adj[a * words + wb] |= mb;
+            adj[b * words + wa] |= ma;
+        }
+    }
+    let degree = |adj: &[u64], i: usize| -> usize {
+        adj[i * words..(i + 1) * words]
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .sum()
+    };
+    let mut deg: Vec<usize> = (0..nk).map(|i| degree(&adj, i)).collect();
+    let mut order = Vec::with_capacity(nk);
+    let mut by_degree: BTreeSet<(usize, usize)> = (0..nk).map(|i| (deg[i], i)).collect();
+    let mut nbrs = Vec::new();
+    let mut mask = vec![0u64; words];
+    while let Some((_, v)) = by_degree.pop_first() {
+        order.push(v);
+        // v's neighbours, in increasing order.
+        mask.copy_from_slice(&adj[v * words..(v + 1) * words]);
+        nbrs.clear();
+        for (wi, &w) in mask.iter().enumerate() {
+            let mut w = w;
+            while w != 0 {
+                nbrs.push(wi * 64 + w.trailing_zeros() as usize);
+                w &= w - 1;
+            }
+        }
+        let (wv, mv) = bit(v);
+        for &a in &nbrs {
+            by_degree.remove(&(deg[a], a));
+            let row = &mut adj[a * words..(a + 1) * words];
+            row[wv] &= !mv;
+            for (r, &m) in row.iter_mut().zip(&mask) {
+                *r |= m;
+            }
+            let (wa, ma) = bit(a);
+            row[wa] &= !ma;
+            deg[a] = degree(&adj, a);
+            by_degree.insert((deg[a], a));
+        }
+        adj[v * words..(v + 1) * words].fill(0);
+    }
+    order
+}
+
+/// [`min_degree`] with a set of neighbours per vertex (the first implementation; the
+/// reference its bit sets are checked against).
+#[cfg(test)]
+fn min_degree_sets(nk: usize, entries: &[(usize, usize)]) -> Vec<usize> {
     use std::collections::BTreeSet;
     let mut adj: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); nk];
     for &(a, b) in entries {
@@ -1144,13 +1272,22 @@ struct Iterate {
 
 /// Runs ECOS's algorithm on `prog`. `trace`: one line per iteration on stderr in ECOS's
 /// verbose format (`BLOX_GAVEL_ECOS_TRACE`).
+#[cfg(test)]
 pub(crate) fn solve(prog: &ConeProgram) -> Solution {
     solve_with(prog, MAXIT)
 }
 
 /// [`solve`] with another iteration limit (ECOS's `max_iters`; to compare iterates with ECOS's
 /// stopped at the same iteration).
+#[cfg(test)]
 pub(crate) fn solve_with(prog: &ConeProgram, maxit: usize) -> Solution {
+    solve_in(prog, maxit, &mut KktCache::default())
+}
+
+/// Runs ECOS's algorithm on `prog` for at most `maxit` iterations, the KKT system's symbolic
+/// part from `cache` where it holds one of the program's sparsity (the same iterates, bit for
+/// bit, as a system built anew).
+fn solve_in(prog: &ConeProgram, maxit: usize, cache: &mut KktCache) -> Solution {
     let trace = std::env::var_os("BLOX_GAVEL_ECOS_TRACE").is_some();
     let (n, m) = (prog.n, prog.m);
     // Equilibration (Ruiz).
@@ -1222,7 +1359,7 @@ pub(crate) fn solve_with(prog: &ConeProgram, maxit: usize) -> Solution {
         x: Vec::new(),
     };
     // init()
-    let mut kkt = Kkt::new(&g);
+    let mut kkt = cache.kkt(&g);
     if !kkt.factor(&cones, true) {
         return failed(0);
     }
@@ -1557,6 +1694,7 @@ pub(crate) fn finish_time_fairness(
     jobs: &[crate::policy::SolveJob<'_>],
     counts: &[u32],
     rows: &[crate::barrier::JobRow],
+    cache: &mut KktCache,
 ) -> Option<Vec<Vec<f64>>> {
     let m = jobs.len();
     let n = counts.len();
@@ -1583,7 +1721,7 @@ pub(crate) fn finish_time_fairness(
         .collect();
     let counts: Vec<f64> = counts.iter().map(|&c| f64::from(c)).collect();
     let prog = ConeProgram::finish_time(&ftf?, &counts);
-    let sol = solve(&prog);
+    let sol = solve_in(&prog, MAXIT, cache);
     if sol.status == Status::Failed || sol.x.iter().any(|v| !v.is_finite()) {
         return None;
     }
@@ -1596,4 +1734,45 @@ pub(crate) fn finish_time_fairness(
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn min_degree_bit_sets_give_the_sets_order() {
+        // Random symmetric patterns (with diagonals and repeated entries) of several sizes and
+        // densities, and a KKT-like arrowhead: the same order, tie for tie.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for nk in [1, 2, 5, 63, 64, 65, 130, 300] {
+            for per_mille in [0, 5, 20, 100, 400] {
+                let mut entries = Vec::new();
+                for a in 0..nk {
+                    entries.push((a, a));
+                    for b in a + 1..nk {
+                        if next() % 1000 < per_mille {
+                            entries.push((a, b));
+                            if next() % 4 == 0 {
+                                entries.push((b, a));
+                            }
+                        }
+                    }
+                }
+                assert_eq!(
+                    min_degree(nk, &entries),
+                    min_degree_sets(nk, &entries),
+                    "{nk} {per_mille}"
+                );
+            }
+            let arrow: Vec<(usize, usize)> = (1..nk).map(|i| (0, i)).collect();
+            assert_eq!(min_degree(nk, &arrow), min_degree_sets(nk, &arrow));
+        }
+    }
 }

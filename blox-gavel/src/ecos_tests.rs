@@ -145,7 +145,9 @@ fn share_errors(text: &str) -> Vec<(String, f64)> {
                 })
                 .collect();
             let counts: Vec<u32> = counts.iter().map(|&c| c as u32).collect();
-            let x = ecos::finish_time_fairness(&solve_jobs, &counts, &rows).expect("a value");
+            let x =
+                ecos::finish_time_fairness(&solve_jobs, &counts, &rows, &mut Default::default())
+                    .expect("a value");
             let err = x
                 .iter()
                 .flatten()

@@ -225,6 +225,9 @@ pub(crate) struct FtfState {
     pub(crate) cum_iso: BTreeMap<u32, f64>,
     pub(crate) prev_rem: BTreeMap<u32, f64>,
     pub(crate) prev_iso: BTreeMap<u32, f64>,
+    /// The finish-time programs' symbolic KKT systems, by sparsity (an exact shortcut: see
+    /// [`crate::ecos::KktCache`]).
+    pub(crate) kkt: crate::ecos::KktCache,
 }
 
 /// A Gavel policy with its state across solves (FIFO's sticky assignment and generator,
@@ -497,7 +500,7 @@ impl GavelPolicy {
         }
         // ECOS's algorithm on cvxpy's cone program: the optimum is rarely unique, and the
         // shares of jobs not at the max ρ are ECOS's pick (crate::ecos).
-        let mut solved = crate::ecos::finish_time_fairness(jobs, counts, &rows);
+        let mut solved = crate::ecos::finish_time_fairness(jobs, counts, &rows, &mut self.ftf.kkt);
         if std::env::var_os("BLOX_GAVEL_FTF_DUMP").is_some()
             || std::env::var_os("BLOX_GAVEL_FTF_ORACLE").is_some()
         {
