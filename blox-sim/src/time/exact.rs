@@ -252,13 +252,18 @@ impl Exact {
         if self.log.len() < self.log_trim_at {
             return;
         }
+        // The running jobs from the denser `runs`, then only their states (`live` and `runs`
+        // cover the same ids): at millions of jobs the window spans hundreds of thousands of
+        // ids, most of them no longer running.
+        debug_assert_eq!(self.live.base, self.runs.base);
+        let live = &self.live.items;
         let oldest = self
-            .live
+            .runs
             .items
             .iter()
-            .zip(&self.runs.items)
+            .enumerate()
             .filter(|&(_, &start)| start != NOT_RUNNING)
-            .map(|(st, _)| st.credited_to)
+            .map(|(k, _)| live[k].credited_to)
             .min()
             .unwrap_or(t);
         // A job credited up to `oldest` is next credited at the first time after it.
