@@ -132,6 +132,18 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 /// few terms stay normal); any other sends the line search to the exact sum.
 const LOG_BOUND_RANGE: f64 = (1u128 << 120) as f64;
 
+/// A product of slacks with the least and greatest of them as bit patterns (positive numbers
+/// order as their bit patterns), before its first term.
+const PROD_EMPTY: (f64, u64, u64) = (1.0, u64::MAX, 0);
+
+/// Multiply `x` into `pr` (a [`PROD_EMPTY`] and the terms so far).
+#[inline(always)]
+fn prod_term(pr: &mut (f64, u64, u64), x: f64) {
+    pr.0 *= x;
+    pr.1 = pr.1.min(x.to_bits());
+    pr.2 = pr.2.max(x.to_bits());
+}
+
 /// [`Problem::log_bounds`]'s running sums over the classes (and the types).
 struct BoundSums {
     /// `Σ mult·len·(e + 1)·ln 2`, a bound on `Σ |ln x|`.
@@ -431,19 +443,13 @@ impl Problem<'_> {
             objs[c] = obj;
             // The product of the class's slacks (shares, row, job row, in that order) and
             // the least and greatest of them, for `log_bounds`.
-            let (mut prod, mut lo, mut hi) = (1.0f64, u64::MAX, 0u64);
-            let mut term = |x: f64| {
-                prod *= x;
-                // Positive numbers order as their bit patterns.
-                lo = lo.min(x.to_bits());
-                hi = hi.max(x.to_bits());
-            };
+            let mut pr = PROD_EMPTY;
             for &x in xi {
-                term(x);
+                prod_term(&mut pr, x);
             }
-            term(r);
-            term(j);
-            prods[c] = (prod, lo, hi);
+            prod_term(&mut pr, r);
+            prod_term(&mut pr, j);
+            prods[c] = pr;
             // The class's use of each type, `s_i·x[i][w]` (every job of a class has its scale
             // factor): the product the sums below subtract, job by job.
             let sc = self.scale[i].0;
@@ -541,13 +547,11 @@ impl Problem<'_> {
         for (c, &(prod, lo, hi)) in s.prod[..self.k].iter().enumerate() {
             acc.class(prod, lo, hi, len, self.mult[c], c)?;
         }
-        let (mut prod, mut lo, mut hi) = (1.0f64, u64::MAX, 0u64);
+        let mut pr = PROD_EMPTY;
         for &x in &s.cap[..N] {
-            prod *= x;
-            lo = lo.min(x.to_bits());
-            hi = hi.max(x.to_bits());
+            prod_term(&mut pr, x);
         }
-        acc.class(prod, lo, hi, N as f64, 1.0, self.k)?;
+        acc.class(pr.0, pr.1, pr.2, N as f64, 1.0, self.k)?;
         let sum = (acc.mant[0] * acc.mant[1]).ln() + acc.exps as f64 * std::f64::consts::LN_2;
         // u = 2⁻⁵³; S = Σ |ln x| ≤ `abs` (a slack's exponent bounds its logarithm); M the
         // mantissas' product, E the exponents' sum (exact). The exact sum: each logarithm
