@@ -58,7 +58,7 @@ pub use scenario::{
     every_line_bad, parse_durations, parse_gpus, peer_semantics_hint, write_all_or_nothing,
     write_atomically, BadSetting, RunReport, Scenario, ThroughputChoice, WorkloadConfig,
     WorkloadReport, BLOX_TRACE_JOBS, DEFAULT_GENERATED_JOBS, DEFAULT_LOAD, MAX_GENERATED_JOBS,
-    SYNERGY_CLUSTER, SYNERGY_LOAD, SYNERGY_SEED, SYNERGY_TRACK,
+    POLLUX_CLUSTER, POLLUX_INTERVAL_S, SYNERGY_CLUSTER, SYNERGY_LOAD, SYNERGY_SEED, SYNERGY_TRACK,
 };
 pub use scenario::{MAX_ROUND_SECONDS, MIN_LOAD};
 pub use semantics::Semantics;

@@ -309,6 +309,12 @@ pub const SYNERGY_SEED: u64 = 42;
 pub const SYNERGY_CLUSTER: &str = "16x8";
 /// Synergy's measured jobs (`series_id_filter = (4000, 5000)`), inclusive.
 pub const SYNERGY_TRACK: &str = "4000..4999";
+/// The Pollux artifact's cluster under `--semantics pollux` (`simulator.py --min-nodes 16
+/// --num-gpus 4`): 16 nodes of 4 GPUs.
+pub const POLLUX_CLUSTER: &str = "16x4";
+/// The Pollux artifact's scheduling interval under `--semantics pollux` (`--interval 60`),
+/// seconds.
+pub const POLLUX_INTERVAL_S: u64 = 60;
 fn default_trace_jobs() -> usize {
     BLOX_TRACE_JOBS
 }

@@ -106,7 +106,8 @@ pub struct RunSettings {
     #[cfg_attr(feature = "clap", arg(long))]
     pub skip_bad_lines: bool,
     /// Cluster shape as NODESxGPUS, or typed groups NODESxGPUS:TYPE separated by `,` or `+`
-    /// for a heterogeneous cluster (e.g. `2x4:v100,4x4:p100,6x4:k80`) [default: 32x4]. Under
+    /// for a heterogeneous cluster (e.g. `2x4:v100,4x4:p100,6x4:k80`) [default: 32x4; 16x8
+    /// under --semantics synergy, 16x4 under --semantics pollux]. Under
     /// --semantics tiresias: NODESxGPUS (one switch, 64 CPUs and 256 GB per node) or a Tiresias
     /// cluster-spec .csv file [default: Tiresias' 32x8].
     #[cfg_attr(
@@ -130,7 +131,8 @@ pub struct RunSettings {
     /// [default: v100].
     #[cfg_attr(feature = "clap", arg(long, value_name = "TYPE"))]
     pub reference_gpu_type: Option<String>,
-    /// Round length in seconds [default: 300].
+    /// Round length in seconds [default: 300; 360 under --semantics gavel, 60 under
+    /// --semantics pollux, 60 under --semantics sia (360 for its gavel policy)].
     #[cfg_attr(feature = "clap", arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = round_secs))]
     pub round: Option<u64>,
     /// Admission policy: `accept-all`, `load-based:FACTOR` or
@@ -547,6 +549,12 @@ impl RunSettings {
             s.cluster = crate::SYNERGY_CLUSTER.into();
             s.seed = crate::SYNERGY_SEED;
             s.placement = Named::Peer(blox_synergy::SynergyPlacementConfig::default().to_string());
+        }
+        // The Pollux artifact's cluster and interval under its preset (its help promises 60 s
+        // intervals), unless a scenario file or a flag says otherwise.
+        if self.semantics == Some(Model::Pollux) && !given_base {
+            s.cluster = crate::POLLUX_CLUSTER.into();
+            s.round_s = crate::POLLUX_INTERVAL_S;
         }
         if let Some(v) = &self.cluster {
             s.cluster = v.as_str().into();

@@ -71,7 +71,8 @@ pub(super) struct SweepArgs {
     /// Throughput table for every run (see `run --help`).
     #[arg(long, value_name = "FILE")]
     throughputs: Option<PathBuf>,
-    /// Round length in seconds [default: 300].
+    /// Round length in seconds [default: 300; each peer semantics' own under it, as `run
+    /// --help` lists].
     #[arg(long, value_name = "SECONDS", allow_negative_numbers = true, value_parser = round_secs)]
     round: Option<u64>,
     /// Admission policies to try, e.g. `accept-all,load-based:1.2`.

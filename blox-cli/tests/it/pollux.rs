@@ -142,6 +142,57 @@ fn optimus_through_the_engine_reproduces_the_artifact_per_job() {
     check("optimus", 2);
 }
 
+/// `--semantics pollux` alone is the artifact's configuration (16 nodes of 4 GPUs, 60 s
+/// intervals): without --cluster and --round, Tiresias on workload-6 reproduces the published
+/// per-job JCTs; --round and --cluster still override the preset's values.
+#[test]
+fn the_preset_alone_is_the_artifacts_cluster_and_interval() {
+    let dir = pollux_dir();
+    let wl = dir.join("workloads/workload-6.csv");
+    let out = tempdir("pollux-preset-defaults");
+    let (code, text) = run(&[
+        "run",
+        "--semantics",
+        "pollux",
+        "--trace",
+        wl.to_str().unwrap(),
+        "--policy",
+        "tiresias",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("64 GPUs (16x4)"), "{text}");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("pollux.json")).unwrap()).unwrap();
+    assert_eq!(meta["interval_s"], 60);
+    assert_eq!(
+        jcts(&out.join("jobs.csv")),
+        published(&dir, "tiresias-1.0", 6)
+    );
+    let (code, text) = run(&[
+        "run",
+        "--semantics",
+        "pollux",
+        "--trace",
+        wl.to_str().unwrap(),
+        "--policy",
+        "tiresias",
+        "--cluster",
+        "32x4",
+        "--round",
+        "300",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("128 GPUs (32x4)"), "{text}");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("pollux.json")).unwrap()).unwrap();
+    assert_eq!(meta["interval_s"], 300);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 #[test]
 fn pollux_flags_need_pollux_semantics_and_a_pollux_trace() {
     let (code, text) = run(&["run", "--interference", "0.25"]);
