@@ -181,3 +181,7 @@ def test_pollux_semantics(tmp_path, cli, traces):
     with in_dir(tmp_path / "py2"):
         r.to_dir("out")
     same_files(tmp_path / "cli" / "out", tmp_path / "py2" / "out")
+    # The preset alone is the artifact's 16x4 at 60 s intervals, in Python as on the command line.
+    with in_dir(tmp_path / "py3"):
+        d = bloxsim.run(semantics="pollux", trace=w, policy="tiresias")
+    assert d.files()["jobs.csv"] == r.files()["jobs.csv"]
