@@ -890,43 +890,52 @@ impl Kkt {
         if self.pat_ptr.is_empty() {
             self.symbolic_pattern();
         }
-        let mut y = std::mem::take(&mut self.y);
-        y.clear();
-        y.resize(nk, 0.0);
-        for k in 0..nk {
-            self.lnz[k] = 0;
-        }
+        let mut yv = std::mem::take(&mut self.y);
+        yv.clear();
+        yv.resize(nk, 0.0);
+        let y = &mut yv[..nk];
+        // The arrays as local slices (the factor's writes cannot move the others).
+        let (colptr, rowidx, val) = (&self.colptr[..=nk], &self.rowidx[..], &self.val[..]);
+        let (pat_ptr, pat, lp, sign) = (&self.pat_ptr[..=nk], &self.pat[..], &self.lp, &self.sign);
+        let (lnz, li, lx, d) = (
+            &mut self.lnz[..nk],
+            &mut self.li[..],
+            &mut self.lx[..],
+            &mut self.d[..nk],
+        );
+        lnz.fill(0);
         let mut ok = true;
         for k in 0..nk {
             y[k] = 0.0;
-            for e in self.colptr[k]..self.colptr[k + 1] {
-                y[self.rowidx[e]] += self.val[e];
+            let (a, e) = (colptr[k], colptr[k + 1]);
+            for (&r, &v) in rowidx[a..e].iter().zip(&val[a..e]) {
+                y[r] += v;
             }
             let mut dk = y[k];
             y[k] = 0.0;
-            for &i in &self.pat[self.pat_ptr[k]..self.pat_ptr[k + 1]] {
+            for &i in &pat[pat_ptr[k]..pat_ptr[k + 1]] {
                 let yi = y[i];
                 y[i] = 0.0;
-                let p2 = self.lp[i] + self.lnz[i];
-                for p in self.lp[i]..p2 {
-                    y[self.li[p]] -= self.lx[p] * yi;
+                let (a, p2) = (lp[i], lp[i] + lnz[i]);
+                for (&r, &l) in li[a..p2].iter().zip(&lx[a..p2]) {
+                    y[r] -= l * yi;
                 }
-                let l_ki = yi / self.d[i];
+                let l_ki = yi / d[i];
                 dk -= l_ki * yi;
-                self.li[p2] = k;
-                self.lx[p2] = l_ki;
-                self.lnz[i] += 1;
+                li[p2] = k;
+                lx[p2] = l_ki;
+                lnz[i] += 1;
             }
-            if dk * self.sign[k] <= EPS {
-                dk = self.sign[k] * DELTA;
+            if dk * sign[k] <= EPS {
+                dk = sign[k] * DELTA;
             }
             if !dk.is_finite() {
                 ok = false;
                 break;
             }
-            self.d[k] = dk;
+            d[k] = dk;
         }
-        self.y = y;
+        self.y = yv;
         ok
     }
 
