@@ -873,21 +873,34 @@ impl Problem<'_> {
         // only q_i (b[local, z]) and b[z, z]. Rows with no `z` term (objective and floor rows:
         // a[z] = 0) have q_i = 0 and b[z, z] = 0; an objective row (a = 0, slack 1) adds
         // nothing at all (+0 to entries that are not −0).
-        for c in 0..k {
-            let i = self.reps[c];
+        // The per-class outputs as local slices (their writes cannot move one another).
+        let (chol, wq, wg, vmat) = (
+            &mut w.chol[..k * l * l],
+            &mut w.q[..k * l],
+            &mut w.g[..k * l],
+            &mut w.vmat[..k * l * n],
+        );
+        let (rzs, gzc, wup, wuv) = (
+            &mut w.rz[..k],
+            &mut w.gzc[..k],
+            &mut w.up[..k * n],
+            &mut w.uv[..k * n * n],
+        );
+        let (cap, rows, jobs) = (&s.cap[..n], &s.row[..k], &s.job[..k]);
+        for (c, cl) in self.cls[..k].iter().enumerate() {
             let vi = &v[c * l..(c + 1) * l];
             let mut b = [0.0; MAX_D * MAX_D];
             let mut g = [0.0; MAX_D];
-            let sc = f64::from(self.jobs[i].scale_factor);
+            let sc = cl.scale;
             let mut up = [0.0; MAX_TYPES];
             for t in 0..n {
-                up[t] = sc / s.cap[t];
+                up[t] = sc / cap[t];
             }
             for t in 0..n {
                 g[t] -= 1.0 / vi[t];
                 b[t * d + t] += 1.0 / (vi[t] * vi[t]);
             }
-            let ri = s.row[c];
+            let ri = rows[c];
             let rr = 1.0 / (ri * ri);
             for t in 0..n {
                 g[t] += 1.0 / ri;
@@ -898,25 +911,24 @@ impl Problem<'_> {
             for t in 0..n {
                 g[t] += up[t];
             }
-            let sj = s.job[c];
+            let sj = jobs[c];
             let mut a = [0.0; MAX_D];
             let mut z_term = true;
-            match &self.rows[i] {
-                JobRow::Linear { coef } => {
+            // The row's coefficients (the throughputs of a finish-time row), as `cl` holds
+            // them.
+            let coef = &cl.coef[..n];
+            match cl.kind {
+                RowKind::Linear => {
                     a[..n].copy_from_slice(coef);
                     a[l] = -1.0;
                 }
-                JobRow::FinishTime {
-                    remaining,
-                    denominator,
-                    ..
-                } => {
-                    let tp = self.jobs[i].throughput;
+                RowKind::FinishTime => {
+                    let (tp, remaining, denominator) = (coef, cl.remaining, cl.denominator);
                     let y = s.y[c];
                     for t in 0..n {
                         a[t] = remaining / (y * y) * tp[t];
                     }
-                    a[l] = *denominator;
+                    a[l] = denominator;
                     // −∇²slack / slack = 2·rem/(y³·slack) · T Tᵀ.
                     let cc = 2.0 * remaining / (y * y * y * sj);
                     for t in 0..n {
@@ -925,18 +937,18 @@ impl Problem<'_> {
                         }
                     }
                 }
-                JobRow::Objective { coef } => {
+                RowKind::Objective => {
                     for t in 0..n {
                         g[t] -= coef[t] / mu;
                     }
                     z_term = false;
                 }
-                JobRow::Floor { coef } => {
+                RowKind::Floor => {
                     a[..n].copy_from_slice(coef);
                     z_term = false;
                 }
             }
-            if !matches!(self.rows[i], JobRow::Objective { .. }) {
+            if cl.kind != RowKind::Objective {
                 let s2 = sj * sj;
                 for p in 0..l {
                     for q in 0..=p {
@@ -952,17 +964,17 @@ impl Problem<'_> {
                     g[p] -= a[p] / sj;
                 }
             }
-            w.gzc[c] = if z_term { a[l] / sj } else { 0.0 };
+            gzc[c] = if z_term { a[l] / sj } else { 0.0 };
             // K_i = b[local, local] (lower triangle), q_i = b[local, z], r += b[z, z].
-            let kb = &mut w.chol[c * l * l..(c + 1) * l * l];
+            let kb = &mut chol[c * l * l..(c + 1) * l * l];
             for p in 0..l {
                 for q in 0..=p {
                     kb[p * l + q] = b[p * d + q];
                 }
-                w.q[c * l + p] = b[p * d + l];
-                w.g[c * l + p] = g[p];
+                wq[c * l + p] = b[p * d + l];
+                wg[c * l + p] = g[p];
             }
-            w.rz[c] = b[l * d + l];
+            rzs[c] = b[l * d + l];
             if reg > 0.0 {
                 for p in 0..l {
                     kb[p * l + p] *= 1.0 + reg;
@@ -977,10 +989,10 @@ impl Problem<'_> {
             }
             chol_solve_cols::<N, N>(kb, &mut cols);
             for p in 0..l {
-                w.vmat[c * l * n + p * n..c * l * n + (p + 1) * n].copy_from_slice(&cols[p]);
+                vmat[c * l * n + p * n..c * l * n + (p + 1) * n].copy_from_slice(&cols[p]);
             }
-            w.up[c * n..(c + 1) * n].copy_from_slice(&up[..n]);
-            let uv = &mut w.uv[c * n * n..(c + 1) * n * n];
+            wup[c * n..(c + 1) * n].copy_from_slice(&up[..n]);
+            let uv = &mut wuv[c * n * n..(c + 1) * n * n];
             for p in 0..n {
                 for t in 0..n {
                     uv[p * n + t] = up[p] * cols[p][t];
