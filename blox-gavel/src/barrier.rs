@@ -147,7 +147,8 @@ fn prod_term(pr: &mut (f64, u64, u64), x: f64) {
 /// [`Problem::log_bounds`]'s running sums over the classes (and the types).
 #[derive(Clone, Copy, Default)]
 struct BoundSums {
-    /// `Σ mult·len·(e + 1)·ln 2`, a bound on `Σ |ln x|`.
+    /// A bound on `Σ |ln x|`: each term's count times `(e + 1)·ln 2`, `e` the greatest
+    /// magnitude of the exponents (the classes' slacks together, the types' apart).
     abs: f64,
     /// The number of terms, each job's counted ([`Problem::bound_terms`]).
     terms: f64,
@@ -195,6 +196,15 @@ impl BoundSums {
         // The greater of the unbiased exponents' magnitudes, |a| and |b| with a ≤ b (`lo` ≤
         // `hi`, sign bits clear): max(−a, b).
         let e = (1023 - (lo >> 52) as i64).max((hi >> 52) as i64 - 1023) + 1;
+        self.product(prod, times, c);
+        self.abs += mult_len * e as f64 * std::f64::consts::LN_2;
+        Some(())
+    }
+
+    /// Adds `times` jobs' products of slacks `prod` (normal and positive) to the exponents'
+    /// sum and the mantissas' product `c & 1` (of class `c`).
+    #[inline(always)]
+    fn product(&mut self, prod: f64, times: i64, c: usize) {
         let bits = prod.to_bits();
         self.exps += ((bits >> 52) as i64 - 1023) * times;
         let m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52));
@@ -217,8 +227,6 @@ impl BoundSums {
                 }
             }
         }
-        self.abs += mult_len * e as f64 * std::f64::consts::LN_2;
-        Some(())
     }
 }
 
@@ -254,6 +262,8 @@ struct Problem<'a> {
     cls: Vec<ClassRow>,
     /// The number of terms [`Problem::log_bounds`] bounds: `n + 2` per job and one per type.
     bound_terms: f64,
+    /// The classes' part of it: `n + 2` per job.
+    class_terms: f64,
 }
 
 /// The kind of a class's row ([`JobRow`] without its data).
@@ -283,8 +293,6 @@ struct ClassRow {
     scale: f64,
     /// The class's number of jobs, as an integer.
     times: i64,
-    /// The class's number of jobs times its number of slacks (`n + 2`).
-    mult_len: f64,
 }
 
 impl ClassRow {
@@ -357,6 +365,7 @@ impl<'a> Problem<'a> {
             obj_order: Vec::new(),
             cls: Vec::new(),
             bound_terms: 0.0,
+            class_terms: 0.0,
         }
     }
 }
@@ -429,7 +438,6 @@ impl Problem<'_> {
                     denominator: 0.0,
                     scale: f64::from(self.jobs[i].scale_factor),
                     times: self.mult[c] as i64,
-                    mult_len: self.mult[c] * len,
                 };
                 let coef = match &self.rows[i] {
                     JobRow::Linear { coef } => coef,
@@ -458,7 +466,8 @@ impl Problem<'_> {
             })
             .collect();
         // Sums of small integers: exact in any order.
-        self.bound_terms = self.mult.iter().map(|m| m * len).sum::<f64>() + self.n as f64;
+        self.class_terms = self.mult.iter().map(|m| m * len).sum::<f64>();
+        self.bound_terms = self.class_terms + self.n as f64;
         out
     }
 
@@ -502,7 +511,10 @@ impl Problem<'_> {
         let (v, cls) = (&v[..k * N], &self.cls[..k]);
         let (row, job) = (&mut s.row[..k], &mut s.job[..k]);
         let scaled = &mut s.scaled[..k * (N + 1)];
-        let (mut acc, mut in_range) = (BoundSums::EMPTY, true);
+        // The bounds' sums over the classes, and the least and greatest slack of them all (bit
+        // patterns, as in `BoundSums::class`).
+        let mut acc = BoundSums::EMPTY;
+        let (mut lo, mut hi) = (PROD_EMPTY.1, PROD_EMPTY.2);
         // Every slack first (an infeasible point costs no `ln`), then the logarithms in the
         // order of one pass over the jobs (shares, row, job row) and the types.
         for c in 0..k {
@@ -548,11 +560,9 @@ impl Problem<'_> {
             }
             prod_term(&mut pr, r);
             prod_term(&mut pr, j);
-            if in_range {
-                in_range = acc
-                    .class(pr.0, pr.1, pr.2, cl.mult_len, cl.times, c)
-                    .is_some();
-            }
+            // The product is used only if every slack turns out in range (then it is normal).
+            acc.product(pr.0, cl.times, c);
+            (lo, hi) = (lo.min(pr.1), hi.max(pr.2));
             // The class's use of each type, `s_i·x[i][w]` (every job of a class has its scale
             // factor): the product the sums below subtract, job by job; then its objective.
             let at = &mut scaled[c * (N + 1)..(c + 1) * (N + 1)];
@@ -592,7 +602,16 @@ impl Problem<'_> {
         if !cap.iter().all(|&c| positive(c)) {
             return false;
         }
-        s.bounds = in_range.then_some(acc);
+        // Every class's slacks within 2^±120 (`BoundSums::class`'s test, for all at once), and
+        // `abs` from the greatest exponent of them all: Σ |ln x| ≤ Σ mult·len·e_c·ln 2 ≤
+        // (Σ mult·len)·e·ln 2, a bound as good where it matters (the line search compares with
+        // it only where the bounds are far narrower than the values' spacing).
+        s.bounds = (lo >= LOG_BOUND_RANGE.recip().to_bits() && hi <= LOG_BOUND_RANGE.to_bits())
+            .then(|| {
+                let e = (1023 - (lo >> 52) as i64).max((hi >> 52) as i64 - 1023) + 1;
+                acc.abs = self.class_terms * e as f64 * std::f64::consts::LN_2;
+                acc
+            });
         s.base = self.sense * z / mu - objective / mu;
         true
     }
