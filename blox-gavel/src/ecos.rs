@@ -253,7 +253,7 @@ pub(crate) struct Solution {
 }
 
 /// Nesterov–Todd scaling of one SOC block (ECOS `socone`, CONEMODE 0).
-#[derive(Clone, Default)]
+#[derive(Default)]
 struct Soc {
     eta: f64,
     eta_square: f64,
@@ -263,6 +263,22 @@ struct Soc {
     u0: f64,
     u1: f64,
     v1: f64,
+}
+
+impl Clone for Soc {
+    fn clone(&self) -> Self {
+        let mut c = Soc::default();
+        c.clone_from(self);
+        c
+    }
+
+    /// The same values, into `q`'s buffer ([`Kkt::factor`] copies the scalings each
+    /// iteration).
+    fn clone_from(&mut self, o: &Self) {
+        (self.eta, self.eta_square, self.a) = (o.eta, o.eta_square, o.a);
+        (self.d1, self.u0, self.u1, self.v1) = (o.d1, o.u0, o.u1, o.v1);
+        self.q.clone_from(&o.q);
+    }
 }
 
 struct Cones {
@@ -1399,6 +1415,8 @@ fn solve_in(prog: &ConeProgram, maxit: usize, cache: &mut KktCache) -> Solution 
     let mut tau = 1.0;
     let mut info = Info::default();
     let mut best: Option<Iterate> = None;
+    // An iterate's buffers to reuse (one not kept as the best).
+    let mut spare: Option<Iterate> = None;
     let mut pres_prev = f64::NAN;
     let mut rx = vec![0.0; n];
     let mut rz = vec![0.0; m];
@@ -1495,7 +1513,17 @@ fn solve_in(prog: &ConeProgram, maxit: usize, cache: &mut KktCache) -> Solution 
             break;
         }
         pres_prev = info.pres;
-        let here = cur(&x, &z, &s, info);
+        // The current iterate, in the buffers of the last one that was not kept.
+        let here = match spare.take() {
+            Some(mut it) => {
+                it.x.clone_from(&x);
+                it.z.clone_from(&z);
+                it.s.clone_from(&s);
+                (it.kap, it.tau, it.cx, it.hz, it.info) = (kap, tau, cx, hz, info);
+                it
+            }
+            None => cur(&x, &z, &s, info),
+        };
         if let Some(st) = check(&here, false) {
             exit = Some(st);
             break;
@@ -1516,7 +1544,9 @@ fn solve_in(prog: &ConeProgram, maxit: usize, cache: &mut KktCache) -> Solution 
             break;
         }
         if iter == 0 || compare(&info, &best.as_ref().expect("saved").info) {
-            best = Some(here);
+            spare = best.replace(here);
+        } else {
+            spare = Some(here);
         }
         if !cones.update(&s, &z, &mut lambda) {
             let b = best.clone().expect("saved at iteration 0");
