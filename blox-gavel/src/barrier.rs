@@ -145,12 +145,14 @@ fn prod_term(pr: &mut (f64, u64, u64), x: f64) {
 }
 
 /// [`Problem::log_bounds`]'s running sums over the classes (and the types).
+#[derive(Clone, Copy, Default)]
 struct BoundSums {
-    /// `Σ mult·len·(e + 1)·ln 2`, a bound on `Σ |ln x|`.
+    /// A bound on `Σ |ln x|`: each term's count times `(e + 1)·ln 2`, `e` the greatest
+    /// magnitude of the exponents (the classes' slacks together, the types' apart).
     abs: f64,
-    /// The number of terms, each job's counted.
+    /// The number of terms, each job's counted ([`Problem::bound_terms`]).
     terms: f64,
-    /// The number of products taken.
+    /// The number of products taken (one per class and the types').
     lns: f64,
     /// Two products of mantissas (classes alternately).
     mant: [f64; 2],
@@ -159,41 +161,72 @@ struct BoundSums {
 }
 
 impl BoundSums {
-    /// Adds the class `c` of `mult` jobs whose `len` slacks multiply to `prod` (taken in
-    /// order from 1), the least and greatest of them with the bit patterns `lo` and `hi`
-    /// (positive numbers order as their bit patterns; a negative one, whose sign bit is set,
-    /// comes out as the largest and fails the range test); `None` if a slack or their
-    /// product is out of range.
+    /// The sums before the first class.
+    const EMPTY: BoundSums = BoundSums {
+        abs: 0.0,
+        terms: 0.0,
+        lns: 0.0,
+        mant: [1.0; 2],
+        exps: 0,
+    };
+
+    /// Adds the class `c` of `times` jobs of `len` slacks each (`mult_len` = times·len) that
+    /// multiply to `prod` (taken in order from 1), the least and greatest of them with the bit
+    /// patterns `lo` and `hi` (positive numbers order as their bit patterns; a negative one,
+    /// whose sign bit is set, comes out as the largest and fails the range test); `None` if a
+    /// slack is out of range.
     #[inline(always)]
-    fn class(&mut self, prod: f64, lo: u64, hi: u64, len: f64, mult: f64, c: usize) -> Option<()> {
-        let (lo, hi) = (f64::from_bits(lo), f64::from_bits(hi));
-        // Every term within 2^±120 (so the product of a few is normal) and positive.
-        if !(prod.is_normal() && lo >= LOG_BOUND_RANGE.recip() && hi <= LOG_BOUND_RANGE) {
+    fn class(
+        &mut self,
+        prod: f64,
+        lo: u64,
+        hi: u64,
+        mult_len: f64,
+        times: i64,
+        c: usize,
+    ) -> Option<()> {
+        // Every term within 2^±120 (so the product of a few is normal) and positive: as bit
+        // patterns, `lo` at least 2^-120's (a positive number's) and `hi`, at least `lo`, at
+        // most 2^120's (a negative number's sign bit sets it above). Then the product of the
+        // at most 5 terms lies within 2^±600 and is normal.
+        if !(lo >= LOG_BOUND_RANGE.recip().to_bits() && hi <= LOG_BOUND_RANGE.to_bits()) {
             return None;
         }
-        let exp = |x: f64| (((x.to_bits() >> 52) & 0x7ff) as i64 - 1023).abs();
-        let e = exp(lo).max(exp(hi)) + 1;
-        let bits = prod.to_bits();
-        let times = mult as i64;
-        self.exps += (((bits >> 52) & 0x7ff) as i64 - 1023) * times;
-        let m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52));
-        // `times` multiplications by `m`, one after another (four to a loop turn).
-        let mant = &mut self.mant[c & 1];
-        let mut left = times;
-        while left >= 4 {
-            *mant *= m;
-            *mant *= m;
-            *mant *= m;
-            *mant *= m;
-            left -= 4;
-        }
-        for _ in 0..left {
-            *mant *= m;
-        }
-        self.abs += mult * len * e as f64 * std::f64::consts::LN_2;
-        self.terms += mult * len;
-        self.lns += 1.0;
+        debug_assert!(prod.is_normal());
+        // The greater of the unbiased exponents' magnitudes, |a| and |b| with a ≤ b (`lo` ≤
+        // `hi`, sign bits clear): max(−a, b).
+        let e = (1023 - (lo >> 52) as i64).max((hi >> 52) as i64 - 1023) + 1;
+        self.product(prod, times, c);
+        self.abs += mult_len * e as f64 * std::f64::consts::LN_2;
         Some(())
+    }
+
+    /// Adds `times` jobs' products of slacks `prod` (normal and positive) to the exponents'
+    /// sum and the mantissas' product `c & 1` (of class `c`).
+    #[inline(always)]
+    fn product(&mut self, prod: f64, times: i64, c: usize) {
+        let bits = prod.to_bits();
+        self.exps += ((bits >> 52) as i64 - 1023) * times;
+        let m = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52));
+        // `times` multiplications by `m`, one after another (the usual few unrolled).
+        let mant = &mut self.mant[c & 1];
+        match times {
+            1 => *mant *= m,
+            2 => {
+                *mant *= m;
+                *mant *= m;
+            }
+            3 => {
+                *mant *= m;
+                *mant *= m;
+                *mant *= m;
+            }
+            _ => {
+                for _ in 0..times {
+                    *mant *= m;
+                }
+            }
+        }
     }
 }
 
@@ -225,6 +258,55 @@ struct Problem<'a> {
     scale: Vec<(f64, bool)>,
     /// The classes of the jobs with objective rows, in job order.
     obj_order: Vec<usize>,
+    /// Per class, what a line-search trial reads of its row, gathered in one place.
+    cls: Vec<ClassRow>,
+    /// The number of terms [`Problem::log_bounds`] bounds: `n + 2` per job and one per type.
+    bound_terms: f64,
+    /// The classes' part of it: `n + 2` per job.
+    class_terms: f64,
+}
+
+/// The kind of a class's row ([`JobRow`] without its data).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RowKind {
+    Linear,
+    FinishTime,
+    Objective,
+    Floor,
+}
+
+/// A class's row as [`Problem::fill`] and [`Problem::log_bounds`] read it, copied out of the
+/// rows and jobs once per solve: the same values, so the same operations on them.
+#[derive(Clone, Copy)]
+struct ClassRow {
+    kind: RowKind,
+    /// The coefficients (linear, objective and floor rows) or the throughputs (finish-time
+    /// rows), the first `len` of them.
+    coef: [f64; MAX_TYPES],
+    /// How many entries of `coef` the row's dot product takes (`dot` zips with the shares).
+    len: usize,
+    /// Finish-time rows: seconds since arrival, remaining steps, the denominator.
+    since: f64,
+    remaining: f64,
+    denominator: f64,
+    /// The class's scale factor.
+    scale: f64,
+    /// The class's number of jobs, as an integer.
+    times: i64,
+}
+
+impl ClassRow {
+    /// `dot(coef, x)`: a sum from −0.0 of the first `len` products, in order.
+    #[inline(always)]
+    fn dot<const N: usize>(&self, x: &[f64; N]) -> f64 {
+        let mut sum = -0.0;
+        for w in 0..N {
+            if w < self.len {
+                sum += self.coef[w] * x[w];
+            }
+        }
+        sum
+    }
 }
 
 /// Every slack at a point, all strictly positive.
@@ -235,13 +317,12 @@ struct Slacks {
     job: Vec<f64>,
     /// `y = Σ T·x` (finish-time rows).
     y: Vec<f64>,
-    /// `Σ coef·x` per class (objective rows; 0 for others).
-    obj: Vec<f64>,
-    /// Per class and type, `s_i·x[i][w]`.
+    /// Per class, `s_i·x[i][w]` for each type, then (a stride of `n + 1`) the class's
+    /// `Σ coef·x` (objective rows; 0 for others): what the sums over jobs read.
     scaled: Vec<f64>,
-    /// Per class, the product of its slacks and the bit patterns of the least and the
-    /// greatest of them ([`Problem::log_bounds`]).
-    prod: Vec<(f64, u64, u64)>,
+    /// [`Problem::log_bounds`]'s sums over the classes, taken by [`Problem::fill`] from each
+    /// class's product of slacks; `None` if a class's product was out of their range.
+    bounds: Option<BoundSums>,
     /// [`Problem::logs`]'s buffer of logarithms.
     lns: Vec<f64>,
     /// The barrier objective `sense·z/μ − Σ log slack` (at the μ it was computed for).
@@ -282,6 +363,9 @@ impl<'a> Problem<'a> {
             mult: Vec::new(),
             scale: Vec::new(),
             obj_order: Vec::new(),
+            cls: Vec::new(),
+            bound_terms: 0.0,
+            class_terms: 0.0,
         }
     }
 }
@@ -341,6 +425,49 @@ impl Problem<'_> {
             .filter(|&i| self.scale[i].1)
             .map(|i| self.order[i])
             .collect();
+        let len = (self.n + 2) as f64;
+        self.cls = (0..self.k)
+            .map(|c| {
+                let i = self.reps[c];
+                let mut row = ClassRow {
+                    kind: RowKind::Linear,
+                    coef: [0.0; MAX_TYPES],
+                    len: 0,
+                    since: 0.0,
+                    remaining: 0.0,
+                    denominator: 0.0,
+                    scale: f64::from(self.jobs[i].scale_factor),
+                    times: self.mult[c] as i64,
+                };
+                let coef = match &self.rows[i] {
+                    JobRow::Linear { coef } => coef,
+                    JobRow::Objective { coef } => {
+                        row.kind = RowKind::Objective;
+                        coef
+                    }
+                    JobRow::Floor { coef } => {
+                        row.kind = RowKind::Floor;
+                        coef
+                    }
+                    JobRow::FinishTime {
+                        since,
+                        remaining,
+                        denominator,
+                    } => {
+                        row.kind = RowKind::FinishTime;
+                        (row.since, row.remaining, row.denominator) =
+                            (*since, *remaining, *denominator);
+                        self.jobs[i].throughput
+                    }
+                };
+                row.len = coef.len().min(self.n);
+                row.coef[..row.len].copy_from_slice(&coef[..row.len]);
+                row
+            })
+            .collect();
+        // Sums of small integers: exact in any order.
+        self.class_terms = self.mult.iter().map(|m| m * len).sum::<f64>();
+        self.bound_terms = self.class_terms + self.n as f64;
         out
     }
 
@@ -374,73 +501,57 @@ impl Problem<'_> {
     /// [`Problem::fill`] for `N` types (`N = n = l`) known at compile time.
     fn fill_n<const N: usize>(&self, v: &[f64], z: f64, mu: f64, s: &mut Slacks) -> bool {
         let k = self.k;
-        if s.row.len() != k || s.scaled.len() != k * N {
+        const { assert!(N <= MAX_TYPES) };
+        if s.row.len() != k || s.scaled.len() != k * (N + 1) {
             s.row.resize(k, 0.0);
             s.job.resize(k, 0.0);
-            s.obj.resize(k, 0.0);
-            s.prod.resize(k, (0.0, 0, 0));
-            s.scaled.resize(k * N, 0.0);
+            s.scaled.resize(k * (N + 1), 0.0);
         }
         s.y.clear();
-        let (v, reps) = (&v[..k * N], &self.reps[..k]);
-        let (row, job, objs) = (&mut s.row[..k], &mut s.job[..k], &mut s.obj[..k]);
-        let (prods, scaled) = (&mut s.prod[..k], &mut s.scaled[..k * N]);
+        let (v, cls) = (&v[..k * N], &self.cls[..k]);
+        let (row, job) = (&mut s.row[..k], &mut s.job[..k]);
+        let scaled = &mut s.scaled[..k * (N + 1)];
+        // The bounds' sums over the classes, and the least and greatest slack of them all (bit
+        // patterns, as in `BoundSums::class`).
+        let mut acc = BoundSums::EMPTY;
+        let (mut lo, mut hi) = (PROD_EMPTY.1, PROD_EMPTY.2);
         // Every slack first (an infeasible point costs no `ln`), then the logarithms in the
         // order of one pass over the jobs (shares, row, job row) and the types.
         for c in 0..k {
             let xi: &[f64; N] = v[c * N..(c + 1) * N].try_into().expect("N shares");
-            let i = reps[c];
+            let cl = &cls[c];
             let mut sum = 0.0;
+            let mut pos = true;
             for &x in xi {
-                if !positive(x) {
-                    return false;
-                }
+                pos &= positive(x);
                 sum += x;
             }
             let r = 1.0 - sum;
-            if !positive(r) {
+            if !(pos && positive(r)) {
                 return false;
             }
             row[c] = r;
             let mut obj = 0.0;
-            let j = match &self.rows[i] {
-                JobRow::Linear { coef } => {
-                    let j = dot(coef, xi) - z;
-                    if !positive(j) {
-                        return false;
-                    }
-                    j
-                }
-                JobRow::FinishTime {
-                    since,
-                    remaining,
-                    denominator,
-                } => {
-                    let y = dot(self.jobs[i].throughput, xi);
+            let j = match cl.kind {
+                RowKind::Linear => cl.dot(xi) - z,
+                RowKind::FinishTime => {
+                    let y = cl.dot(xi);
                     if !positive(y) {
                         return false;
                     }
-                    let j = z * denominator - since - remaining / y;
-                    if !positive(j) {
-                        return false;
-                    }
                     s.y.push(y);
-                    j
+                    z * cl.denominator - cl.since - cl.remaining / y
                 }
-                JobRow::Objective { coef } => {
-                    obj = dot(coef, xi);
+                RowKind::Objective => {
+                    obj = cl.dot(xi);
                     1.0
                 }
-                JobRow::Floor { coef } => {
-                    let j = dot(coef, xi) - 1.0;
-                    if !positive(j) {
-                        return false;
-                    }
-                    j
-                }
+                RowKind::Floor => cl.dot(xi) - 1.0,
             };
+            if !positive(j) {
+                return false;
+            }
             job[c] = j;
-            objs[c] = obj;
             // The product of the class's slacks (shares, row, job row, in that order) and
             // the least and greatest of them, for `log_bounds`.
             let mut pr = PROD_EMPTY;
@@ -449,35 +560,58 @@ impl Problem<'_> {
             }
             prod_term(&mut pr, r);
             prod_term(&mut pr, j);
-            prods[c] = pr;
+            // The product is used only if every slack turns out in range (then it is normal).
+            acc.product(pr.0, cl.times, c);
+            (lo, hi) = (lo.min(pr.1), hi.max(pr.2));
             // The class's use of each type, `s_i·x[i][w]` (every job of a class has its scale
-            // factor): the product the sums below subtract, job by job.
-            let sc = self.scale[i].0;
+            // factor): the product the sums below subtract, job by job; then its objective.
+            let at = &mut scaled[c * (N + 1)..(c + 1) * (N + 1)];
             for w in 0..N {
-                scaled[c * N + w] = sc * xi[w];
+                at[w] = cl.scale * xi[w];
             }
+            at[N] = obj;
         }
         // The sums over jobs, job by job (the capacities and the objective are separate sums,
         // each in job order).
         let mut cap = [0.0; N];
         cap.copy_from_slice(&self.counts[..N]);
-        let scaled = &s.scaled[..k * N];
-        for &c in &self.order {
-            let u: &[f64; N] = scaled[c * N..(c + 1) * N].try_into().expect("N types");
-            for w in 0..N {
-                cap[w] -= u[w];
-            }
-        }
+        let scaled = &s.scaled[..k * (N + 1)];
         let mut objective = 0.0;
-        let objs = &s.obj[..k];
-        for &c in &self.obj_order {
-            objective += objs[c];
+        if self.obj_order.len() == self.m {
+            // Every job has an objective row (`obj_order` is `order`): both sums in one pass.
+            for &c in &self.order {
+                let u = &scaled[c * (N + 1)..(c + 1) * (N + 1)];
+                for w in 0..N {
+                    cap[w] -= u[w];
+                }
+                objective += u[N];
+            }
+        } else {
+            for &c in &self.order {
+                let u = &scaled[c * (N + 1)..(c + 1) * (N + 1)];
+                for w in 0..N {
+                    cap[w] -= u[w];
+                }
+            }
+            for &c in &self.obj_order {
+                objective += scaled[c * (N + 1) + N];
+            }
         }
         s.cap.clear();
         s.cap.extend_from_slice(&cap);
         if !cap.iter().all(|&c| positive(c)) {
             return false;
         }
+        // Every class's slacks within 2^±120 (`BoundSums::class`'s test, for all at once), and
+        // `abs` from the greatest exponent of them all: Σ |ln x| ≤ Σ mult·len·e_c·ln 2 ≤
+        // (Σ mult·len)·e·ln 2, a bound as good where it matters (the line search compares with
+        // it only where the bounds are far narrower than the values' spacing).
+        s.bounds = (lo >= LOG_BOUND_RANGE.recip().to_bits() && hi <= LOG_BOUND_RANGE.to_bits())
+            .then(|| {
+                let e = (1023 - (lo >> 52) as i64).max((hi >> 52) as i64 - 1023) + 1;
+                acc.abs = self.class_terms * e as f64 * std::f64::consts::LN_2;
+                acc
+            });
         s.base = self.sense * z / mu - objective / mu;
         true
     }
@@ -513,13 +647,15 @@ impl Problem<'_> {
         logs
     }
 
-    /// Bounds `(lo, hi)` on what [`Problem::logs`] returns at the point `s` was filled at (its
-    /// classes' products of slacks are taken by [`Problem::fill`]), from one
+    /// Bounds `(lo, hi)` on what [`Problem::logs`] returns at the point `s` was filled at (the
+    /// classes' products of slacks and their sums below are taken by [`Problem::fill`], in the
+    /// same pass as the slacks; this adds the types' and ends), from one
     /// logarithm in all instead of one per slack: each class's slacks are multiplied together,
     /// the product split into its binary exponent and a mantissa in `[1, 2)`, and the
     /// mantissas of every job's class (and the types') multiplied together (below 2^1024 for
     /// up to 1,000 jobs): the sum is the logarithm of that product plus the exponents' sum
-    /// times ln 2. `None` where a class's product leaves the normal range or there are more
+    /// times ln 2. `None` where a slack leaves `2^±120` (so a class's product could leave the
+    /// normal range) or there are more
     /// jobs (then only the exact sum will do). An objective row's placeholder slack (1) is a
     /// term too: its logarithm is 0 and a product is unchanged by it.
     fn log_bounds(&self, s: &Slacks) -> Option<(f64, f64)> {
@@ -536,22 +672,14 @@ impl Problem<'_> {
         if self.m >= 1000 {
             return None;
         }
-        let mut acc = BoundSums {
-            abs: 0.0,
-            terms: 0.0,
-            lns: 0.0,
-            mant: [1.0; 2],
-            exps: 0,
-        };
-        let len = (N + 2) as f64;
-        for (c, &(prod, lo, hi)) in s.prod[..self.k].iter().enumerate() {
-            acc.class(prod, lo, hi, len, self.mult[c], c)?;
-        }
+        let mut acc = s.bounds?;
         let mut pr = PROD_EMPTY;
         for &x in &s.cap[..N] {
             prod_term(&mut pr, x);
         }
-        acc.class(pr.0, pr.1, pr.2, N as f64, 1.0, self.k)?;
+        acc.class(pr.0, pr.1, pr.2, N as f64, 1, self.k)?;
+        acc.terms = self.bound_terms;
+        acc.lns = (self.k + 1) as f64;
         let sum = (acc.mant[0] * acc.mant[1]).ln() + acc.exps as f64 * std::f64::consts::LN_2;
         // u = 2⁻⁵³; S = Σ |ln x| ≤ `abs` (a slack's exponent bounds its logarithm); M the
         // mantissas' product, E the exponents' sum (exact). The exact sum: each logarithm
@@ -764,21 +892,34 @@ impl Problem<'_> {
         // only q_i (b[local, z]) and b[z, z]. Rows with no `z` term (objective and floor rows:
         // a[z] = 0) have q_i = 0 and b[z, z] = 0; an objective row (a = 0, slack 1) adds
         // nothing at all (+0 to entries that are not −0).
-        for c in 0..k {
-            let i = self.reps[c];
+        // The per-class outputs as local slices (their writes cannot move one another).
+        let (chol, wq, wg, vmat) = (
+            &mut w.chol[..k * l * l],
+            &mut w.q[..k * l],
+            &mut w.g[..k * l],
+            &mut w.vmat[..k * l * n],
+        );
+        let (rzs, gzc, wup, wuv) = (
+            &mut w.rz[..k],
+            &mut w.gzc[..k],
+            &mut w.up[..k * n],
+            &mut w.uv[..k * n * n],
+        );
+        let (cap, rows, jobs) = (&s.cap[..n], &s.row[..k], &s.job[..k]);
+        for (c, cl) in self.cls[..k].iter().enumerate() {
             let vi = &v[c * l..(c + 1) * l];
             let mut b = [0.0; MAX_D * MAX_D];
             let mut g = [0.0; MAX_D];
-            let sc = f64::from(self.jobs[i].scale_factor);
+            let sc = cl.scale;
             let mut up = [0.0; MAX_TYPES];
             for t in 0..n {
-                up[t] = sc / s.cap[t];
+                up[t] = sc / cap[t];
             }
             for t in 0..n {
                 g[t] -= 1.0 / vi[t];
                 b[t * d + t] += 1.0 / (vi[t] * vi[t]);
             }
-            let ri = s.row[c];
+            let ri = rows[c];
             let rr = 1.0 / (ri * ri);
             for t in 0..n {
                 g[t] += 1.0 / ri;
@@ -789,25 +930,24 @@ impl Problem<'_> {
             for t in 0..n {
                 g[t] += up[t];
             }
-            let sj = s.job[c];
+            let sj = jobs[c];
             let mut a = [0.0; MAX_D];
             let mut z_term = true;
-            match &self.rows[i] {
-                JobRow::Linear { coef } => {
+            // The row's coefficients (the throughputs of a finish-time row), as `cl` holds
+            // them.
+            let coef = &cl.coef[..n];
+            match cl.kind {
+                RowKind::Linear => {
                     a[..n].copy_from_slice(coef);
                     a[l] = -1.0;
                 }
-                JobRow::FinishTime {
-                    remaining,
-                    denominator,
-                    ..
-                } => {
-                    let tp = self.jobs[i].throughput;
+                RowKind::FinishTime => {
+                    let (tp, remaining, denominator) = (coef, cl.remaining, cl.denominator);
                     let y = s.y[c];
                     for t in 0..n {
                         a[t] = remaining / (y * y) * tp[t];
                     }
-                    a[l] = *denominator;
+                    a[l] = denominator;
                     // −∇²slack / slack = 2·rem/(y³·slack) · T Tᵀ.
                     let cc = 2.0 * remaining / (y * y * y * sj);
                     for t in 0..n {
@@ -816,18 +956,18 @@ impl Problem<'_> {
                         }
                     }
                 }
-                JobRow::Objective { coef } => {
+                RowKind::Objective => {
                     for t in 0..n {
                         g[t] -= coef[t] / mu;
                     }
                     z_term = false;
                 }
-                JobRow::Floor { coef } => {
+                RowKind::Floor => {
                     a[..n].copy_from_slice(coef);
                     z_term = false;
                 }
             }
-            if !matches!(self.rows[i], JobRow::Objective { .. }) {
+            if cl.kind != RowKind::Objective {
                 let s2 = sj * sj;
                 for p in 0..l {
                     for q in 0..=p {
@@ -843,17 +983,17 @@ impl Problem<'_> {
                     g[p] -= a[p] / sj;
                 }
             }
-            w.gzc[c] = if z_term { a[l] / sj } else { 0.0 };
+            gzc[c] = if z_term { a[l] / sj } else { 0.0 };
             // K_i = b[local, local] (lower triangle), q_i = b[local, z], r += b[z, z].
-            let kb = &mut w.chol[c * l * l..(c + 1) * l * l];
+            let kb = &mut chol[c * l * l..(c + 1) * l * l];
             for p in 0..l {
                 for q in 0..=p {
                     kb[p * l + q] = b[p * d + q];
                 }
-                w.q[c * l + p] = b[p * d + l];
-                w.g[c * l + p] = g[p];
+                wq[c * l + p] = b[p * d + l];
+                wg[c * l + p] = g[p];
             }
-            w.rz[c] = b[l * d + l];
+            rzs[c] = b[l * d + l];
             if reg > 0.0 {
                 for p in 0..l {
                     kb[p * l + p] *= 1.0 + reg;
@@ -868,10 +1008,10 @@ impl Problem<'_> {
             }
             chol_solve_cols::<N, N>(kb, &mut cols);
             for p in 0..l {
-                w.vmat[c * l * n + p * n..c * l * n + (p + 1) * n].copy_from_slice(&cols[p]);
+                vmat[c * l * n + p * n..c * l * n + (p + 1) * n].copy_from_slice(&cols[p]);
             }
-            w.up[c * n..(c + 1) * n].copy_from_slice(&up[..n]);
-            let uv = &mut w.uv[c * n * n..(c + 1) * n * n];
+            wup[c * n..(c + 1) * n].copy_from_slice(&up[..n]);
+            let uv = &mut wuv[c * n * n..(c + 1) * n * n];
             for p in 0..n {
                 for t in 0..n {
                     uv[p * n + t] = up[p] * cols[p][t];

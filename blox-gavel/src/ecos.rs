@@ -210,19 +210,23 @@ impl ConeProgram {
     /// `y = G x` (ECOS's column loop).
     fn gx(&self, x: &[f64], y: &mut [f64]) {
         y.iter_mut().for_each(|v| *v = 0.0);
-        for j in 0..self.n {
-            for k in self.colptr[j]..self.colptr[j + 1] {
-                y[self.rowidx[k]] += self.val[k] * x[j];
+        for (j, &xj) in x[..self.n].iter().enumerate() {
+            let (a, e) = (self.colptr[j], self.colptr[j + 1]);
+            for (&r, &v) in self.rowidx[a..e].iter().zip(&self.val[a..e]) {
+                y[r] += v * xj;
             }
         }
     }
 
     /// `y −= Gᵀ z` (ECOS's `sparseMtVm`).
     fn sub_gtz(&self, z: &[f64], y: &mut [f64]) {
-        for j in 0..self.n {
-            for k in self.colptr[j]..self.colptr[j + 1] {
-                y[j] -= self.val[k] * z[self.rowidx[k]];
+        for (j, yj) in y[..self.n].iter_mut().enumerate() {
+            let (a, e) = (self.colptr[j], self.colptr[j + 1]);
+            let mut acc = *yj;
+            for (&r, &v) in self.rowidx[a..e].iter().zip(&self.val[a..e]) {
+                acc -= v * z[r];
             }
+            *yj = acc;
         }
     }
 }
@@ -249,7 +253,7 @@ pub(crate) struct Solution {
 }
 
 /// Nesterov–Todd scaling of one SOC block (ECOS `socone`, CONEMODE 0).
-#[derive(Clone, Default)]
+#[derive(Default)]
 struct Soc {
     eta: f64,
     eta_square: f64,
@@ -259,6 +263,22 @@ struct Soc {
     u0: f64,
     u1: f64,
     v1: f64,
+}
+
+impl Clone for Soc {
+    fn clone(&self) -> Self {
+        let mut c = Soc::default();
+        c.clone_from(self);
+        c
+    }
+
+    /// The same values, into `q`'s buffer ([`Kkt::factor`] copies the scalings each
+    /// iteration).
+    fn clone_from(&mut self, o: &Self) {
+        (self.eta, self.eta_square, self.a) = (o.eta, o.eta_square, o.a);
+        (self.d1, self.u0, self.u1, self.v1) = (o.d1, o.u0, o.u1, o.v1);
+        self.q.clone_from(&o.q);
+    }
 }
 
 struct Cones {
@@ -886,43 +906,52 @@ impl Kkt {
         if self.pat_ptr.is_empty() {
             self.symbolic_pattern();
         }
-        let mut y = std::mem::take(&mut self.y);
-        y.clear();
-        y.resize(nk, 0.0);
-        for k in 0..nk {
-            self.lnz[k] = 0;
-        }
+        let mut yv = std::mem::take(&mut self.y);
+        yv.clear();
+        yv.resize(nk, 0.0);
+        let y = &mut yv[..nk];
+        // The arrays as local slices (the factor's writes cannot move the others).
+        let (colptr, rowidx, val) = (&self.colptr[..=nk], &self.rowidx[..], &self.val[..]);
+        let (pat_ptr, pat, lp, sign) = (&self.pat_ptr[..=nk], &self.pat[..], &self.lp, &self.sign);
+        let (lnz, li, lx, d) = (
+            &mut self.lnz[..nk],
+            &mut self.li[..],
+            &mut self.lx[..],
+            &mut self.d[..nk],
+        );
+        lnz.fill(0);
         let mut ok = true;
         for k in 0..nk {
             y[k] = 0.0;
-            for e in self.colptr[k]..self.colptr[k + 1] {
-                y[self.rowidx[e]] += self.val[e];
+            let (a, e) = (colptr[k], colptr[k + 1]);
+            for (&r, &v) in rowidx[a..e].iter().zip(&val[a..e]) {
+                y[r] += v;
             }
             let mut dk = y[k];
             y[k] = 0.0;
-            for &i in &self.pat[self.pat_ptr[k]..self.pat_ptr[k + 1]] {
+            for &i in &pat[pat_ptr[k]..pat_ptr[k + 1]] {
                 let yi = y[i];
                 y[i] = 0.0;
-                let p2 = self.lp[i] + self.lnz[i];
-                for p in self.lp[i]..p2 {
-                    y[self.li[p]] -= self.lx[p] * yi;
+                let (a, p2) = (lp[i], lp[i] + lnz[i]);
+                for (&r, &l) in li[a..p2].iter().zip(&lx[a..p2]) {
+                    y[r] -= l * yi;
                 }
-                let l_ki = yi / self.d[i];
+                let l_ki = yi / d[i];
                 dk -= l_ki * yi;
-                self.li[p2] = k;
-                self.lx[p2] = l_ki;
-                self.lnz[i] += 1;
+                li[p2] = k;
+                lx[p2] = l_ki;
+                lnz[i] += 1;
             }
-            if dk * self.sign[k] <= EPS {
-                dk = self.sign[k] * DELTA;
+            if dk * sign[k] <= EPS {
+                dk = sign[k] * DELTA;
             }
             if !dk.is_finite() {
                 ok = false;
                 break;
             }
-            self.d[k] = dk;
+            d[k] = dk;
         }
-        self.y = y;
+        self.y = yv;
         ok
     }
 
@@ -960,20 +989,28 @@ impl Kkt {
 
     /// `x = (L D Lᵀ)⁻¹ b` in permuted coordinates.
     fn ldl_solve(&self, b: &[f64], x: &mut [f64]) {
-        x.copy_from_slice(b);
-        for j in 0..self.nk {
+        let nk = self.nk;
+        let x = &mut x[..nk];
+        x.copy_from_slice(&b[..nk]);
+        let (lp, lnz, d) = (&self.lp[..nk], &self.lnz[..nk], &self.d[..nk]);
+        // Column j of L: rows `li[lp[j]..lp[j] + lnz[j]]`, all below j, values `lx` alike.
+        let col = |j: usize| {
+            let (a, e) = (lp[j], lp[j] + lnz[j]);
+            self.li[a..e].iter().zip(&self.lx[a..e])
+        };
+        for j in 0..nk {
             let xj = x[j];
-            for p in self.lp[j]..self.lp[j] + self.lnz[j] {
-                x[self.li[p]] -= self.lx[p] * xj;
+            for (&i, &l) in col(j) {
+                x[i] -= l * xj;
             }
         }
-        for j in 0..self.nk {
-            x[j] /= self.d[j];
+        for (xj, &dj) in x.iter_mut().zip(d) {
+            *xj /= dj;
         }
-        for j in (0..self.nk).rev() {
+        for j in (0..nk).rev() {
             let mut s = x[j];
-            for p in self.lp[j]..self.lp[j] + self.lnz[j] {
-                s -= self.lx[p] * x[self.li[p]];
+            for (&i, &l) in col(j) {
+                s -= l * x[i];
             }
             x[j] = s;
         }
@@ -981,23 +1018,20 @@ impl Kkt {
 
     /// The x and (unstretched) z parts of a permuted solution.
     fn unstretch(&self, px: &[f64], dx: &mut [f64], dz: &mut [f64]) {
-        for i in 0..self.n {
-            dx[i] = px[self.pinv[i]];
+        let (n, l) = (self.n, self.l);
+        for (d, &q) in dx[..n].iter_mut().zip(&self.pinv[..n]) {
+            *d = px[q];
         }
-        let mut k = self.n;
-        let mut j = 0;
-        for _ in 0..self.l {
-            dz[j] = px[self.pinv[k]];
-            j += 1;
-            k += 1;
+        for (d, &q) in dz[..l].iter_mut().zip(&self.pinv[n..n + l]) {
+            *d = px[q];
         }
+        let (mut k, mut j) = (n + l, l);
         for &p in &self.soc {
-            for _ in 0..p {
-                dz[j] = px[self.pinv[k]];
-                j += 1;
-                k += 1;
+            for (d, &q) in dz[j..j + p].iter_mut().zip(&self.pinv[k..k + p]) {
+                *d = px[q];
             }
-            k += 2;
+            j += p;
+            k += p + 2;
         }
     }
 
@@ -1014,31 +1048,34 @@ impl Kkt {
     ) {
         let (n, m, nk) = (self.n, self.m, self.nk);
         let mt = nk - n;
-        // The buffers, zeroed to their lengths (as fresh vectors).
+        // The buffers at their lengths: `b` zeroed (its extra rows stay 0); every entry of
+        // the others is written before it is read (`gx` zeroes its own).
         let mut bufs = std::mem::take(&mut self.bufs);
-        for (buf, len) in bufs.iter_mut().zip([nk, nk, nk, nk, nk, m, mt]) {
-            buf.clear();
+        for (i, (buf, len)) in bufs.iter_mut().zip([nk, nk, nk, nk, nk, m, mt]).enumerate() {
+            if i == 0 {
+                buf.clear();
+            }
             buf.resize(len, 0.0);
         }
         let [b, px, dpx, e, pe, gdx, truez] = &mut bufs;
-        // Pb: the right-hand side in permuted order (stretched z with zero extras).
-        for i in 0..n {
-            b[self.pinv[i]] = rx[i];
+        let l = self.l;
+        let (rx, rz) = (&rx[..n], &rz[..m]);
+        // Pb: the right-hand side in permuted order (stretched z with zero extras). So
+        // `b[pinv[i]]` is `rx[i]` for an x row and `rz[j]` for z row j: the residuals below
+        // read them there.
+        for (&r, &q) in rx.iter().zip(&self.pinv[..n]) {
+            b[q] = r;
         }
-        let mut k = n;
-        let mut j = 0;
-        for _ in 0..self.l {
-            b[self.pinv[k]] = rz[j];
-            k += 1;
-            j += 1;
+        for (&r, &q) in rz[..l].iter().zip(&self.pinv[n..n + l]) {
+            b[q] = r;
         }
+        let (mut k, mut j) = (n + l, l);
         for &p in &self.soc {
-            for _ in 0..p {
-                b[self.pinv[k]] = rz[j];
-                k += 1;
-                j += 1;
+            for (&r, &q) in rz[j..j + p].iter().zip(&self.pinv[k..k + p]) {
+                b[q] = r;
             }
-            k += 2;
+            j += p;
+            k += p + 2;
         }
         let bnorm = 1.0 + b.iter().fold(0.0f64, |a, &v| a.max(v.abs()));
         let threshold = bnorm * 1e-14;
@@ -1051,44 +1088,38 @@ impl Kkt {
         for kit in 0..=NITREF {
             self.unstretch(px, dx, dz);
             // ex = b_x − δ·dx − Gᵀ dz
-            for i in 0..n {
-                e[i] = b[self.pinv[i]] - DELTASTAT * dx[i];
+            for ((ei, &r), &d) in e[..n].iter_mut().zip(rx).zip(&dx[..n]) {
+                *ei = r - DELTASTAT * d;
             }
             g.sub_gtz(dz, &mut e[..n]);
             let nex = norm(&e[..n]);
             g.gx(dx, gdx);
             let ez = &mut e[n..];
-            let mut kk = 0;
-            let mut j = 0;
-            let mut k = n;
-            for _ in 0..self.l {
-                ez[kk] = b[self.pinv[k]] - gdx[j] + DELTASTAT * dz[j];
-                kk += 1;
-                k += 1;
-                j += 1;
+            let terms = rz.iter().zip(&gdx[..m]).zip(&dz[..m]);
+            for (ei, ((&r, &gd), &d)) in ez[..l].iter_mut().zip(terms.clone()) {
+                *ei = r - gd + DELTASTAT * d;
             }
+            let (mut kk, mut j) = (l, l);
             for &p in &self.soc {
-                for i in 0..p {
-                    ez[kk] = if i < p - 1 {
-                        b[self.pinv[k]] - gdx[j] + DELTASTAT * dz[j]
+                let cone = terms.clone().skip(j).take(p);
+                for (i, (ei, ((&r, &gd), &d))) in ez[kk..kk + p].iter_mut().zip(cone).enumerate() {
+                    *ei = if i < p - 1 {
+                        r - gd + DELTASTAT * d
                     } else {
-                        b[self.pinv[k]] - gdx[j] - DELTASTAT * dz[j]
+                        r - gd - DELTASTAT * d
                     };
-                    kk += 1;
-                    k += 1;
-                    j += 1;
                 }
-                ez[kk] = 0.0;
-                ez[kk + 1] = 0.0;
-                kk += 2;
-                k += 2;
+                ez[kk + p] = 0.0;
+                ez[kk + p + 1] = 0.0;
+                kk += p + 2;
+                j += p;
             }
-            for i in 0..mt {
-                truez[i] = px[self.pinv[n + i]];
+            for (t, &q) in truez.iter_mut().zip(&self.pinv[n..nk]) {
+                *t = px[q];
             }
             if self.init {
-                for i in 0..mt {
-                    ez[i] += truez[i];
+                for (ei, &t) in ez.iter_mut().zip(truez.iter()) {
+                    *ei += t;
                 }
             } else {
                 self.scale2add(truez, ez);
@@ -1096,8 +1127,8 @@ impl Kkt {
             let nez = norm(ez);
             let nerr = nex.max(nez);
             if kit > 0 && nerr > prev {
-                for i in 0..nk {
-                    px[i] -= dpx[i];
+                for (a, &d) in px.iter_mut().zip(dpx.iter()) {
+                    *a -= d;
                 }
                 break;
             }
@@ -1105,12 +1136,12 @@ impl Kkt {
                 break;
             }
             prev = nerr;
-            for i in 0..nk {
-                pe[self.pinv[i]] = e[i];
+            for (&q, &v) in self.pinv[..nk].iter().zip(e.iter()) {
+                pe[q] = v;
             }
             self.ldl_solve(pe, dpx);
-            for i in 0..nk {
-                px[i] += dpx[i];
+            for (a, &d) in px.iter_mut().zip(dpx.iter()) {
+                *a += d;
             }
         }
         self.unstretch(px, dx, dz);
@@ -1384,6 +1415,8 @@ fn solve_in(prog: &ConeProgram, maxit: usize, cache: &mut KktCache) -> Solution 
     let mut tau = 1.0;
     let mut info = Info::default();
     let mut best: Option<Iterate> = None;
+    // An iterate's buffers to reuse (one not kept as the best).
+    let mut spare: Option<Iterate> = None;
     let mut pres_prev = f64::NAN;
     let mut rx = vec![0.0; n];
     let mut rz = vec![0.0; m];
@@ -1480,7 +1513,17 @@ fn solve_in(prog: &ConeProgram, maxit: usize, cache: &mut KktCache) -> Solution 
             break;
         }
         pres_prev = info.pres;
-        let here = cur(&x, &z, &s, info);
+        // The current iterate, in the buffers of the last one that was not kept.
+        let here = match spare.take() {
+            Some(mut it) => {
+                it.x.clone_from(&x);
+                it.z.clone_from(&z);
+                it.s.clone_from(&s);
+                (it.kap, it.tau, it.cx, it.hz, it.info) = (kap, tau, cx, hz, info);
+                it
+            }
+            None => cur(&x, &z, &s, info),
+        };
         if let Some(st) = check(&here, false) {
             exit = Some(st);
             break;
@@ -1501,7 +1544,9 @@ fn solve_in(prog: &ConeProgram, maxit: usize, cache: &mut KktCache) -> Solution 
             break;
         }
         if iter == 0 || compare(&info, &best.as_ref().expect("saved").info) {
-            best = Some(here);
+            spare = best.replace(here);
+        } else {
+            spare = Some(here);
         }
         if !cones.update(&s, &z, &mut lambda) {
             let b = best.clone().expect("saved at iteration 0");
