@@ -150,45 +150,35 @@ fn the_preset_alone_is_the_artifacts_cluster_and_interval() {
     let dir = pollux_dir();
     let wl = dir.join("workloads/workload-6.csv");
     let out = tempdir("pollux-preset-defaults");
-    let (code, text) = run(&[
-        "run",
-        "--semantics",
-        "pollux",
-        "--trace",
-        wl.to_str().unwrap(),
-        "--policy",
-        "tiresias",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{text}");
+    // Tiresias on workload-6 under the preset, then `extra`: the output and pollux.json.
+    let preset = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--semantics",
+            "pollux",
+            "--trace",
+            wl.to_str().unwrap(),
+            "--policy",
+            "tiresias",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let (code, text) = run(&args);
+        assert_eq!(code, 0, "{text}");
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("pollux.json")).unwrap()).unwrap();
+        (text, meta)
+    };
+    let (text, meta) = preset(&[]);
     assert!(text.contains("64 GPUs (16x4)"), "{text}");
-    let meta: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("pollux.json")).unwrap()).unwrap();
     assert_eq!(meta["interval_s"], 60);
     assert_eq!(
         jcts(&out.join("jobs.csv")),
         published(&dir, "tiresias-1.0", 6)
     );
-    let (code, text) = run(&[
-        "run",
-        "--semantics",
-        "pollux",
-        "--trace",
-        wl.to_str().unwrap(),
-        "--policy",
-        "tiresias",
-        "--cluster",
-        "32x4",
-        "--round",
-        "300",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{text}");
+    let (text, meta) = preset(&["--cluster", "32x4", "--round", "300"]);
     assert!(text.contains("128 GPUs (32x4)"), "{text}");
-    let meta: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("pollux.json")).unwrap()).unwrap();
     assert_eq!(meta["interval_s"], 300);
     let _ = std::fs::remove_dir_all(&out);
 }
