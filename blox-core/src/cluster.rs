@@ -213,17 +213,16 @@ impl FromStr for ClusterSpec {
 #[derive(Clone, Debug)]
 pub struct Cluster {
     spec: ClusterSpec,
-    gpu_node: Vec<NodeId>,
+    /// Per GPU: its node, holder and service state, side by side, so that allocating,
+    /// releasing or checking a GPU reads one cache line, not one per array.
+    gpus: Vec<GpuSlot>,
     node_first_gpu: Vec<u32>,
-    owner: Vec<Option<JobId>>,
     node_free: Vec<u32>,
     free_total: u32,
     type_names: Vec<String>,
     node_type: Vec<GpuTypeId>,
     type_total: Vec<u32>,
     type_free: Vec<u32>,
-    /// Per GPU: taken out of service (never free while set).
-    down: Vec<bool>,
     /// GPUs taken out of service.
     down_total: u32,
     /// Per GPU: available and held by no job (what a plan starts from).
@@ -235,15 +234,17 @@ pub struct Cluster {
 impl Cluster {
     /// An idle cluster of this shape.
     pub fn new(spec: ClusterSpec) -> Self {
-        let mut gpu_node = Vec::with_capacity(spec.total_gpus() as usize);
+        let mut gpus = Vec::with_capacity(spec.total_gpus() as usize);
         let mut node_first_gpu = Vec::with_capacity(spec.nodes.len() + 1);
         for (k, node) in spec.nodes.iter().enumerate() {
-            node_first_gpu.push(gpu_node.len() as u32);
-            gpu_node.extend(std::iter::repeat(NodeId(k as u32)).take(node.gpus as usize));
+            node_first_gpu.push(gpus.len() as u32);
+            gpus.extend(
+                std::iter::repeat(GpuSlot::idle(NodeId(k as u32))).take(node.gpus as usize),
+            );
         }
-        node_first_gpu.push(gpu_node.len() as u32);
+        node_first_gpu.push(gpus.len() as u32);
         let node_free: Vec<u32> = spec.nodes.iter().map(|n| n.gpus).collect();
-        let total = gpu_node.len() as u32;
+        let total = gpus.len() as u32;
         let type_names: Vec<String> = spec.gpu_types().into_iter().map(str::to_owned).collect();
         let node_type: Vec<GpuTypeId> = spec
             .nodes
@@ -260,8 +261,7 @@ impl Cluster {
         let index = FreeIndex::build(&spec, &node_free, &node_type, type_names.len());
         Cluster {
             spec,
-            owner: vec![None; gpu_node.len()],
-            gpu_node,
+            gpus,
             node_first_gpu,
             node_free,
             free_total: total,
@@ -269,7 +269,6 @@ impl Cluster {
             type_total,
             type_names,
             node_type,
-            down: vec![false; total as usize],
             down_total: 0,
             free: vec![true; total as usize],
             index,
@@ -283,13 +282,13 @@ impl Cluster {
 
     /// Whether a GPU is in service.
     pub fn is_available(&self, gpu: GpuId) -> bool {
-        !self.down[gpu.index()]
+        !self.gpus[gpu.index()].down
     }
 
     /// GPUs in service on one node.
     pub fn available_on_node(&self, node: NodeId) -> u32 {
         self.gpus_of(node)
-            .filter(|&g| !self.down[g as usize])
+            .filter(|&g| !self.gpus[g as usize].down)
             .count() as u32
     }
 
@@ -298,15 +297,16 @@ impl Cluster {
     /// releases it, and is then not free. Returns whether anything changed.
     pub fn set_available(&mut self, gpu: GpuId, available: bool) -> bool {
         let i = gpu.index();
-        if self.down[i] != available {
+        let slot = &mut self.gpus[i];
+        if slot.down != available {
             return false;
         }
-        self.down[i] = !available;
-        let node = self.gpu_node[i].index();
+        slot.down = !available;
+        let (node, held) = (slot.node.index(), slot.owner.is_some());
         let t = self.node_type[node].index();
         if available {
             self.down_total -= 1;
-            if self.owner[i].is_none() {
+            if !held {
                 self.free[i] = true;
                 self.node_free[node] += 1;
                 self.index
@@ -316,7 +316,7 @@ impl Cluster {
             }
         } else {
             self.down_total += 1;
-            if self.owner[i].is_none() {
+            if !held {
                 self.free[i] = false;
                 self.node_free[node] -= 1;
                 self.index
@@ -342,13 +342,9 @@ impl Cluster {
             }
         };
         let gpus = node.gpus;
-        self.gpu_node
-            .extend(std::iter::repeat(id).take(gpus as usize));
-        self.node_first_gpu.push(self.gpu_node.len() as u32);
-        self.owner
-            .extend(std::iter::repeat(None).take(gpus as usize));
-        self.down
-            .extend(std::iter::repeat(false).take(gpus as usize));
+        self.gpus
+            .extend(std::iter::repeat(GpuSlot::idle(id)).take(gpus as usize));
+        self.node_first_gpu.push(self.gpus.len() as u32);
         self.free
             .extend(std::iter::repeat(true).take(gpus as usize));
         self.node_free.push(gpus);
@@ -395,7 +391,7 @@ impl Cluster {
 
     /// The GPU type of a GPU.
     pub fn gpu_type(&self, gpu: GpuId) -> GpuTypeId {
-        self.node_type[self.gpu_node[gpu.index()].index()]
+        self.node_type[self.gpus[gpu.index()].node.index()]
     }
 
     /// GPUs of a type in the whole cluster.
@@ -420,7 +416,7 @@ impl Cluster {
 
     /// Total GPUs.
     pub fn total_gpus(&self) -> u32 {
-        self.gpu_node.len() as u32
+        self.gpus.len() as u32
     }
 
     /// Free GPUs in the whole cluster (available and held by no job).
@@ -435,7 +431,7 @@ impl Cluster {
 
     /// The node a GPU belongs to.
     pub fn node_of(&self, gpu: GpuId) -> NodeId {
-        self.gpu_node[gpu.index()]
+        self.gpus[gpu.index()].node
     }
 
     /// The GPU ids of a node.
@@ -445,12 +441,12 @@ impl Cluster {
 
     /// Which job holds a GPU, if any.
     pub fn owner(&self, gpu: GpuId) -> Option<JobId> {
-        self.owner[gpu.index()]
+        self.gpus[gpu.index()].owner
     }
 
     /// Whether a GPU id exists in this cluster.
     pub fn contains(&self, gpu: GpuId) -> bool {
-        gpu.index() < self.owner.len()
+        gpu.index() < self.gpus.len()
     }
 
     /// A scratch copy of the free map for a placement to plan on.
@@ -472,12 +468,12 @@ impl Cluster {
     /// If a GPU is already held (the engine validates decisions before applying them).
     pub fn allocate(&mut self, job: JobId, gpus: &[GpuId]) {
         for &g in gpus {
-            let slot = &mut self.owner[g.index()];
-            assert!(slot.is_none(), "GPU {g} allocated twice");
-            assert!(!self.down[g.index()], "GPU {g} allocated while unavailable");
-            *slot = Some(job);
+            let slot = &mut self.gpus[g.index()];
+            assert!(slot.owner.is_none(), "GPU {g} allocated twice");
+            assert!(!slot.down, "GPU {g} allocated while unavailable");
+            slot.owner = Some(job);
+            let node = slot.node.index();
             self.free[g.index()] = false;
-            let node = self.gpu_node[g.index()].index();
             let t = self.node_type[node].index();
             self.node_free[node] -= 1;
             self.index
@@ -490,10 +486,10 @@ impl Cluster {
     /// Engine-side: free `gpus`.
     pub fn release(&mut self, gpus: &[GpuId]) {
         for &g in gpus {
-            let slot = &mut self.owner[g.index()];
-            if slot.take().is_some() && !self.down[g.index()] {
+            let slot = &mut self.gpus[g.index()];
+            if slot.owner.take().is_some() && !slot.down {
+                let node = slot.node.index();
                 self.free[g.index()] = true;
-                let node = self.gpu_node[g.index()].index();
                 let t = self.node_type[node].index();
                 self.node_free[node] += 1;
                 self.index
@@ -501,6 +497,26 @@ impl Cluster {
                 self.type_free[t] += 1;
                 self.free_total += 1;
             }
+        }
+    }
+}
+
+/// One GPU of a [`Cluster`]: its node, its holder and whether it is out of service.
+#[derive(Clone, Copy, Debug)]
+struct GpuSlot {
+    owner: Option<JobId>,
+    node: NodeId,
+    /// Taken out of service (never free while set).
+    down: bool,
+}
+
+impl GpuSlot {
+    /// A GPU of `node`, in service, held by no job.
+    fn idle(node: NodeId) -> Self {
+        GpuSlot {
+            owner: None,
+            node,
+            down: false,
         }
     }
 }
@@ -670,7 +686,7 @@ impl FreeGpus<'_> {
 
     /// Whether a GPU is free in the plan (and of the restricted type, if any).
     pub fn is_free(&self, gpu: GpuId) -> bool {
-        self.free[gpu.index()] && self.visible(self.layout.gpu_node[gpu.index()])
+        self.free[gpu.index()] && self.visible(self.layout.node_of(gpu))
     }
 
     /// Free GPUs on a node in the plan (0 for a node of another type than the restriction).
@@ -734,7 +750,7 @@ impl FreeGpus<'_> {
     pub fn occupy(&mut self, gpus: &[GpuId]) {
         for &g in gpus {
             if std::mem::replace(&mut self.free[g.index()], false) {
-                let node = self.layout.gpu_node[g.index()].index();
+                let node = self.layout.node_of(g).index();
                 let t = self.layout.node_type[node].index();
                 self.node_free[node] -= 1;
                 self.index
@@ -748,11 +764,11 @@ impl FreeGpus<'_> {
     /// Mark GPUs free in the plan (an unavailable GPU stays taken).
     pub fn release(&mut self, gpus: &[GpuId]) {
         for &g in gpus {
-            if self.layout.down[g.index()] {
+            if !self.layout.is_available(g) {
                 continue;
             }
             if !std::mem::replace(&mut self.free[g.index()], true) {
-                let node = self.layout.gpu_node[g.index()].index();
+                let node = self.layout.node_of(g).index();
                 let t = self.layout.node_type[node].index();
                 self.node_free[node] += 1;
                 self.index

@@ -171,8 +171,10 @@ pub struct ValidationScratch {
     /// Per table slot: bit 1 = stopped, bit 2 = started; all zero between calls (a call clears
     /// the marks it set), so a round does not clear one per active job.
     marks: Vec<u8>,
-    /// Per GPU: claimed by a start in this decision, and by which job.
-    claimed: Vec<Option<JobId>>,
+    /// One bit per GPU: claimed by a start in this decision (which one is looked up only when a
+    /// second start claims it). A bit, not a job id, so that the set stays in the processor's
+    /// cache at tens of thousands of GPUs; all zero between calls.
+    claimed: Vec<u64>,
 }
 
 impl Decisions {
@@ -193,8 +195,9 @@ impl Decisions {
         if scratch.marks.len() < jobs.slot_bound() {
             scratch.marks.resize(jobs.slot_bound(), 0);
         }
-        if scratch.claimed.len() != cluster.total_gpus() as usize {
-            scratch.claimed = vec![None; cluster.total_gpus() as usize];
+        let words = (cluster.total_gpus() as usize).div_ceil(64);
+        if scratch.claimed.len() != words {
+            scratch.claimed = vec![0; words];
         }
         let result = self.validate_with(cluster, jobs, scratch);
         for id in self.stop.iter().chain(self.start.iter().map(|(id, _)| id)) {
@@ -204,8 +207,8 @@ impl Decisions {
         }
         for (_, gpus) in &self.start {
             for g in gpus {
-                if let Some(c) = scratch.claimed.get_mut(g.index()) {
-                    *c = None;
+                if let Some(c) = scratch.claimed.get_mut(g.index() / 64) {
+                    *c = 0;
                 }
             }
         }
@@ -232,7 +235,7 @@ impl Decisions {
             }
             scratch.marks[pos] |= STOPPED;
         }
-        for (id, gpus) in &self.start {
+        for (k, (id, gpus)) in self.start.iter().enumerate() {
             let Some(pos) = jobs.slot(*id) else {
                 return Err(format!("starts job {id}, which is not active"));
             };
@@ -272,9 +275,16 @@ impl Decisions {
                         return Err(format!("gives job {id} GPU {g}, held by job {owner}"));
                     }
                 }
-                if let Some(other) = scratch.claimed[g.index()].replace(*id) {
+                let (word, bit) = (&mut scratch.claimed[g.index() / 64], 1 << (g.index() % 64));
+                if *word & bit != 0 {
+                    // Claimed by an earlier start, or earlier in this one's list.
+                    let other = self.start[..k]
+                        .iter()
+                        .find(|(_, earlier)| earlier.contains(&g))
+                        .map_or(*id, |(other, _)| *other);
                     return Err(format!("gives GPU {g} to both job {other} and job {id}"));
                 }
+                *word |= bit;
             }
         }
         Ok(())
@@ -290,10 +300,10 @@ mod tests {
     fn validation_names_the_problem() {
         let mut cluster = Cluster::new(ClusterSpec::uniform(1, 2));
         let mut jobs = JobTable::new();
-        for i in 0..3 {
+        for i in 0..4 {
             jobs.push(Job::new(
                 JobId(i),
-                JobSpec::new(Time::ZERO, 1, 10.0),
+                JobSpec::new(Time::ZERO, 1 + i / 3, 10.0),
                 Time::ZERO,
             ));
         }
@@ -307,6 +317,21 @@ mod tests {
         assert_eq!(
             check(&d, &mut scratch).unwrap_err(),
             "gives GPU 1 to both job 1 and job 2"
+        );
+        // A GPU twice in one start's list names the job twice; the claims of a failed
+        // validation do not outlive it.
+        let mut d = Decisions::default();
+        d.start(JobId(1), &[GpuId(1)]);
+        d.start(JobId(3), &[GpuId(1), GpuId(1)]);
+        assert_eq!(
+            check(&d, &mut scratch).unwrap_err(),
+            "gives GPU 1 to both job 1 and job 3"
+        );
+        let mut d = Decisions::default();
+        d.start(JobId(3), &[GpuId(1), GpuId(1)]);
+        assert_eq!(
+            check(&d, &mut scratch).unwrap_err(),
+            "gives GPU 1 to both job 3 and job 3"
         );
         let mut d = Decisions::default();
         d.start(JobId(1), &[GpuId(0)]);

@@ -324,6 +324,11 @@ struct FinishQueue {
     near_end: u64,
     /// Emptied buckets' vectors, for the next new buckets.
     spare: Vec<Vec<(Time, JobId, Time)>>,
+    /// Entries pushed since the last [`FinishQueue::peek`], not yet in their buckets: they are
+    /// placed together, in one tight loop whose bucket look-ups do not depend on each other, so
+    /// that their cache misses overlap (at millions of jobs, placed one by one between a
+    /// decision's other work, each waited for its own).
+    staged: Vec<(Time, JobId, Time)>,
 }
 
 /// log2 of a bucket's width in milliseconds.
@@ -341,9 +346,29 @@ impl FinishQueue {
         self.far.clear();
         self.beyond.clear();
         self.near_end = 0;
+        self.staged.clear();
     }
 
+    /// Add an entry (placed in its bucket at the next [`FinishQueue::peek`]).
     fn push(&mut self, e: (Time, JobId, Time)) {
+        self.staged.push(e);
+    }
+
+    /// Place the staged entries in their buckets.
+    fn place_staged(&mut self) {
+        if self.staged.is_empty() {
+            return;
+        }
+        let mut staged = std::mem::take(&mut self.staged);
+        for &e in &staged {
+            self.place(e);
+        }
+        staged.clear();
+        self.staged = staged;
+    }
+
+    /// Put an entry in its bucket.
+    fn place(&mut self, e: (Time, JobId, Time)) {
         let bucket = e.0.as_millis() >> FINISH_BUCKET_SHIFT;
         if bucket < self.near_end {
             self.near.push(Reverse(e));
@@ -369,6 +394,7 @@ impl FinishQueue {
 
     /// The smallest entry.
     fn peek(&mut self) -> Option<(Time, JobId, Time)> {
+        self.place_staged();
         if self.near.is_empty() {
             // The first bucket with entries, in `far` or `beyond`: all of its entries go to
             // the heap, and the buckets before it (empty) are dropped.
