@@ -61,8 +61,12 @@ macro_rules! with_model {
 
 /// The time model a scenario names (`semantics`): chosen once, then the engine runs
 /// monomorphised over it ([`run_engine`]).
+///
+/// One value per run, so the exact model's size (its finish queue's buffers inline) costs
+/// nothing; boxing it would add an indirection to every hook of the time model below.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
+#[allow(clippy::large_enum_variant)]
 pub enum ModelChoice {
     /// Blox's simulator exactly.
     Blox(Blox),
