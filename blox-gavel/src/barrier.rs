@@ -144,6 +144,20 @@ fn prod_term(pr: &mut (f64, u64, u64), x: f64) {
     pr.2 = pr.2.max(x.to_bits());
 }
 
+/// One more than the greatest magnitude of the unbiased exponents of the slacks whose bit
+/// patterns lie in `lo..=hi` (positive numbers order as their bit patterns); `None` unless every
+/// one is positive and within 2^±120, so that the product of at most 5 of them lies within
+/// 2^±600 and is normal. As bit patterns: `lo` at least 2^-120's (a positive number's) and
+/// `hi`, at least `lo`, at most 2^120's (a negative number's sign bit sets it above).
+#[inline(always)]
+fn exponent_bound(lo: u64, hi: u64) -> Option<i64> {
+    if !(lo >= LOG_BOUND_RANGE.recip().to_bits() && hi <= LOG_BOUND_RANGE.to_bits()) {
+        return None;
+    }
+    // The greater of |a| and |b| for the exponents a ≤ b: max(−a, b).
+    Some((1023 - (lo >> 52) as i64).max((hi >> 52) as i64 - 1023) + 1)
+}
+
 /// [`Problem::log_bounds`]'s running sums over the classes (and the types).
 #[derive(Clone, Copy, Default)]
 struct BoundSums {
@@ -185,17 +199,8 @@ impl BoundSums {
         times: i64,
         c: usize,
     ) -> Option<()> {
-        // Every term within 2^±120 (so the product of a few is normal) and positive: as bit
-        // patterns, `lo` at least 2^-120's (a positive number's) and `hi`, at least `lo`, at
-        // most 2^120's (a negative number's sign bit sets it above). Then the product of the
-        // at most 5 terms lies within 2^±600 and is normal.
-        if !(lo >= LOG_BOUND_RANGE.recip().to_bits() && hi <= LOG_BOUND_RANGE.to_bits()) {
-            return None;
-        }
+        let e = exponent_bound(lo, hi)?;
         debug_assert!(prod.is_normal());
-        // The greater of the unbiased exponents' magnitudes, |a| and |b| with a ≤ b (`lo` ≤
-        // `hi`, sign bits clear): max(−a, b).
-        let e = (1023 - (lo >> 52) as i64).max((hi >> 52) as i64 - 1023) + 1;
         self.product(prod, times, c);
         self.abs += mult_len * e as f64 * std::f64::consts::LN_2;
         Some(())
@@ -512,7 +517,7 @@ impl Problem<'_> {
         let (row, job) = (&mut s.row[..k], &mut s.job[..k]);
         let scaled = &mut s.scaled[..k * (N + 1)];
         // The bounds' sums over the classes, and the least and greatest slack of them all (bit
-        // patterns, as in `BoundSums::class`).
+        // patterns, as [`exponent_bound`] reads them).
         let mut acc = BoundSums::EMPTY;
         let (mut lo, mut hi) = (PROD_EMPTY.1, PROD_EMPTY.2);
         // Every slack first (an infeasible point costs no `ln`), then the logarithms in the
@@ -602,16 +607,14 @@ impl Problem<'_> {
         if !cap.iter().all(|&c| positive(c)) {
             return false;
         }
-        // Every class's slacks within 2^±120 (`BoundSums::class`'s test, for all at once), and
+        // Every class's slacks within 2^±120 ([`exponent_bound`], for all at once), and
         // `abs` from the greatest exponent of them all: Σ |ln x| ≤ Σ mult·len·e_c·ln 2 ≤
         // (Σ mult·len)·e·ln 2, a bound as good where it matters (the line search compares with
         // it only where the bounds are far narrower than the values' spacing).
-        s.bounds = (lo >= LOG_BOUND_RANGE.recip().to_bits() && hi <= LOG_BOUND_RANGE.to_bits())
-            .then(|| {
-                let e = (1023 - (lo >> 52) as i64).max((hi >> 52) as i64 - 1023) + 1;
-                acc.abs = self.class_terms * e as f64 * std::f64::consts::LN_2;
-                acc
-            });
+        s.bounds = exponent_bound(lo, hi).map(|e| {
+            acc.abs = self.class_terms * e as f64 * std::f64::consts::LN_2;
+            acc
+        });
         s.base = self.sense * z / mu - objective / mu;
         true
     }

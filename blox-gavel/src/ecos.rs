@@ -585,6 +585,10 @@ struct Kkt {
     nk: usize,
     /// `pinv[o]`: the position of original index `o` in the elimination order.
     pinv: Vec<usize>,
+    /// The position in the elimination order of each row of `z` as the program has it (the
+    /// LP rows, then each SOC's `p` rows; the expansion's `v` and `u` rows left out): what
+    /// carries a right-hand side in and a solution's `z` out.
+    zpinv: Vec<usize>,
     /// Upper triangle of the permuted matrix, compressed columns; `slot[e]` is the position of
     /// original entry `e` of `entries`.
     colptr: Vec<usize>,
@@ -767,6 +771,13 @@ impl Kkt {
         for (k, &o) in perm.iter().enumerate() {
             pinv[o] = k;
         }
+        let mut zpinv = pinv[n..n + l].to_vec();
+        let mut k = n + l;
+        for &p in &g.soc {
+            zpinv.extend_from_slice(&pinv[k..k + p]);
+            k += p + 2;
+        }
+        debug_assert_eq!(zpinv.len(), m);
         // Upper triangle of P K Pᵀ.
         let mut cols: Vec<Vec<(usize, usize)>> = vec![Vec::new(); nk];
         for (e, &(a, b)) in entries.iter().enumerate() {
@@ -821,6 +832,7 @@ impl Kkt {
             soc: g.soc.clone(),
             nk,
             pinv,
+            zpinv,
             colptr,
             rowidx,
             val,
@@ -1018,20 +1030,12 @@ impl Kkt {
 
     /// The x and (unstretched) z parts of a permuted solution.
     fn unstretch(&self, px: &[f64], dx: &mut [f64], dz: &mut [f64]) {
-        let (n, l) = (self.n, self.l);
+        let n = self.n;
         for (d, &q) in dx[..n].iter_mut().zip(&self.pinv[..n]) {
             *d = px[q];
         }
-        for (d, &q) in dz[..l].iter_mut().zip(&self.pinv[n..n + l]) {
+        for (d, &q) in dz[..self.m].iter_mut().zip(&self.zpinv) {
             *d = px[q];
-        }
-        let (mut k, mut j) = (n + l, l);
-        for &p in &self.soc {
-            for (d, &q) in dz[j..j + p].iter_mut().zip(&self.pinv[k..k + p]) {
-                *d = px[q];
-            }
-            j += p;
-            k += p + 2;
         }
     }
 
@@ -1066,16 +1070,8 @@ impl Kkt {
         for (&r, &q) in rx.iter().zip(&self.pinv[..n]) {
             b[q] = r;
         }
-        for (&r, &q) in rz[..l].iter().zip(&self.pinv[n..n + l]) {
+        for (&r, &q) in rz.iter().zip(&self.zpinv) {
             b[q] = r;
-        }
-        let (mut k, mut j) = (n + l, l);
-        for &p in &self.soc {
-            for (&r, &q) in rz[j..j + p].iter().zip(&self.pinv[k..k + p]) {
-                b[q] = r;
-            }
-            j += p;
-            k += p + 2;
         }
         let bnorm = 1.0 + b.iter().fold(0.0f64, |a, &v| a.max(v.abs()));
         let threshold = bnorm * 1e-14;
