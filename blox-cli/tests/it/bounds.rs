@@ -2,7 +2,7 @@
 //! the value and the bound. Each run has a generous watchdog, so that old code fails the test
 //! instead of hanging it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -36,11 +36,8 @@ fn bounded(cwd: &Path, args: &[&str]) -> (i32, String) {
     (status.code().unwrap_or(-1), reader.join().unwrap())
 }
 
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("blox-cli-bounds-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn temp(name: &str) -> crate::Scratch {
+    crate::Scratch::new(&format!("blox-cli-bounds-{}-{name}", std::process::id()))
 }
 
 fn refused(d: &Path, args: &[&str], needles: &[&str]) {

@@ -1,7 +1,7 @@
 //! Bad input on the command line and in scenario files gives a message that says what is wrong
 //! and where: the flag, or the file, line and key.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 fn blox_sim_in(cwd: &Path, args: &[&str]) -> (i32, String, String) {
@@ -17,11 +17,8 @@ fn blox_sim_in(cwd: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("blox-cli-err-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn temp(name: &str) -> crate::Scratch {
+    crate::Scratch::new(&format!("blox-cli-err-{}-{name}", std::process::id()))
 }
 
 #[test]

@@ -25,11 +25,8 @@ fn blox_sim(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("blox-gavel-gen-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn scratch(tag: &str) -> crate::Scratch {
+    crate::Scratch::new(&format!("blox-gavel-gen-{tag}-{}", std::process::id()))
 }
 
 #[test]

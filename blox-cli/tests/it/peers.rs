@@ -26,10 +26,8 @@ fn blox_sim(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("blox-peers-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+fn tmp(name: &str) -> crate::Scratch {
+    crate::Scratch::absent(&format!("blox-peers-{name}-{}", std::process::id()))
 }
 
 /// `results.csv`'s rows as maps from column to cell.
@@ -48,7 +46,7 @@ fn results(dir: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
 }
 
 /// Runs `args` with `run --out DIR` and returns DIR.
-fn run_out(name: &str, args: &[&str]) -> PathBuf {
+fn run_out(name: &str, args: &[&str]) -> crate::Scratch {
     let out = tmp(name);
     let mut a = vec!["run"];
     a.extend_from_slice(args);

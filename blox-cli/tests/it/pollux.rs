@@ -123,11 +123,8 @@ fn check(policy: &str, w: u32) {
     );
 }
 
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("blox-cli-it-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+fn tempdir(name: &str) -> crate::Scratch {
+    crate::Scratch::new(&format!("blox-cli-it-{}-{name}", std::process::id()))
 }
 
 #[test]
@@ -199,14 +196,15 @@ fn pollux_flags_need_pollux_semantics_and_a_pollux_trace() {
     assert!(text.contains("pollux"), "{text}");
 }
 
-/// The first `n` jobs of workload-6 in a temporary workload file.
-fn small_workload(dir: &std::path::Path, n: usize, name: &str) -> PathBuf {
+/// The first `n` jobs of workload-6 in a temporary workload file, with the scratch folder that
+/// holds it (removed when the guard is dropped).
+fn small_workload(dir: &std::path::Path, n: usize, name: &str) -> (crate::Scratch, PathBuf) {
     let text = std::fs::read_to_string(dir.join("workloads/workload-6.csv")).unwrap();
     let small: Vec<&str> = text.lines().take(n + 1).collect();
     let d = tempdir(name);
     let p = d.join("small.csv");
     std::fs::write(&p, small.join("\n") + "\n").unwrap();
-    p
+    (d, p)
 }
 
 fn pollux_run(
@@ -247,7 +245,7 @@ fn pollux_run(
 #[test]
 fn the_pollux_policy_is_deterministic_per_seed_and_completes_every_job() {
     let dir = pollux_dir();
-    let wl = small_workload(&dir, 12, "small-pollux");
+    let (_scratch, wl) = small_workload(&dir, 12, "small-pollux");
     let a = tempdir("pollux-a");
     let b = tempdir("pollux-b");
     let ja = pollux_run(&dir, &wl, "pollux", "3", &a);
@@ -264,7 +262,7 @@ fn the_pollux_policy_is_deterministic_per_seed_and_completes_every_job() {
 #[test]
 fn other_policies_run_on_the_pollux_job_model() {
     let dir = pollux_dir();
-    let wl = small_workload(&dir, 12, "small-las");
+    let (_scratch, wl) = small_workload(&dir, 12, "small-las");
     let out = tempdir("pollux-las");
     let j = pollux_run(&dir, &wl, "las", "1", &out);
     assert_eq!(j.len(), 12);
@@ -372,7 +370,7 @@ fn compare_under_pollux_runs_each_policy_on_the_pollux_model() {
 #[test]
 fn max_sim_time_bounds_a_pollux_run() {
     let dir = pollux_dir();
-    let wl = small_workload(&dir, 20, "maxsim");
+    let (_scratch, wl) = small_workload(&dir, 20, "maxsim");
     let traces = dir.join("traces");
     let t = traces.to_str().unwrap();
     let out = wl.parent().unwrap().join("out");
