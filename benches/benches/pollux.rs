@@ -4,9 +4,9 @@
 //! - `pollux/ga-round`: one decision of the Pollux policy (agent fits, then the genetic search
 //!   over 16 nodes) at the state the artifact's loop reaches after 2 simulated hours; the
 //!   bulk of a `--semantics pollux --policy pollux` run's CPU time.
-//! - `pollux/fit`: one fit of the agent's throughput model (the bounded quasi-Newton search of
-//!   POLLUX-SEMANTICS §5.1, unmemoised) to the longest profile a job has at that state; the
-//!   bulk of the job model's cost under the Pollux policy.
+//! - `pollux/fit`: one fit of the agent's throughput model (scipy's L-BFGS-B as the artifact
+//!   calls it, POLLUX-SEMANTICS §5.1, unmemoised) to the longest profile a job has at that
+//!   state; the agent's share of a run under the Pollux policy.
 //! - `pollux/tiresias-run`: the whole workload under the artifact's Tiresias+TunedJobs baseline
 //!   through the self-contained loop (`PolluxSim`): the job model's cost alone.
 //!

@@ -8,8 +8,9 @@
 //!   for five or more nodes), statistical efficiency from the gradient noise scale, progress in
 //!   init-batch steps with epoch boundaries, completion after the last epoch, batch-size limits
 //!   and re-tuning, a 30 s restart on every allocation change.
-//! - **Agent** ([`goodput`]): the 7-parameter throughput model fitted online by a bounded
-//!   quasi-Newton method, and the goodput-maximising batch size.
+//! - **Agent** ([`goodput`]): the 7-parameter throughput model fitted online by scipy's
+//!   L-BFGS-B (a port that follows scipy's iterates) as the artifact fits it, and the
+//!   goodput-maximising batch size.
 //! - **Policies** ([`RoundPolicy`]): the artifact's [`Tiresias`] and [`Optimus`] baselines and
 //!   the Pollux genetic search ([`PolluxPolicy`]).
 //! - **Reference loop** ([`PolluxSim`]): the artifact's interval loop, self-contained.
