@@ -31,10 +31,9 @@ pub(crate) struct Scratch(std::path::PathBuf);
 impl Scratch {
     /// `$TMP/NAME`, emptied first (a failed earlier run may have left it).
     pub(crate) fn new(name: &str) -> Scratch {
-        let d = std::env::temp_dir().join(name);
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        Scratch(d)
+        let s = Scratch::absent(name);
+        std::fs::create_dir_all(&s.0).unwrap();
+        s
     }
 
     /// `$TMP/NAME` not created (removed if a failed earlier run left it): for commands that
