@@ -550,19 +550,12 @@ fn gavel_reference_cpu(policy: &str, trace: &str, cluster: &str) -> Option<f64> 
         .map(|r| r.3)
 }
 
-/// This thread's CPU time in seconds (user + system, `CLOCK_THREAD_CPUTIME_ID`); `None` where
-/// there is no such clock.
+/// This thread's CPU time in seconds (user + system, `CLOCK_THREAD_CPUTIME_ID` on Unix,
+/// `GetThreadTimes` on Windows); `None` where there is no such clock.
 fn thread_cpu_s() -> Option<f64> {
-    #[cfg(unix)]
-    {
-        use nix::time::{clock_gettime, ClockId};
-        let t = clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).ok()?;
-        Some(t.tv_sec() as f64 + t.tv_nsec() as f64 * 1e-9)
-    }
-    #[cfg(not(unix))]
-    {
-        None
-    }
+    cpu_time::ThreadTime::try_now()
+        .ok()
+        .map(|t| t.as_duration().as_secs_f64())
 }
 
 /// User + system CPU seconds of this process (Linux `/proc/self/stat`, 100 ticks per second
