@@ -572,3 +572,32 @@ fn process_cpu_s() -> Option<f64> {
 #[path = "gavel_reference.rs"]
 mod gavel_reference;
 use gavel_reference::GAVEL_REFERENCE_CPU;
+
+#[cfg(test)]
+mod tests {
+    use super::thread_cpu_s;
+
+    /// `bench --gavel` divides by this clock: on Linux it reads, and it counts this thread's
+    /// work (checked by work until it moves, not by any duration).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_thread_cpu_clock_reads_and_counts_this_threads_work() {
+        let a = thread_cpu_s().expect("CLOCK_THREAD_CPUTIME_ID is readable on Linux");
+        let mut x = 1u64;
+        let mut b = a;
+        for _ in 0..1_000 {
+            for i in 0..1_000_000u64 {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i);
+            }
+            std::hint::black_box(x);
+            b = thread_cpu_s().expect("the clock reads again");
+            if b > a {
+                break;
+            }
+        }
+        assert!(
+            a >= 0.0 && b > a,
+            "the thread's CPU clock did not move: {a} then {b}"
+        );
+    }
+}
