@@ -257,11 +257,17 @@ pub fn fit_perf_params_with(profile: &[Observation], rule: FitRule) -> PerfParam
             lbfgsb3::minimize(&mut f, x0, lower, upper, &opts, None).x
         }
     };
+    optimistic_prior(&mut p, multi_node);
+    PerfParams(p)
+}
+
+/// The artifact's optimistic prior on a fit from single-node observations only: the
+/// inter-node network parameters at least 1.1 times the intra-node ones.
+fn optimistic_prior(p: &mut [f64; 7], multi_node: bool) {
     if !multi_node {
         p[2] = p[2].max(p[4] * 1.1);
         p[3] = p[3].max(p[5] * 1.1);
     }
-    PerfParams(p)
 }
 
 /// One observation as the fit reads it.
@@ -1068,10 +1074,7 @@ mod scipy_vectors {
                 continue;
             }
             let mut want = c.x;
-            if !multi_node {
-                want[2] = want[2].max(want[4] * 1.1);
-                want[3] = want[3].max(want[5] * 1.1);
-            }
+            optimistic_prior(&mut want, multi_node);
             let got = fit_perf_params(&c.profile).0;
             assert!(
                 max_rel(&got, &want) <= 1e-7,
