@@ -11,6 +11,10 @@ const SHORT: u64 = 32;
 /// [`additions_to_reach`] tries this many additions one by one before it searches.
 const LOOP: u64 = 4096;
 
+/// [`additions_to_reach`] starts from an estimate of the count when it is above this many
+/// additions (below, the loop is as quick).
+const GUESS_ABOVE: u64 = 64;
+
 /// `acc + x + x + … + x` (`n` additions, each rounded to the nearest `f64`, ties to even, as a
 /// loop would compute it), in O(log n) steps rather than `n`.
 ///
@@ -103,8 +107,8 @@ fn add_many(mut acc: f64, x: f64, mut n: u64) -> f64 {
 
 /// The fewest additions of `x` to `acc` (each rounded, as [`add_repeated`]) after which the sum
 /// is at least `target`, with the sum then: `Some((k, sum))`, `k ≥ 1`. `None` when `max`
-/// additions do not get there (e.g. `x` too small to move the sum): O(log k) calls of
-/// [`add_repeated`] for an answer `k`.
+/// additions do not get there (e.g. `x` too small to move the sum). Usually two calls of
+/// [`add_repeated`] and a few additions; O(log k) calls at worst, for an answer `k`.
 pub fn additions_to_reach(acc: f64, x: f64, target: f64, max: u64) -> Option<(u64, f64)> {
     if max == 0 {
         return None;
@@ -114,10 +118,35 @@ pub fn additions_to_reach(acc: f64, x: f64, target: f64, max: u64) -> Option<(u6
         let first = acc + x;
         return (first >= target).then_some((1, first));
     }
-    // Short answers (most jobs) by the loop itself, as Blox computes them: a few thousand
-    // additions cost less than the search.
-    let (mut k, mut sum) = (0u64, acc);
-    while k < max.min(LOOP) {
+    // Start a little short of the count exact arithmetic gives, `(target - acc) / x`: each
+    // rounded addition strays from the exact sum by at most half the sum's spacing, so when the
+    // term is large against that spacing (a round's credit against a job's work) the loop's
+    // count is within a few additions of the quotient. Wherever it is, the count found is the
+    // loop's: the sum at the start is the loop's own (`add_repeated`), the additions from there
+    // are the loop's, and a start whose sum already reaches the target (a term near the sum's
+    // spacing, whose rounding runs ahead of exact arithmetic) is dropped for a count from zero.
+    let gap = (target - acc) / x;
+    if gap > GUESS_ABOVE as f64 && gap < (1u64 << 53) as f64 {
+        let g = gap as u64;
+        let from = g - 4 - (g >> 16);
+        if from < max {
+            let sum = add_repeated(acc, x, from);
+            if sum < target {
+                return reach_from(from, sum, x, target, max);
+            }
+        }
+    }
+    reach_from(0, acc, x, target, max)
+}
+
+/// [`additions_to_reach`] from `k` additions made (`k < max`), whose sum `sum` is below the
+/// target.
+fn reach_from(mut k: u64, mut sum: f64, x: f64, target: f64, max: u64) -> Option<(u64, f64)> {
+    // Short answers by the loop itself, as Blox computes them: a few thousand additions cost
+    // less than the search.
+    let stop = max.min(k.saturating_add(LOOP));
+    let start = k;
+    while k < stop {
         sum += x;
         k += 1;
         if sum >= target {
@@ -128,7 +157,7 @@ pub fn additions_to_reach(acc: f64, x: f64, target: f64, max: u64) -> Option<(u6
     // decreases with more additions of a positive x, and once an addition leaves it unchanged
     // it never moves again), then bisect the last stride. The loop has no memory, so each
     // stride continues from the sum reached.
-    let mut stride = k.max(1);
+    let mut stride = (k - start).max(1);
     loop {
         if k == max {
             return None;
@@ -231,6 +260,33 @@ mod tests {
                 first += 1;
             }
             assert_eq!((k, sum.to_bits()), (first, at.to_bits()));
+        }
+        // Counts of every size, and targets on and just off a sum of the loop, from starts
+        // and terms of every scale (sums that round up, down and get stuck included): the
+        // loop's own first count, or none within `max`.
+        let mut rng = crate::Seed(19).stream("additions_to_reach");
+        for case in 0..3000 {
+            let acc = rng.next_f64() * 2f64.powi(rng.below(60) as i32 - 10);
+            let x = (0.5 + rng.next_f64()) * 2f64.powi(rng.below(50) as i32 - 20);
+            let k_want = 1 + rng.below([70, 5000, 20_000][case % 3]);
+            let on = add_loop(acc, x, k_want);
+            let target = match rng.below(3) {
+                0 => on,
+                1 => f64::from_bits(on.to_bits() - 1),
+                _ => f64::from_bits(on.to_bits() + 1),
+            };
+            // At least one addition (a target the start already reaches included).
+            let (mut first, mut at) = (1u64, acc + x);
+            while at < target && first <= 40_000 {
+                at += x;
+                first += 1;
+            }
+            let want = (at >= target).then_some((first, at.to_bits()));
+            for max in [u64::MAX, first, first.saturating_sub(1).max(1)] {
+                let got = additions_to_reach(acc, x, target, max).map(|(k, s)| (k, s.to_bits()));
+                let want = want.filter(|w| w.0 <= max);
+                assert_eq!(got, want, "{acc} + {x} × k >= {target}, max {max}");
+            }
         }
         // A term below half the sum's spacing never gets there.
         assert_eq!(additions_to_reach(1e17, 1.0, 2e17, 1 << 40), None);
