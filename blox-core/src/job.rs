@@ -828,7 +828,8 @@ impl Drop for JobMut<'_> {
 
 /// Engine-side: an active job with write access to its progress only
 /// ([`JobTable::iter_progress_mut`]): [`Job::executed`], [`Job::attained_gpu_s`],
-/// [`Job::attained_wall_s`] and [`Job::iterations_done`], which its [`JobRow`] does not hold.
+/// [`Job::attained_wall_s`], [`Job::iterations_done`], [`Job::time_since_scheduled`] and
+/// [`Job::speedup`], which its [`JobRow`] does not hold.
 /// It dereferences to the [`Job`] for reading.
 #[derive(Debug)]
 pub struct ProgressMut<'a> {
@@ -858,6 +859,18 @@ impl ProgressMut<'_> {
     #[inline]
     pub fn iterations_done_mut(&mut self) -> &mut u64 {
         &mut self.job.iterations_done
+    }
+
+    /// [`Job::time_since_scheduled`] (the starvation counter), to write.
+    #[inline]
+    pub fn time_since_scheduled_mut(&mut self) -> &mut Time {
+        &mut self.job.time_since_scheduled
+    }
+
+    /// [`Job::speedup`], to write.
+    #[inline]
+    pub fn speedup_mut(&mut self) -> &mut f64 {
+        &mut self.job.speedup
     }
 }
 

@@ -238,11 +238,11 @@ impl<S: SchedulingPolicy> GavelRounds for EngineRounds<S> {
             }
         }
         let waited = millis(clock - self.last_clock);
-        for mut job in self.table.iter_mut() {
+        for mut job in self.table.iter_progress_mut() {
             if job.is_running() {
-                job.time_since_scheduled = Time::ZERO;
+                *job.time_since_scheduled_mut() = Time::ZERO;
             } else {
-                job.time_since_scheduled += waited;
+                *job.time_since_scheduled_mut() += waited;
             }
         }
         self.schedule.clear();

@@ -74,7 +74,7 @@ impl TimeModel for Blox {
         let r_s = r.as_secs_f64();
         let mut done: Vec<JobId> = Vec::new();
         let (table, sink) = world.jobs_and_sink();
-        for mut job in table.iter_mut() {
+        for mut job in table.iter_progress_mut() {
             if !job.is_running() {
                 continue;
             }
@@ -87,9 +87,9 @@ impl TimeModel for Blox {
                 st.credited_to += Time(rounds * r.as_millis());
                 // Blox: `iters * speed + executed` for Optimus, `executed + iters` otherwise.
                 // IEEE addition is commutative and `iters * 1.0 == iters`, so one form serves.
-                job.executed = add_repeated(job.executed, r_s * st.speed, rounds);
-                job.attained_wall_s = add_repeated(job.attained_wall_s, r_s, rounds);
-                job.attained_gpu_s =
+                *job.executed_mut() = add_repeated(job.executed, r_s * st.speed, rounds);
+                *job.attained_wall_s_mut() = add_repeated(job.attained_wall_s, r_s, rounds);
+                *job.attained_gpu_s_mut() =
                     add_repeated(job.attained_gpu_s, r_s * f64::from(job.spec.n_gpus), rounds);
             }
             if !st.responded {

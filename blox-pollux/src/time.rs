@@ -69,13 +69,13 @@ impl<M: IntervalModel> TimeModel for Pollux<M> {
             self.model.advance(t, &mut self.done);
             let r = self.round.as_secs_f64();
             let (table, sink) = world.jobs_and_sink();
-            for mut job in table.iter_mut() {
+            for mut job in table.iter_progress_mut() {
                 if let Some(a) = self.model.attained_gpu_seconds(job.id) {
-                    job.attained_gpu_s = a;
+                    *job.attained_gpu_s_mut() = a;
                 }
                 if job.is_running() {
-                    job.executed += r;
-                    job.attained_wall_s += r;
+                    *job.executed_mut() += r;
+                    *job.attained_wall_s_mut() += r;
                     let seen = &mut self.responded[job.id.index()];
                     if !*seen {
                         *seen = true;

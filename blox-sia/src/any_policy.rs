@@ -312,17 +312,17 @@ impl<S: SchedulingPolicy> HeteroPolicy for EnginePolicy<S> {
         }
         // Credit what the jobs ran.
         let waited = millis(now - self.last_now);
-        for mut job in self.table.iter_mut() {
+        for mut job in self.table.iter_progress_mut() {
             let j = self.index_of[job.id.index()];
             let f = self.facts[j].as_ref().expect("entered");
             let held = jobs[j].used_gpu_seconds as f64;
-            job.attained_gpu_s = held;
-            job.attained_wall_s = held / f64::from(f.gpus.max(1));
-            job.executed = f.work_at(jobs[j].progress).min(job.spec.work_s);
+            *job.attained_gpu_s_mut() = held;
+            *job.attained_wall_s_mut() = held / f64::from(f.gpus.max(1));
+            *job.executed_mut() = f.work_at(jobs[j].progress).min(job.spec.work_s);
             if job.is_running() {
-                job.time_since_scheduled = Time::ZERO;
+                *job.time_since_scheduled_mut() = Time::ZERO;
             } else {
-                job.time_since_scheduled += waited;
+                *job.time_since_scheduled_mut() += waited;
             }
         }
         self.schedule.clear();

@@ -350,7 +350,7 @@ impl<S: Scheduler, T: ThroughputModel, M: MetricSink, Tm: TimeModel> Simulator<S
             arrivals: Vec::new(),
             idle_rounds: 0,
             last_sample: None,
-            waiting: Vec::new(),
+            starved: Vec::new(),
         };
         let result = run.go(&mut self.scheduler, workload);
         run.sink.on_event(&Event::End { time: run.now });
@@ -539,8 +539,8 @@ struct Run<'c, Tm, T: ?Sized, M: ?Sized> {
     arrivals: Vec<JobSpec>,
     idle_rounds: u64,
     last_sample: Option<RoundSample>,
-    /// Scratch: the waiting jobs of a decision.
-    waiting: Vec<JobId>,
+    /// Scratch: the waiting jobs that reach the starvation threshold in a round.
+    starved: Vec<JobId>,
 }
 
 impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_, Tm, T, M> {
@@ -699,27 +699,34 @@ impl<Tm: TimeModel, T: ThroughputModel + ?Sized, M: MetricSink + ?Sized> Run<'_,
             return;
         }
         let threshold = self.starvation;
-        // The waiting jobs, from the table's rows (a running job's counter stays at zero from
-        // its start: nothing to write).
+        // The waiting jobs' counters (a running job's stays at zero from its start: nothing to
+        // write) are not in the table's rows: written in place, without a row write-back. Only
+        // a job that crosses the threshold changes its row (its priority), after the pass.
         let table = &mut self.core.table;
-        let mut waiting = std::mem::take(&mut self.waiting);
-        waiting.clear();
-        waiting.extend(table.rows().filter(|r| !r.is_running()).map(|r| r.id));
-        for &id in &waiting {
-            let mut job = table.get_mut(id).expect("listed above");
-            if self.state[id].touched == t {
-                job.time_since_scheduled = Time::ZERO;
+        let mut starved = std::mem::take(&mut self.starved);
+        starved.clear();
+        for mut job in table.iter_progress_mut() {
+            if job.is_running() {
+                continue;
+            }
+            if self.state[job.id].touched == t {
+                *job.time_since_scheduled_mut() = Time::ZERO;
             } else {
-                job.time_since_scheduled += elapsed;
-                if threshold.is_some_and(|th| job.time_since_scheduled >= th) {
-                    job.priority = PRIORITY_STARVED;
+                *job.time_since_scheduled_mut() += elapsed;
+                if job.priority != PRIORITY_STARVED
+                    && threshold.is_some_and(|th| job.time_since_scheduled >= th)
+                {
+                    starved.push(job.id);
                 }
             }
+        }
+        for &id in &starved {
+            table.get_mut(id).expect("listed above").priority = PRIORITY_STARVED;
         }
         debug_assert!(table
             .iter()
             .all(|j| !j.is_running() || j.time_since_scheduled == Time::ZERO));
-        self.waiting = waiting;
+        self.starved = starved;
     }
 
     fn check_stall(&mut self, t: Time, last: &Schedule) -> Result<(), SimError> {

@@ -104,8 +104,8 @@ impl TimeModel for Synergy {
     fn advance<M: MetricSink + ?Sized>(&mut self, t: Time, world: &mut World<'_, M>) -> Advance {
         let round_s = self.round.as_secs_f64();
         let table = world.jobs_mut();
-        for mut job in table.iter_mut() {
-            job.speedup = job.spec.ideal_speedup.unwrap_or(1.0);
+        for mut job in table.iter_progress_mut() {
+            *job.speedup_mut() = job.spec.ideal_speedup.unwrap_or(1.0);
         }
         let mut done: Vec<JobId> = Vec::new();
         for &(id, speedup) in &self.allocated {
