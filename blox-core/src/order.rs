@@ -31,8 +31,29 @@ use crate::{Ctx, Job, JobId, JobRow, Schedule};
 use std::cmp::Ordering;
 
 /// Reusable buffer for [`order_by_key`]: keep one in the policy so a round allocates nothing.
+///
+/// It also remembers the order of the last sort, so that the next one starts from it: from
+/// one round to the next most keys keep their places (LAS moves only the jobs that ran), and
+/// sorting what is nearly in order is nearly linear. The order it returns never depends on what
+/// it remembers (keys are unique: the id is the last part of each).
 #[derive(Clone, Debug, Default)]
-pub struct KeyBuf(Vec<(u128, u32)>);
+pub struct KeyBuf {
+    /// This call's entries `(packed key, GPUs)`.
+    items: Vec<(u128, u32)>,
+    /// The ids in the order of the last sort (empty when the last call needed none).
+    last: Vec<u32>,
+    /// By id: a position in `last` (valid only where `last` holds that id there).
+    at: Vec<u32>,
+    /// Scratch: the entries laid out in `last`'s order, and whether a position is filled.
+    laid: Vec<(u128, u32)>,
+    filled: Vec<bool>,
+}
+
+/// Ids below this bound (or below [`SPREAD`] times the jobs ordered) are placed through a
+/// table indexed by id (4 bytes an id); larger ones are sorted from the table's order.
+const DENSE_IDS: u32 = 1 << 22;
+/// See [`DENSE_IDS`].
+const SPREAD: usize = 16;
 
 impl KeyBuf {
     /// An empty buffer.
@@ -128,17 +149,68 @@ where
     for (k, n) in items.clone() {
         if k < prev {
             out.entries.truncate(start);
-            let buf = &mut buf.0;
-            buf.clear();
-            buf.extend(items);
-            buf.sort_unstable_by_key(|e| e.0);
-            for &(k, n) in buf.iter() {
+            buf.items.clear();
+            buf.items.extend(items);
+            sort_from_last(buf);
+            for &(k, n) in &buf.items {
                 out.push(JobId(k as u32), n);
             }
             return;
         }
         prev = k;
         out.push(JobId(k as u32), n);
+    }
+    // In the table's order: nothing to remember.
+    buf.last.clear();
+}
+
+/// Sort `buf.items` ascending by packed key, starting from the last sort's order: the entries
+/// whose ids the last sort had are laid out in its order, the others follow in theirs, and a
+/// run-adaptive sort (the standard library's stable sort; with unique keys, stability changes
+/// nothing) merges what moved. Remembers the order for the next call.
+fn sort_from_last(buf: &mut KeyBuf) {
+    let KeyBuf {
+        items,
+        last,
+        at,
+        laid,
+        filled,
+    } = buf;
+    let max_id = items.iter().map(|e| e.0 as u32).max().unwrap_or(0);
+    if max_id >= DENSE_IDS && max_id as usize >= SPREAD * items.len() {
+        items.sort_unstable_by_key(|e| e.0);
+        last.clear();
+        return;
+    }
+    if at.len() <= max_id as usize {
+        at.resize(max_id as usize + 1, u32::MAX);
+    }
+    laid.clear();
+    laid.resize(last.len(), (0, 0));
+    filled.clear();
+    filled.resize(last.len(), false);
+    // The entries that are new to the order go to the end of `items`, in their own order.
+    let mut new = 0;
+    for i in 0..items.len() {
+        let e = items[i];
+        let id = e.0 as u32;
+        let p = at[id as usize] as usize;
+        if p < last.len() && last[p] == id {
+            laid[p] = e;
+            filled[p] = true;
+        } else {
+            items[new] = e;
+            new += 1;
+        }
+    }
+    items.truncate(new);
+    let known = laid.iter().zip(filled.iter()).filter(|(_, f)| **f);
+    items.splice(0..0, known.map(|(e, _)| *e));
+    items.sort_by_key(|e| e.0);
+    last.clear();
+    last.extend(items.iter().map(|e| e.0 as u32));
+    for (p, &id) in last.iter().enumerate() {
+        at[id as usize] = p as u32;
     }
 }
 
@@ -208,6 +280,56 @@ pub fn order_by_class_key(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Rounds of a queue whose keys change a little (as LAS's do), with jobs leaving and
+    /// arriving, sometimes in the table's order, ids dense and sparse: one buffer across the
+    /// rounds orders each exactly as a fresh sort does.
+    #[test]
+    fn a_remembered_order_never_changes_the_result() {
+        let mut rng = crate::Seed(7).stream("order");
+        for (ids_spread, rounds) in [(1u64, 300), (3, 200), (1 << 23, 50)] {
+            let mut buf = KeyBuf::new();
+            let mut next_id = 0u64;
+            // (id, key, priority, GPUs), in id order as a table holds them.
+            let mut jobs: Vec<(u32, f64, u32, u32)> = Vec::new();
+            for round in 0..rounds {
+                for _ in 0..rng.below(8) {
+                    next_id += 1 + rng.below(ids_spread);
+                    let key = if rng.below(4) == 0 {
+                        0.0
+                    } else {
+                        rng.next_f64() * 100.0
+                    };
+                    jobs.push((next_id as u32, key, 0, 1 + rng.below(8) as u32));
+                }
+                jobs.retain(|_| rng.below(20) != 0);
+                for j in jobs.iter_mut() {
+                    match rng.below(10) {
+                        0 => j.1 += rng.next_f64() * 30.0,
+                        1 => j.1 -= rng.next_f64(),
+                        2 if rng.below(10) == 0 => j.2 = 1,
+                        _ => {}
+                    }
+                }
+                if round % 50 == 49 {
+                    // A round in the table's order: the fast path, which forgets the order.
+                    for (i, j) in jobs.iter_mut().enumerate() {
+                        (j.1, j.2) = (i as f64, 0);
+                    }
+                }
+                let items = jobs.iter().map(|&(id, k, p, n)| (pack(p, k, JobId(id)), n));
+                let mut out = Schedule::default();
+                order_packed(items.clone(), &mut buf, &mut out);
+                let mut want: Vec<(u128, u32)> = items.collect();
+                want.sort_by_key(|e| e.0);
+                let want: Vec<(JobId, u32)> =
+                    want.iter().map(|&(k, n)| (JobId(k as u32), n)).collect();
+                let got: Vec<(JobId, u32)> =
+                    out.entries.iter().map(|a| (a.job, a.n_gpus)).collect();
+                assert_eq!(got, want, "ids spread {ids_spread}, round {round}");
+            }
+        }
+    }
 
     #[test]
     fn the_packed_key_orders_as_priority_then_total_cmp_then_id() {
