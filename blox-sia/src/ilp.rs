@@ -214,26 +214,36 @@ pub fn solve(
     const INF: i64 = i64::MAX / 4;
     // best[j][s]: the least cost of jobs j.. with GPUs `s` already used by jobs before j.
     let mut best = vec![vec![0i64; states]; jobs.len() + 1];
+    // Choice by choice (the minimum does not depend on the order they are tried in): a
+    // configuration of `g` GPUs of type `t` fits the states with at most `capacity[t] - g` of
+    // them in use, whose digit `t` is that small: one run of states in every block of
+    // `radix[t + 1]`. A configuration larger than its type never fits.
     for j in (0..jobs.len()).rev() {
         let opts = choices(&jobs[j]);
         let (head, tail) = best.split_at_mut(j + 1);
         let (cur, next) = (&mut head[j], &tail[0]);
-        for s in 0..states {
-            let mut b = INF;
-            for o in &opts {
-                let v = match o {
-                    None => next[s],
-                    Some(c) => {
-                        let cfg = &configs[*c];
-                        if !fits(s, cfg) || next[s + offset(cfg)] >= INF {
-                            continue;
-                        }
-                        next[s + offset(cfg)] + cost(jobs[j].utility[*c])
-                    }
-                };
-                b = b.min(v);
+        if opts.contains(&None) {
+            cur.copy_from_slice(next);
+        } else {
+            cur.fill(INF);
+        }
+        for &c in opts.iter().flatten() {
+            let cfg = &configs[c];
+            let t = cfg.gpu_type;
+            let Some(room) = (capacity[t] as usize).checked_sub(cfg.gpus as usize) else {
+                continue;
+            };
+            let (off, run, cost) = (offset(cfg), radix[t] * (room + 1), cost(jobs[j].utility[c]));
+            for base in (0..states).step_by(radix[t + 1]) {
+                let (cur, next) = (
+                    &mut cur[base..base + run],
+                    &next[base + off..base + off + run],
+                );
+                for (b, &n) in cur.iter_mut().zip(next) {
+                    let v = if n < INF { n + cost } else { INF };
+                    *b = (*b).min(v);
+                }
             }
-            cur[s] = b;
         }
     }
     if best[0][0] >= INF {
