@@ -16,9 +16,26 @@ pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The stub training program's command: the interpreter `python3` names, resolved once, so
+/// that a version manager's shim (pyenv's is a bash script, about 70 ms of CPU a run) does not
+/// run again for every job launch.
 pub(crate) fn stub() -> String {
+    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let python = PYTHON.get_or_init(|| {
+        let out = Command::new("python3")
+            .args(["-S", "-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 runs (the stub job is a Python program)");
+        let exe = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(
+            out.status.success() && !exe.is_empty(),
+            "python3 names no interpreter: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        exe
+    });
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/train_stub.py");
-    format!("python3 -S {}", p.display())
+    format!("{python} -S {}", p.display())
 }
 
 /// A temporary folder, removed on drop (after the processes in it are gone).
