@@ -144,6 +144,8 @@ struct RoundState {
     hold_cpu: Vec<f64>,
     hold_mem: Vec<f64>,
     free: Vec<GpuId>,
+    /// Scratch: the positions in `free` of the GPUs the last first fit chose, ascending.
+    chosen_at: Vec<usize>,
     placed: Vec<Placed>,
     node_jobs: Vec<Vec<usize>>,
     fair_cpu: f64,
@@ -229,11 +231,13 @@ impl RoundState {
     /// `_top_synergy_gpus`: first fit over the free GPUs in index order, with holds.
     fn first_fit(&mut self, ctx: &Ctx<'_>, n: u32, per: PerGpu) -> Option<Vec<GpuId>> {
         let mut chosen = Vec::with_capacity(n as usize);
-        for &g in &self.free {
+        self.chosen_at.clear();
+        for (i, &g) in self.free.iter().enumerate() {
             let k = ctx.cluster.node_of(g).0 as usize;
             let (fg, fc, fm) = self.node_free_with_hold(k);
             if fg >= 1 && fc >= per.0 && fm >= per.1 {
                 chosen.push(g);
+                self.chosen_at.push(i);
                 self.hold_gpu[k] += 1;
                 self.hold_cpu[k] += per.0;
                 self.hold_mem[k] += per.1;
@@ -278,7 +282,18 @@ impl RoundState {
             self.mem_used[k] += m;
             self.node_jobs[k].push(idx);
         }
-        self.free.retain(|g| !gpus.contains(g));
+        // Out of the free list, from the positions first fit chose them at: the stretches
+        // between them move down, and nothing before the first is touched.
+        let (free, at) = (&mut self.free, &self.chosen_at);
+        if let Some(&first) = at.first() {
+            let mut to = first;
+            for (i, &p) in at.iter().enumerate() {
+                let end = at.get(i + 1).copied().unwrap_or(free.len());
+                free.copy_within(p + 1..end, to);
+                to += end - p - 1;
+            }
+            free.truncate(to);
+        }
         let p = &mut self.placed[idx];
         p.gpus = gpus;
         p.nodes = nodes;
