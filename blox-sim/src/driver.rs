@@ -84,7 +84,10 @@ pub struct Driver {
     decisions: Decisions,
     scratch: ValidationScratch,
     taken: Vec<bool>,
+    /// The stopped jobs started again on the same GPUs, sorted.
     kept: Vec<JobId>,
+    /// Scratch: the starts' job ids with their positions, sorted.
+    starts: Vec<(JobId, usize)>,
 }
 
 /// What one [`Driver::decide`] did.
@@ -179,20 +182,29 @@ impl Driver {
             })?;
         let d = &self.decisions;
         self.kept.clear();
-        if elide_relaunch {
+        if elide_relaunch && !d.stop.is_empty() && !d.start.is_empty() {
+            // The starts by job id, so that each stop finds its job's starts by a search (a
+            // placement that restarts every job each round stops and starts them all).
+            self.starts.clear();
+            self.starts
+                .extend(d.start.iter().enumerate().map(|(i, (id, _))| (*id, i)));
+            self.starts.sort_unstable();
             for &id in &d.stop {
                 let job = host.jobs().get(id).expect("validated");
-                if d.start
+                let from = self.starts.partition_point(|e| e.0 < id);
+                if self.starts[from..]
                     .iter()
-                    .any(|(s, g)| *s == id && same_gpus(g, &job.gpus))
+                    .take_while(|e| e.0 == id)
+                    .any(|e| same_gpus(&d.start[e.1].1, &job.gpus))
                 {
                     self.kept.push(id);
                 }
             }
+            self.kept.sort_unstable();
         }
         host.decided(d, now)?;
         for &id in &d.stop {
-            if self.kept.contains(&id) {
+            if self.kept.binary_search(&id).is_ok() {
                 host.keep(id, now);
             } else {
                 host.stop(id, now)?;
@@ -200,7 +212,7 @@ impl Driver {
         }
         let mut started = false;
         for (id, gpus) in &d.start {
-            if self.kept.contains(id) {
+            if self.kept.binary_search(id).is_ok() {
                 host.keep(*id, now);
             } else {
                 started = true;
@@ -245,6 +257,9 @@ fn check_pins(schedule: &Schedule, cluster: &Cluster) -> Result<(), String> {
 fn same_gpus(a: &[GpuId], b: &[GpuId]) -> bool {
     if a.len() != b.len() {
         return false;
+    }
+    if a == b {
+        return true;
     }
     let mut x: Vec<GpuId> = a.to_vec();
     let mut y: Vec<GpuId> = b.to_vec();
