@@ -44,9 +44,8 @@ pub struct KeyBuf {
     last: Vec<u32>,
     /// By id: a position in `last` (valid only where `last` holds that id there).
     at: Vec<u32>,
-    /// Scratch: the entries laid out in `last`'s order, and whether a position is filled.
-    laid: Vec<(u128, u32)>,
-    filled: Vec<bool>,
+    /// Scratch: the entries laid out in `last`'s order (`None` where its job has left).
+    laid: Vec<Option<(u128, u32)>>,
 }
 
 /// Ids below this bound (or below [`SPREAD`] times the jobs ordered) are placed through a
@@ -174,7 +173,6 @@ fn sort_from_last(buf: &mut KeyBuf) {
         last,
         at,
         laid,
-        filled,
     } = buf;
     let max_id = items.iter().map(|e| e.0 as u32).max().unwrap_or(0);
     if max_id >= DENSE_IDS && max_id as usize >= SPREAD * items.len() {
@@ -186,9 +184,7 @@ fn sort_from_last(buf: &mut KeyBuf) {
         at.resize(max_id as usize + 1, u32::MAX);
     }
     laid.clear();
-    laid.resize(last.len(), (0, 0));
-    filled.clear();
-    filled.resize(last.len(), false);
+    laid.resize(last.len(), None);
     // The entries that are new to the order go to the end of `items`, in their own order.
     let mut new = 0;
     for i in 0..items.len() {
@@ -196,16 +192,14 @@ fn sort_from_last(buf: &mut KeyBuf) {
         let id = e.0 as u32;
         let p = at[id as usize] as usize;
         if p < last.len() && last[p] == id {
-            laid[p] = e;
-            filled[p] = true;
+            laid[p] = Some(e);
         } else {
             items[new] = e;
             new += 1;
         }
     }
     items.truncate(new);
-    let known = laid.iter().zip(filled.iter()).filter(|(_, f)| **f);
-    items.splice(0..0, known.map(|(e, _)| *e));
+    items.splice(0..0, laid.iter().flatten().copied());
     items.sort_by_key(|e| e.0);
     last.clear();
     last.extend(items.iter().map(|e| e.0 as u32));
