@@ -41,16 +41,10 @@ mod ecos;
 mod ecos_tests;
 mod ftf_debug;
 pub mod generated;
-#[cfg(test)]
-mod generated_tests;
 mod mechanism;
 mod packed;
-#[cfg(test)]
-mod packed_tests;
 mod policy;
 mod run;
-#[cfg(test)]
-mod tests;
 
 pub use mechanism::{
     Credit, GavelMechanism, MechJob, Placement, GAVEL_TYPE_ORDER, MAX_FAILED_ATTEMPTS,

@@ -56,8 +56,6 @@ mod optimus;
 mod sjf;
 mod speedup;
 mod srtf;
-#[cfg(test)]
-mod testing;
 mod themis;
 mod tiresias;
 

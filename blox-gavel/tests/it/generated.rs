@@ -1,8 +1,8 @@
 //! GAVEL-GENERATED's check values and test vectors (§G2-§G5, §G1.3 and §G9.1).
 
-use crate::generated::*;
-use crate::GavelPolicyKind;
 use blox_core::ThroughputTable;
+use blox_gavel::generated::*;
+use blox_gavel::GavelPolicyKind;
 use blox_workload::{GavelThroughputs, PyRandom};
 use std::sync::OnceLock;
 

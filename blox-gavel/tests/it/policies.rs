@@ -1,7 +1,7 @@
 //! Unit checks of Gavel's policies and mechanism on hand-made cases (the end-to-end test
 //! vectors are in `blox-cli`'s integration tests).
 
-use super::*;
+use blox_gavel::*;
 
 fn job<'a>(id: u32, sf: u32, tput: &'a [f64]) -> SolveJob<'a> {
     SolveJob {
@@ -204,87 +204,4 @@ fn fifo_perf_skips_a_job_its_best_free_type_cannot_run() {
     let jobs = [job(0, 4, &t0), job(1, 4, &t1)];
     let x = GavelPolicy::new(GavelPolicyKind::FifoPerf, 0).allocate(&jobs, &[4, 1, 1]);
     assert_eq!(x, vec![vec![0.0, 0.0, 0.0], vec![1.0, 0.0, 0.0]]);
-}
-
-/// One program of `ftf_ecos_vectors.txt`: `(name, counts, jobs, ECOS's max ρ)`, each job
-/// `(s, since, rem, D, T per type)`.
-type EcosVector = (String, Vec<u32>, Vec<(u32, f64, f64, f64, Vec<f64>)>, f64);
-
-fn ecos_vectors() -> Vec<EcosVector> {
-    let mut out: Vec<EcosVector> = Vec::new();
-    for line in include_str!("ftf_ecos_vectors.txt").lines() {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        match f.first() {
-            Some(&"problem") => {
-                assert_eq!(f[4], "optimal", "{line}");
-                out.push((
-                    f[1].to_string(),
-                    Vec::new(),
-                    Vec::new(),
-                    f[5].parse().unwrap(),
-                ));
-            }
-            Some(&"counts") => {
-                out.last_mut().unwrap().1 = f[1..].iter().map(|v| v.parse().unwrap()).collect();
-            }
-            Some(&"job") => {
-                let p = out.last_mut().unwrap();
-                let n = p.1.len();
-                let num = |k: usize| f[k].parse::<f64>().unwrap();
-                let t = (5..5 + n).map(num).collect();
-                p.2.push((f[1].parse().unwrap(), num(2), num(3), num(4), t));
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-#[test]
-fn finish_time_fairness_reaches_ecos_optimum_on_large_mixed_type_programs() {
-    // Programs dumped from 4:4:4 runs (max_min_fairness.trace, artifact_evaluation.trace, g4)
-    // with Gavel's inputs, solved by cvxpy + ECOS (tools/ref/ftf_ecos_vectors.py). The max ρ is
-    // unique even where the shares are not; the solver once stopped centring after 80 Newton
-    // steps and returned max ρ up to 2.4 % above these (mmf444_s37, s52, s60), and once gave up
-    // on a Newton system rounding made indefinite (s56, 7e-6 above).
-    let vectors = ecos_vectors();
-    assert_eq!(vectors.len(), 7);
-    for (name, counts, rows, ecos) in &vectors {
-        let jobs: Vec<SolveJob<'_>> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, (s, since, rem, _, t))| SolveJob {
-                id: i as u32,
-                scale_factor: *s,
-                weight: 1.0,
-                throughput: t,
-                remaining_steps: *rem,
-                since_arrival: *since,
-            })
-            .collect();
-        let program: Vec<crate::barrier::JobRow> = rows
-            .iter()
-            .map(
-                |&(_, since, rem, d, _)| crate::barrier::JobRow::FinishTime {
-                    since,
-                    remaining: rem,
-                    denominator: d,
-                },
-            )
-            .collect();
-        let x = crate::barrier::solve(&jobs, counts, &program).expect("a value");
-        let rho = rows
-            .iter()
-            .zip(&x)
-            .map(|((_, since, rem, d, t), xi)| {
-                let y: f64 = t.iter().zip(xi).map(|(a, b)| a * b.clamp(0.0, 1.0)).sum();
-                (since + rem / y) / d
-            })
-            .fold(0.0, f64::max);
-        // ECOS stops at a relative gap of 1e-8; the analytic centre is at least as good.
-        assert!(
-            (rho - ecos).abs() <= 1e-7 * ecos,
-            "{name}: max ρ {rho} against ECOS's {ecos}"
-        );
-    }
 }

@@ -1,9 +1,9 @@
 //! The `*_packed` variants (GAVEL-GENERATED §G8.3) against §G9.2's trace-mode vectors on the
 //! spec's toy traces g3 and g4, and hand-made pair cases.
 
-use crate::clock::GavelOutcome;
-use crate::*;
 use blox_core::ThroughputTable;
+use blox_gavel::clock::GavelOutcome;
+use blox_gavel::*;
 use blox_workload::{parse_gavel_trace, ColocatedThroughputs, GavelThroughputs};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -102,7 +102,7 @@ fn g3_and_g4_fifo_packed_are_bit_exact() {
 }
 
 /// §G9.2's packed LP rows were produced with numpy 1.26 / cvxpy 1.6.7 / ECOS 2.0.12 and are
-/// behavioural checks (§G9.3); the central path of [`crate::packed`] nevertheless lands on
+/// behavioural checks (§G9.3); the central path of [`blox_gavel::packed`] nevertheless lands on
 /// them to the bit, so they are asserted exactly.
 fn report(what: &str, o: &GavelOutcome, want: &[f64], clock: f64, rs: (u64, u64)) {
     let got = jcts(o);
@@ -172,7 +172,7 @@ fn g3_packed_lp_vectors_match_gavels() {
 }
 
 /// g4 mixes 1- and 2-GPU jobs: at its solves at 0 and 3000 s HEAD's reshape sums rows that
-/// straddle jobs (reproduced, see `crate::packed`), and Gavel's run goes through with them.
+/// straddle jobs (reproduced, see `blox_gavel::packed`), and Gavel's run goes through with them.
 /// (Measured: the per-job formulation gives other shares at those solves but the same JCTs, so
 /// this vector checks that the run goes through, not which formulation is used.)
 #[test]
