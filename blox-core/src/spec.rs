@@ -90,24 +90,3 @@ pub fn parse_f64(what: &str, v: &str) -> Result<f64, ConfigError> {
         .filter(|x| x.is_finite())
         .ok_or_else(|| ConfigError::new(format!("{what}: `{v}` is not a finite number")))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_all_forms() {
-        let s = ComponentSpec::parse("fifo", "policy").unwrap();
-        assert_eq!((s.name, s.value, s.params.len()), ("fifo", None, 0));
-        let s = ComponentSpec::parse("load-based:1.2", "admission").unwrap();
-        assert_eq!(s.value, Some("1.2"));
-        let s = ComponentSpec::parse("mlfq:queues=2,threshold=3600", "policy").unwrap();
-        assert_eq!(s.params, vec![("queues", "2"), ("threshold", "3600")]);
-        assert!(ComponentSpec::parse(":x", "policy").is_err());
-        assert!(ComponentSpec::parse("a:b=1,c", "policy")
-            .unwrap_err()
-            .0
-            .contains("key=value"));
-        assert!(parse_f64("factor", "abc").is_err());
-    }
-}

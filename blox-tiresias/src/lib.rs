@@ -9,7 +9,10 @@
 //! | [`policy`] | Tiresias' schedules by its own names (`fifo`, `sjf`, `shortest`, `shortest-gpu`, `dlas`, `dlas-gpu`, `dlas-gpu-gittins`), its 2D-LAS queues and Gittins index |
 //! | [`placement`] | Tiresias' placement schemes (`yarn` with its memory leak, `count`, `random`, `balance`) and its cluster spec |
 //! | [`run`] | the compositions on the engine: Tiresias' own schedules and schemes ([`run_tiresias_engine`]), any engine policy and placement on Tiresias' clock ([`run_on_tiresias_model`], [`SchemePass`]) |
-//! | `event_loops` (tests only) | Tiresias' self-contained event loops, written as the original runs them: the oracle the engine path and the specification's test vectors are checked against |
+//!
+//! The crate's tests (`tests/it`) hold Tiresias' self-contained event loops, written as the
+//! original runs them: the oracle the engine path and the specification's test vectors are
+//! checked against.
 //!
 //! The stock `blox_policies::Tiresias` policy is a different thing: a continuous 2D-LAS for the
 //! round-based engine, available under every semantics.
@@ -18,9 +21,6 @@ pub mod placement;
 pub mod policy;
 pub mod run;
 pub mod time;
-
-#[cfg(test)]
-mod event_loops;
 
 pub use placement::{PeerScheme, TiresiasClusterSpec};
 pub use policy::{PeerPolicy, PeerSchedule};

@@ -195,6 +195,27 @@ pub struct PeerRun {
 }
 
 impl PeerRun {
+    /// A run from its parts (e.g. one of an oracle's; the engine path builds its own).
+    pub fn new(
+        rows: Vec<PeerRow>,
+        jobs: Vec<PeerJob>,
+        stop: PeerStop,
+        events: u64,
+        end_time: i64,
+        preemptions: u64,
+        resume_column: bool,
+    ) -> Self {
+        PeerRun {
+            rows,
+            jobs,
+            stop,
+            events,
+            end_time,
+            preemptions,
+            resume_column,
+        }
+    }
+
     /// Tiresias' `job.csv` text.
     pub fn job_csv(&self) -> String {
         let mut out = String::new();
@@ -264,7 +285,7 @@ impl blox_core::AdmissionPolicy for AdmitAll {
 
 /// The engine's jobs for `jobs`: stably sorted by submission (as the original reads them),
 /// durations and GPU counts as Tiresias keeps them.
-pub(crate) fn engine_specs(jobs: &[PeerInput]) -> Vec<JobSpec> {
+pub fn engine_specs(jobs: &[PeerInput]) -> Vec<JobSpec> {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     order.sort_by_key(|&i| jobs[i].submit_time);
     order

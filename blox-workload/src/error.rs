@@ -107,23 +107,3 @@ impl std::error::Error for WorkloadError {
             .map(|e| e as &(dyn std::error::Error + 'static))
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn display_names_file_line_and_field() {
-        let e = WorkloadError::input("a.csv", Some(3), Some("num_gpu"), "`x` is not a number");
-        assert_eq!(
-            e.to_string(),
-            "a.csv:3: field `num_gpu`: `x` is not a number"
-        );
-        let e = WorkloadError::input("a.csv", None, None, "empty");
-        assert_eq!(e.to_string(), "a.csv: empty");
-        let e = WorkloadError::io("b.csv", std::io::Error::other("gone"));
-        assert!(e.is_io());
-        assert_eq!(e.to_string(), "b.csv: gone");
-        assert!(std::error::Error::source(&e).is_some());
-    }
-}

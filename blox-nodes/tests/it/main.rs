@@ -1,3 +1,4 @@
 //! Integration tests of blox-nodes.
 
+mod checkpoint;
 mod nodes;

@@ -8,3 +8,6 @@ mod types;
 mod support;
 
 pub(crate) use support::*;
+mod config;
+mod throughput;
+mod unit_topology;

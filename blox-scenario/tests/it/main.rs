@@ -1,4 +1,5 @@
 //! Integration tests of blox-scenario, in one test binary (one link of the engine's stack).
 
+mod peer_components;
 mod settings_from;
 mod sim_config;

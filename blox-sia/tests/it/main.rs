@@ -3,8 +3,11 @@
 
 #[cfg(feature = "cbc")]
 mod cbc;
+mod cluster;
 mod data;
 mod engine;
+mod model;
+mod policy;
 mod pollux;
 mod replay;
 mod synthetic;

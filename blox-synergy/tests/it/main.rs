@@ -1,4 +1,7 @@
 //! Integration tests of blox-synergy: Synergy's time model with its placement mechanisms and
 //! scheduling keys, against SYNERGY-SEMANTICS.md.
 
+mod placement;
+mod report;
 mod synergy;
+mod zoo;

@@ -39,3 +39,6 @@ pub fn read(rel: &str, format: TraceFormat) -> TraceRead {
     let p = trace(rel);
     read_trace(&p, format, &ReadOptions::default()).unwrap_or_else(|e| panic!("{e}"))
 }
+mod error;
+mod read_datetime;
+mod zoo;

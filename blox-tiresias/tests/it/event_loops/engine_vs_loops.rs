@@ -2,12 +2,12 @@
 //! appendix): every job's JCT, the number completed, the makespan and the preemptions.
 
 use super::run_tiresias;
-use crate::placement::{PeerScheme, TiresiasClusterSpec};
-use crate::policy::{
+use blox_metrics::JobLog;
+use blox_tiresias::placement::{PeerScheme, TiresiasClusterSpec};
+use blox_tiresias::policy::{
     GittinsTable, PeerPolicy, PeerSchedule, TIRESIAS_GITTINS_DELTA, TIRESIAS_GITTINS_SAMPLE,
 };
-use crate::run::{PeerInput, PeerRun, TiresiasConfig};
-use blox_metrics::JobLog;
+use blox_tiresias::run::{PeerInput, PeerRun, TiresiasConfig};
 use blox_workload::{parse_trace, ReadOptions, TraceFormat};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -164,7 +164,7 @@ pub(crate) fn through_engine(
     policy: &str,
     scheme: PeerScheme,
 ) -> Option<Vec<(String, i64)>> {
-    use crate::run::run_tiresias_engine;
+    use blox_tiresias::run::run_tiresias_engine;
     let policy = PeerPolicy::parse(policy).unwrap();
     if scheme == PeerScheme::Random && !policy.schedule.is_dlas() {
         return None;
@@ -279,7 +279,7 @@ fn phantom_completion() {
 /// that never demotes, and loops forever at the same time; the model stops and says so.
 #[test]
 fn zero_second_jump_never_ends() {
-    use crate::run::PeerStop;
+    use blox_tiresias::run::PeerStop;
     let trace = vec![
         PeerInput::new("0", 1, 0, 50),
         PeerInput::new("1", 4, 10, 100),

@@ -1,6 +1,6 @@
 //! Tiresias' self-contained event loops (`run_sim.py`'s `one_queue_fifo_sim_jobs`,
 //! `one_queue_sim_jobs` and `dlas_sim_jobs`, TIRESIAS-SEMANTICS.md §4), written as the original
-//! runs them: a **test oracle** for the engine path ([`crate::run_tiresias_engine`]), which the
+//! runs them: a **test oracle** for the engine path ([`blox_tiresias::run_tiresias_engine`]), which the
 //! tests below check against these loops and both against the specification's vectors.
 //!
 //! They are compiled for this crate's tests only. They also reproduce two behaviours the engine
@@ -12,11 +12,17 @@
 mod engine_vs_loops;
 mod vectors;
 
-use crate::placement::{PeerCluster, PeerScheme, Placement};
-use crate::policy::{Mlfq, PeerJob, PeerSchedule, PeerStatus};
-use crate::run::{engine_specs, secs, PeerInput, PeerRun, PeerStop, TiresiasConfig};
-use crate::time::PeerRow;
+use blox_tiresias::placement::{PeerCluster, PeerScheme, Placement};
+use blox_tiresias::policy::{Mlfq, PeerJob, PeerSchedule, PeerStatus};
+use blox_tiresias::run::{engine_specs, PeerInput, PeerRun, PeerStop, TiresiasConfig};
+
+/// Whole seconds as the engine's time (negative times, which the original's corner cases
+/// produce, clamp to 0), as blox-tiresias converts them.
+fn secs(t: i64) -> blox_core::Time {
+    blox_core::Time::from_secs(t.max(0) as u64)
+}
 use blox_core::{Event, JobId, JobSpec, MetricSink, RoundSample};
+use blox_tiresias::time::PeerRow;
 use std::collections::{BTreeMap, VecDeque};
 
 /// The shared state of the three loops, and what they report.
@@ -179,15 +185,15 @@ pub(crate) fn run_tiresias<M: MetricSink>(
     let end = run.now;
     run.sink.on_event(&Event::End { time: secs(end) });
     let preemptions = run.jobs.iter().map(|j| u64::from(j.preempt)).sum();
-    PeerRun {
-        rows: run.rows,
-        jobs: run.jobs,
+    PeerRun::new(
+        run.rows,
+        run.jobs,
         stop,
-        events: run.events,
-        end_time: end,
+        run.events,
+        end,
         preemptions,
-        resume_column: cfg.scheme == PeerScheme::Count,
-    }
+        cfg.scheme == PeerScheme::Count,
+    )
 }
 
 /// §4.1, `one_queue_fifo_sim_jobs`.
