@@ -74,8 +74,6 @@ mod plot;
 mod series;
 mod stats;
 mod summary;
-#[cfg(test)]
-mod test_support;
 mod write;
 
 pub use cluster::{ClusterLog, ClusterStats};

@@ -2,12 +2,14 @@
 
 mod api;
 mod common;
+mod executor;
 mod hostile;
 mod hygiene;
 mod local_e2e;
 mod local_exec;
 mod local_nodes;
 mod lock;
+mod logsink;
 mod model;
 mod nodes;
 mod progress;

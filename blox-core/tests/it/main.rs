@@ -5,6 +5,7 @@ mod cluster;
 mod combinators;
 mod decision;
 mod float;
+mod hetero;
 mod rng;
 mod spec;
 mod time;

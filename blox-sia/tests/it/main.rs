@@ -12,3 +12,4 @@ mod pollux;
 mod replay;
 mod synthetic;
 mod vectors;
+mod workload;

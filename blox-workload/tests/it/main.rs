@@ -40,5 +40,8 @@ pub fn read(rel: &str, format: TraceFormat) -> TraceRead {
     read_trace(&p, format, &ReadOptions::default()).unwrap_or_else(|e| panic!("{e}"))
 }
 mod error;
+mod read;
 mod read_datetime;
+mod read_gavel;
+mod stats;
 mod zoo;

@@ -1,7 +1,7 @@
 //! Hand-built logs for unit tests.
 
-use crate::JobLog;
 use blox_core::{Event, GpuId, JobId, JobSpec, MetricSink, Time};
+use blox_metrics::JobLog;
 
 /// One job: (arrival, work_s, first start, completion), times in milliseconds.
 pub(crate) type JobMs = (u64, f64, Option<u64>, Option<u64>);
