@@ -31,8 +31,9 @@ done
 # One selection and feature set for every cargo command here (and in .ci/run's Slurm step): the
 # workspace's, with the example policy crate's programs (its `cli` feature, off by default),
 # without blox-benches. The benches crate has no tests (`cargo test` builds none of its
-# targets), but selecting it unifies criterion's features into the build: zerocopy's `derive`
-# (through ciborium's `half`) compiled syn 2 and zerocopy-derive for rusqlite's hash map. A
+# targets); with rusqlite 0.32, selecting it unified criterion's features into the build
+# (zerocopy's `derive`, through ciborium's `half`, compiled syn 2 and zerocopy-derive for
+# rusqlite's hash map; rusqlite 0.37's map needs no zerocopy). A
 # `-p CRATE` command resolves features for that crate alone (without the dev-dependencies'
 # features, blox-metrics' `default`) and recompiled most of the workspace a second and third time.
 sel=(--workspace --exclude blox-benches --features my-blox-policy/cli)
