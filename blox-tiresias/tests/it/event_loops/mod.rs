@@ -12,18 +12,18 @@
 mod engine_vs_loops;
 mod vectors;
 
+use blox_core::{Event, JobId, JobSpec, MetricSink, RoundSample};
 use blox_tiresias::placement::{PeerCluster, PeerScheme, Placement};
 use blox_tiresias::policy::{Mlfq, PeerJob, PeerSchedule, PeerStatus};
 use blox_tiresias::run::{engine_specs, PeerInput, PeerRun, PeerStop, TiresiasConfig};
+use blox_tiresias::time::PeerRow;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Whole seconds as the engine's time (negative times, which the original's corner cases
 /// produce, clamp to 0), as blox-tiresias converts them.
 fn secs(t: i64) -> blox_core::Time {
     blox_core::Time::from_secs(t.max(0) as u64)
 }
-use blox_core::{Event, JobId, JobSpec, MetricSink, RoundSample};
-use blox_tiresias::time::PeerRow;
-use std::collections::{BTreeMap, VecDeque};
 
 /// The shared state of the three loops, and what they report.
 struct Run<'a, M: MetricSink> {
