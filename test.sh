@@ -2,7 +2,8 @@
 # The project's tests in one command: the Rust workspace's (`cargo test --workspace`, with the
 # example policy crate's programs: `--features my-blox-policy/cli`), then the
 # Python package's (python/tests, pytest) in a virtual environment under .venv/ (gitignored),
-# created here with the package (`pip install ./python`) and python/requirements-test.txt.
+# created here with the package (`uv pip install ./python`, uv installed there by pip) and
+# python/requirements-test.txt.
 #
 #   ./test.sh               everything
 #   ./test.sh --python      the Python part only (the workspace's blox-sim binary must exist)
@@ -51,16 +52,23 @@ fi
 echo "== Python package (python/): build, install, pytest"
 venv="${BLOX_VENV:-.venv}"
 if [ ! -x "$venv/bin/python" ]; then
-    "${PYTHON:-python3}" -m venv "$venv"
+    # Without ensurepip (3 s of CPU): uv installs pip into it below.
+    "${PYTHON:-python3}" -m venv --without-pip "$venv"
 fi
 py="$venv/bin/python"
-# --no-compile: pip byte-compiles every module it installs (matplotlib, pandas, dask, IPython...),
-# half of this step's CPU (28 -> 13 s, 2 cores); the tests import a fraction of them, compiled
-# (and cached) by Python on first import.
-"$py" -m pip install --quiet --disable-pip-version-check --no-compile -r python/requirements-test.txt
-# One build: pip always rebuilds and reinstalls a local folder (cargo keeps it incremental).
+# uv (from PyPI, pinned), installed into the venv by the interpreter's own pip (`pip --python`,
+# pip >= 22.3), installs the test requirements, pip (for the venv's users) and the package:
+# the same versions as pip resolves, in 1.7 s of CPU instead of pip's 12.6 s (70 packages from
+# a warm cache, 2 cores). Like `pip install --no-compile`, it does not byte-compile them: the
+# tests import a fraction, compiled (and cached) by Python on first import.
+"${PYTHON:-python3}" -m pip --python "$py" install --quiet --disable-pip-version-check "uv==0.13.9"
+uv=("$venv/bin/uv" pip install --quiet --python "$py")
+"${uv[@]}" pip -r python/requirements-test.txt
+# The package, built from this tree every time: --no-cache, as uv would otherwise reuse a wheel
+# it built before when python/pyproject.toml has not changed (maturin keeps cargo's
+# incremental build, in CARGO_TARGET_DIR or target/); it replaces the installed one.
 MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile dev}" \
-    "$py" -m pip install --quiet --disable-pip-version-check ./python
+    "${uv[@]}" --no-cache --reinstall-package bloxsim ./python
 
 set +e
 "$py" -m pytest python/tests -q "${pytest_args[@]}"
