@@ -14,7 +14,7 @@
 # (overrides the repository's traces/ folder), BLOX_SIA_DATA (the fetched Sia data, see
 # docs/data.md; without it the Sia tests that need it are listed as not run), MATURIN_PEP517_ARGS (default
 # `--profile dev`: the package is built in the dev profile, reusing the dependencies cargo test
-# compiled; `--release` for an optimised build).
+# compiled; `--profile python-release`, the package's default, for an optimised build).
 set -euo pipefail
 cd "$(dirname "$0")"
 

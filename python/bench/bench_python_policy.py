@@ -13,7 +13,7 @@
    result) and for LAS in Python (sorting on top).
 
 Build both optimised for meaningful figures: `cargo build --release --bin blox-sim` and
-`MATURIN_PEP517_ARGS=--release pip install ./python`.
+`pip install ./python` (its default profile, `python-release`).
 """
 
 from __future__ import annotations

@@ -27,6 +27,18 @@ use pyo3::prelude::*;
 /// The Rust side of `bloxsim`: use the `bloxsim` package, not this module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // A Python component's exception stops a run by unwinding through the engine
+    // (`components`); built with `panic = "abort"` (the workspace's `release` profile), it would
+    // end the Python process instead. The build succeeds (`cargo build --release --workspace`);
+    // the import says what to do.
+    if cfg!(panic = "abort") {
+        return Err(pyo3::exceptions::PyImportError::new_err(
+            "bloxsim._native was built with panic = \"abort\" (cargo's `--release` profile in this \
+             workspace); bloxsim needs unwinding: build it with the `python-release` profile, \
+             pyproject.toml's default (`pip install ./python`, or MATURIN_PEP517_ARGS=\"--profile \
+             python-release\")",
+        ));
+    }
     m.add_class::<context::Context>()?;
     m.add_class::<context::JobView>()?;
     m.add_class::<context::Queue>()?;
