@@ -40,7 +40,8 @@ done
 sel=(--workspace --exclude blox-benches --features my-blox-policy/cli)
 if [ "$rust" = 1 ]; then
     echo "== cargo test ${sel[*]}"
-    cargo test "${sel[@]}"
+    TIMEFORMAT='== the Rust tests (build and run) took %U s user + %S s sys CPU, %R s wall'
+    time cargo test "${sel[@]}"
     if [ -z "${BLOX_SIA_DATA:-}" ]; then
         # The Sia artifact's data has no licence and is fetched, not shipped (docs/data.md).
         echo "== NOT RUN (BLOX_SIA_DATA is unset; see docs/data.md): these blox-sia, blox-cli and my-blox-policy tests"
@@ -50,30 +51,33 @@ if [ "$rust" = 1 ]; then
 fi
 
 echo "== Python package (python/): build, install, pytest"
-venv="${BLOX_VENV:-.venv}"
-if [ ! -x "$venv/bin/python" ]; then
-    # Without ensurepip (3 s of CPU): uv installs pip into it below.
-    "${PYTHON:-python3}" -m venv --without-pip "$venv"
-fi
-py="$venv/bin/python"
-# uv (from PyPI, pinned), installed into the venv by the interpreter's own pip (`pip --python`,
-# pip >= 22.3), installs the test requirements, pip (for the venv's users) and the package:
-# the same versions as pip resolves, in 1.7 s of CPU instead of pip's 12.6 s (70 packages from
-# a warm cache, 2 cores). Like `pip install --no-compile`, it does not byte-compile them: the
-# tests import a fraction, compiled (and cached) by Python on first import.
-"${PYTHON:-python3}" -m pip --python "$py" install --quiet --disable-pip-version-check "uv==0.13.9"
-uv=("$venv/bin/uv" pip install --quiet --python "$py")
-"${uv[@]}" pip -r python/requirements-test.txt
-# The package, built from this tree every time: --no-cache, as uv would otherwise reuse a wheel
-# it built before when python/pyproject.toml has not changed (maturin keeps cargo's
-# incremental build, in CARGO_TARGET_DIR or target/); it replaces the installed one.
-MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile dev}" \
-    "${uv[@]}" --no-cache --reinstall-package bloxsim ./python
+TIMEFORMAT='== the Python part (venv, install, build, pytest) took %U s user + %S s sys CPU, %R s wall'
+time {
+    venv="${BLOX_VENV:-.venv}"
+    if [ ! -x "$venv/bin/python" ]; then
+        # Without ensurepip (3 s of CPU): uv installs pip into it below.
+        "${PYTHON:-python3}" -m venv --without-pip "$venv"
+    fi
+    py="$venv/bin/python"
+    # uv (from PyPI, pinned), installed into the venv by the interpreter's own pip (`pip --python`,
+    # pip >= 22.3), installs the test requirements, pip (for the venv's users) and the package:
+    # the same versions as pip resolves, in 1.7 s of CPU instead of pip's 12.6 s (70 packages from
+    # a warm cache, 2 cores). Like `pip install --no-compile`, it does not byte-compile them: the
+    # tests import a fraction, compiled (and cached) by Python on first import.
+    "${PYTHON:-python3}" -m pip --python "$py" install --quiet --disable-pip-version-check "uv==0.13.9"
+    uv=("$venv/bin/uv" pip install --quiet --python "$py")
+    "${uv[@]}" pip -r python/requirements-test.txt
+    # The package, built from this tree every time: --no-cache, as uv would otherwise reuse a wheel
+    # it built before when python/pyproject.toml has not changed (maturin keeps cargo's
+    # incremental build, in CARGO_TARGET_DIR or target/); it replaces the installed one.
+    MATURIN_PEP517_ARGS="${MATURIN_PEP517_ARGS:---profile dev}" \
+        "${uv[@]}" --no-cache --reinstall-package bloxsim ./python
 
-set +e
-"$py" -m pytest python/tests -q "${pytest_args[@]}"
-status=$?
-set -e
+    set +e
+    "$py" -m pytest python/tests -q "${pytest_args[@]}"
+    status=$?
+    set -e
+}
 if [ "$status" -eq 5 ]; then
     echo "error: pytest collected no tests (exit code 5): the Python suite did not run" >&2
     exit 1
