@@ -4,7 +4,7 @@
 //! **Why not a simplex.** Gavel solves its programs with ECOS, an interior-point method. Their
 //! optima are rarely unique (which of several equally fast jobs takes the spare type; the slack
 //! of jobs not at the min/max), and the chosen shares decide the round priorities, so *which*
-//! optimum is returned moves job completion times (GAVEL-SEMANTICS §7). A simplex (`microlp`)
+//! optimum is returned moves job completion times (GAVEL-SEMANTICS §7). A simplex
 //! returns a vertex of the optimal face, which skews who runs. An interior-point method follows
 //! the central path, whose limit is the **analytic centre of the optimal face**; ECOS stops on
 //! that path at a duality gap of about 1e-8. This solver follows the same path (the logarithmic

@@ -430,15 +430,6 @@ impl PolicyConfig {
     /// Check the parameters without building anything.
     pub fn validate(&self) -> Result<(), ConfigError> {
         match self {
-            PolicyConfig::Gavel {
-                solver: MaxMinSolver::Lp,
-                ..
-            } if !cfg!(feature = "lp") => {
-                return Err(ConfigError::new(format!(
-                    "gavel:solver=lp: {}",
-                    crate::gavel::LP_MISSING
-                )))
-            }
             PolicyConfig::TiresiasWith(p) => {
                 let t = Tiresias::new(p.thresholds.clone(), p.starvation)?;
                 if let Some(delta) = p.gittins {
@@ -474,13 +465,6 @@ impl PolicyConfig {
             PolicyConfig::Optimus => Box::new(Optimus::with_model(Amdahl::default())),
             PolicyConfig::OptimusWith(p) => Box::new(Optimus::with_model(self.amdahl(p)?)),
             PolicyConfig::Gavel { solver, hetero } => {
-                if *hetero && env.throughputs.is_some() && !cfg!(feature = "lp") {
-                    return Err(ConfigError::new(format!(
-                        "gavel with a throughput table (several GPU types): {}; or use \
-                         `gavel:hetero=false`",
-                        crate::gavel::LP_MISSING
-                    )));
-                }
                 self.validate()?;
                 let g = Gavel::new(*solver).with_hetero(*hetero);
                 Box::new(match &env.throughputs {

@@ -1,9 +1,8 @@
 //! # blox-policies
 //!
 //! Scheduling policies: in what order active jobs get GPUs, and how many each gets. Every
-//! policy here depends on `blox-core` only (plus `microlp`, a pure-Rust LP solver, for Gavel's
-//! linear program: the default feature `lp`; a crate that needs no LP builds faster with
-//! `default-features = false`, and then the configurations that need it are refused).
+//! policy here depends on `blox-core` only; Gavel's linear program is solved by the crate's own
+//! small dense simplex.
 //!
 //! | component | what (ascending after the engine's starvation class; ties by lowest id unless said) | cost per round | source |
 //! |---|---|---|---|
@@ -53,6 +52,7 @@ mod fifo;
 mod gavel;
 mod las;
 mod optimus;
+mod simplex;
 mod sjf;
 mod speedup;
 mod srtf;

@@ -69,27 +69,6 @@ fn one_form_for_files_and_the_command_line() {
     assert_eq!(p.to_string(), "tiresias:starvation=2");
 }
 
-/// Built without the `lp` feature (CI: `cargo test -p blox-policies --no-default-features
-/// --test it without_lp`), the configurations that need the LP are refused, never run as
-/// something else.
-#[cfg(not(feature = "lp"))]
-#[test]
-fn without_lp_the_lp_configurations_are_refused() {
-    let e = "gavel:solver=lp"
-        .parse::<PolicyConfig>()
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("`lp` feature"), "{e}");
-    let table = std::sync::Arc::new(ThroughputTable::new());
-    let env = PolicyEnv::new(None).with_throughputs(table, "v100");
-    let gavel: PolicyConfig = "gavel".parse().unwrap();
-    let e = gavel.build(&env).err().unwrap().to_string();
-    assert!(e.contains("gavel:hetero=false"), "{e}");
-    let agnostic: PolicyConfig = "gavel:hetero=false".parse().unwrap();
-    assert!(agnostic.build(&env).is_ok());
-    assert!(gavel.build(&PolicyEnv::new(None)).is_ok());
-}
-
 #[test]
 fn gavel_style_and_ftf_greedy_are_aliases() {
     assert_eq!(

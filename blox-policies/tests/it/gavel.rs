@@ -75,10 +75,13 @@ fn lp_is_heterogeneity_aware() {
     assert!((x1 - 1.0).abs() < 1e-6, "{sol:?}");
     // 2 V100s and 6 K80s; a model 3x faster on V100 (θ = [2, 2/3]) and a flat one
     // (θ = [1, 1]), one job each. Equal shares give each 1 V100 + 3 K80s' worth of time
-    // spread; the optimum sends the fast model to the V100s.
+    // spread; the optimum sends the fast model to the V100s (share 2) and gives the flat one
+    // all of its time (share 1) on either type: both stages are indifferent to which.
     let sol = max_min_lp(&[vec![3.0, 1.0], vec![1.0, 1.0]], &[1, 1], &[2, 6]).unwrap();
     assert!(sol.fractions[0][0] > 0.99, "{sol:?}");
-    assert!(sol.fractions[1][1] > 0.99, "{sol:?}");
+    assert!((sol.min_share - 1.0).abs() < 1e-6, "{sol:?}");
+    let x1: f64 = sol.fractions[1].iter().sum();
+    assert!((x1 - 1.0).abs() < 1e-6, "{sol:?}");
     assert!(max_min_lp(&[vec![1.0]], &[1, 2], &[1]).is_err());
     assert!(max_min_lp(&[vec![f64::NAN]], &[1], &[1]).is_err());
 }

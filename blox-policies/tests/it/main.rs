@@ -3,8 +3,6 @@
 
 mod config;
 mod fifo;
-// Most of these solve the LP; without the `lp` feature, `config`'s tests check the refusals.
-#[cfg(feature = "lp")]
 mod gavel;
 mod optimus;
 mod sjf;
