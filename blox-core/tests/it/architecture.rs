@@ -396,3 +396,104 @@ fn the_scenario_crate_instantiates_no_hot_loop() {
         found.join("\n")
     );
 }
+
+/// The workspace's members, from the root manifest.
+fn members() -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let start = text.find("members = [").expect("a members list");
+    let list = &text[start..start + text[start..].find(']').unwrap()];
+    list.lines()
+        .skip(1)
+        .map(|l| {
+            code_of(l)
+                .trim()
+                .trim_end_matches(',')
+                .trim_matches('"')
+                .to_string()
+        })
+        .filter(|m| !m.is_empty() && !m.starts_with('#'))
+        .collect()
+}
+
+/// Where unit tests would be found in `file`: lines that are a test or a test module's
+/// attribute.
+fn unit_test_lines(file: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(root().join(file)).unwrap_or_default();
+    code_of(&text)
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let l = l.trim_start();
+            l.starts_with("#[test]")
+                || l.starts_with("#[cfg(test)]")
+                || l.starts_with("#[cfg(all(test")
+        })
+        .map(|(i, _)| format!("{file}:{}", i + 1))
+        .collect()
+}
+
+#[test]
+fn targets_built_without_their_unit_tests_have_none() {
+    // `test = false` on a library or program spares `cargo test` compiling it a second time to
+    // run no test; a unit test added there later would never run, silently. Not here.
+    let mut found = Vec::new();
+    let mut checked = 0;
+    for member in members() {
+        let text = manifest(&member);
+        let mut section = String::new();
+        // (section, name, path, test = false) of each target table.
+        let mut targets: Vec<(String, Option<String>, Option<String>, bool)> = Vec::new();
+        for line in text.lines() {
+            let line = code_of(line).trim().to_string();
+            if line.starts_with('[') {
+                section = line.trim_matches(|c| c == '[' || c == ']').to_string();
+                if section == "lib" || section == "bin" {
+                    targets.push((section.clone(), None, None, false));
+                }
+                continue;
+            }
+            let Some(t) = targets
+                .last_mut()
+                .filter(|_| section == "lib" || section == "bin")
+            else {
+                continue;
+            };
+            let value = |l: &str| {
+                l.split_once('=')
+                    .map(|(_, v)| v.trim().trim_matches('"').to_string())
+            };
+            if line.starts_with("name") {
+                t.1 = value(&line);
+            } else if line.starts_with("path") {
+                t.2 = value(&line);
+            } else if line.replace(' ', "") == "test=false" {
+                t.3 = true;
+            }
+        }
+        for (kind, name, path, no_tests) in targets {
+            if !no_tests {
+                continue;
+            }
+            checked += 1;
+            let files = match (kind.as_str(), path, name) {
+                ("lib", _, _) => rust_files(&format!("{member}/src")),
+                (_, Some(p), _) => vec![format!("{member}/{p}")],
+                (_, None, Some(n)) => vec![format!("{member}/src/bin/{n}.rs")],
+                _ => vec![format!("{member}/src/main.rs")],
+            };
+            for f in files {
+                found.extend(unit_test_lines(&f));
+            }
+        }
+    }
+    assert!(
+        checked >= 10,
+        "only {checked} targets with `test = false` found: is the parser right?"
+    );
+    assert!(
+        found.is_empty(),
+        "unit tests in targets whose manifest says `test = false` (they would never run): move \
+         them to tests/ or drop the setting:\n{}",
+        found.join("\n")
+    );
+}
