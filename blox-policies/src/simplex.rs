@@ -150,6 +150,14 @@ pub(crate) struct Solved {
 }
 
 impl Solved {
+    /// The dual values of the rows of a program whose rows are all `≤` with a non-negative
+    /// right-hand side (row `i`'s slack is column `n + i`): minus its reduced cost.
+    #[cfg(test)]
+    fn duals(&self) -> Vec<f64> {
+        let n = self.objective.len();
+        (0..self.t.rhs.len()).map(|i| -self.t.d[n + i]).collect()
+    }
+
     /// The optimal `x` and objective.
     pub(crate) fn solution(&self) -> (Vec<f64>, f64) {
         let n = self.objective.len();
@@ -383,6 +391,51 @@ impl Tableau {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// Random bounded programs `max c·x, A·x ≤ b, x ≥ 0` (A's entries in [0, 5], every column
+    /// with a positive entry, b ≥ 0): the solution is feasible and the tableau's duals certify
+    /// it optimal (dual feasible, `Aᵀy ≥ c`, `y ≥ 0`, and the same objective: strong duality).
+    #[test]
+    fn solutions_carry_an_optimality_certificate(
+        (n, m, c, a, b) in (1usize..7, 1usize..7).prop_flat_map(|(n, m)| (
+            Just(n),
+            Just(m),
+            prop::collection::vec(-3i32..6, n),
+            prop::collection::vec(0i32..6, n * m),
+            prop::collection::vec(0i32..10, m),
+        ))
+    ) {
+        let mut p = Program::default();
+        let vars: Vec<usize> = c.iter().map(|&v| p.var(f64::from(v))).collect();
+        for i in 0..m {
+            let row = (0..n).filter(|&j| a[i * n + j] != 0).map(|j| (vars[j], f64::from(a[i * n + j]))).collect();
+            p.row(row, Op::Le, f64::from(b[i]));
+        }
+        // Every variable bounded: a last row with all of them.
+        p.row(vars.iter().map(|&v| (v, 1.0)).collect(), Op::Le, 7.0);
+        let solved = p.optimum().unwrap();
+        let (x, value) = solved.solution();
+        let y = solved.duals();
+        let tol = 1e-7;
+        let coef = |i: usize, j: usize| if i < m { f64::from(a[i * n + j]) } else { 1.0 };
+        let rhs = |i: usize| if i < m { f64::from(b[i]) } else { 7.0 };
+        for i in 0..=m {
+            let lhs: f64 = (0..n).map(|j| coef(i, j) * x[j]).sum();
+            prop_assert!(lhs <= rhs(i) + tol, "row {i}: {lhs} > {}", rhs(i));
+            prop_assert!(y[i] >= -tol, "dual {i} = {}", y[i]);
+        }
+        for j in 0..n {
+            prop_assert!(x[j] >= -tol);
+            let aty: f64 = (0..=m).map(|i| coef(i, j) * y[i]).sum();
+            prop_assert!(aty >= f64::from(c[j]) - tol, "column {j}: {aty} < {}", c[j]);
+        }
+        let dual: f64 = (0..=m).map(|i| rhs(i) * y[i]).sum();
+        prop_assert!((dual - value).abs() <= tol * (1.0 + value.abs()), "primal {value}, dual {dual}");
+    }
+    }
 
     #[test]
     fn solves_a_textbook_program() {
