@@ -6,7 +6,7 @@
 //!
 //! Why a crate of its own: a generic function is compiled and optimised in the crate that
 //! instantiates it, and an optimised crate does not share its instances with the crates that use
-//! it. With the simulations' hot loops instantiated here (at `-O3`, one codegen unit),
+//! it. With the simulations' hot loops instantiated here (at `-O3`, in four codegen units),
 //! `blox-scenario` itself (scenario files, serde, orchestration: no hot loop) is compiled with
 //! little optimisation, which is most of a cold release build's time saved.
 //!
