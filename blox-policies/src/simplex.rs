@@ -61,8 +61,8 @@ impl Program {
         // Columns: the variables, one slack or surplus per row, one artificial per `≥` row
         // (after the sign flip that makes its right-hand side non-negative).
         let mut flipped = Vec::with_capacity(m);
-        let mut artificial_rows = Vec::new();
-        for (i, (_, op, rhs)) in self.rows.iter().enumerate() {
+        let mut artificials = 0;
+        for (_, op, rhs) in &self.rows {
             // `a·x ≥ b` with `b ≤ 0` is `−a·x ≤ −b`, whose slack starts basic (no artificial).
             let flip = match op {
                 Op::Le => *rhs < 0.0,
@@ -72,13 +72,11 @@ impl Program {
                 (Op::Le, false) | (Op::Ge, true) => Op::Le,
                 _ => Op::Ge,
             };
-            if op == Op::Ge {
-                artificial_rows.push(i);
-            }
+            artificials += usize::from(op == Op::Ge);
             flipped.push((flip, op));
         }
         let first_art = n + m;
-        let cols = first_art + artificial_rows.len();
+        let cols = first_art + artificials;
         let mut t = Tableau {
             a: vec![0.0; m * cols],
             rhs: vec![0.0; m],
@@ -86,7 +84,6 @@ impl Program {
             cols,
             cost: vec![0.0; cols],
             d: Vec::new(),
-            allowed: cols,
             barred: 0..0,
             scratch: Vec::new(),
         };
@@ -110,7 +107,7 @@ impl Program {
             }
         }
         // Phase one: maximise minus the sum of the artificials.
-        if !artificial_rows.is_empty() {
+        if artificials > 0 {
             let mut cost = vec![0.0; cols];
             for c in &mut cost[first_art..] {
                 *c = -1.0;
@@ -129,7 +126,7 @@ impl Program {
                     }
                 }
             }
-            t.allowed = first_art;
+            t.barred = first_art..cols;
         }
         // Phase two.
         let mut cost = vec![0.0; cols];
@@ -208,14 +205,11 @@ impl Solved {
         t.a = a;
         t.rhs = rhs;
         t.basis.push(old);
-        // The slack column sits after the artificials, which stay barred from entering.
-        let barred = t.allowed;
+        // The slack column comes after the artificials, which stay barred from entering.
         t.cols = cols;
         let mut cost = vec![0.0; cols];
         cost[..n].copy_from_slice(&objective);
         t.cost = cost;
-        t.allowed = cols;
-        t.barred = barred..old;
         t.run()?;
         self.objective = objective;
         Ok(self)
@@ -234,9 +228,7 @@ struct Tableau {
     /// The reduced costs `c_j − c_B · B⁻¹A_j` of every column, kept up to date by the pivots
     /// (and recomputed from scratch before an optimum is declared).
     d: Vec<f64>,
-    /// Columns `allowed..` never enter (phase two's artificials).
-    allowed: usize,
-    /// Nor do these (a later stage's view of the artificials, before its own slack column).
+    /// Columns that never enter: the artificials, once phase one is over.
     barred: std::ops::Range<usize>,
     /// The pivot row's non-zero entries (reused).
     scratch: Vec<(usize, f64)>,
@@ -280,7 +272,7 @@ impl Tableau {
         self.reduced();
         let mut fresh = true;
         for _ in 0..limit {
-            let d = &self.d[..self.allowed];
+            let d = &self.d;
             let barred = &self.barred;
             let mut candidates = d
                 .iter()
