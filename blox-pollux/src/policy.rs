@@ -425,13 +425,15 @@ impl Problem<'_> {
             }
             let t_holder = self.t_grow[self.col_holders[n] as usize];
             // The node's column: entry `n` of each job's row.
-            for v in x[n..].iter_mut().step_by(nn) {
-                let cur = *v;
+            let mut at = n;
+            while at < x.len() {
+                let cur = x[at];
                 let t = if cur > 0 { t_holder } else { t_other };
                 if draw_below(rng, t) {
                     let lo = u64::from(cur).min(u64::from(cap));
-                    *v = (lo + below(rng, u64::from(cap) - lo + 1)) as u8;
+                    x[at] = (lo + below(rng, u64::from(cap) - lo + 1)) as u8;
                 }
+                at += nn;
             }
         }
         *stream = local;
@@ -540,8 +542,197 @@ fn total_key(x: f64) -> u64 {
     }
 }
 
+/// Survival's working memory (non-dominated sorting and crowding), reused from generation to
+/// generation.
+#[derive(Default)]
+struct Survival {
+    /// Every individual's `(f0, f1, index)` under `total_cmp`, as keys, sorted.
+    keys: Vec<(u64, u64, usize)>,
+    /// Per front, the member with the smallest second objective (first such in key order).
+    best: Vec<[f64; 2]>,
+    /// Per individual, its front.
+    rank: Vec<usize>,
+    /// Where each front starts in `by_index` and `by_key` (and, last, where the last ends).
+    start: Vec<usize>,
+    /// A cursor per front while the lists are filled.
+    at: Vec<usize>,
+    /// The fronts' members, front after front, each front in index order.
+    by_index: Vec<usize>,
+    /// The same, each front in key order.
+    by_key: Vec<usize>,
+    /// A front's members that no earlier member equals ([`first_of_equals`]), in key order.
+    unique: Vec<usize>,
+    /// Per individual: it is first of its equals in its front (crowding's scratch).
+    first: Vec<bool>,
+    /// Per individual: the crowding sum (crowding's scratch).
+    acc: Vec<f64>,
+    /// The last front's crowding distances, by position in the front (index order).
+    cd: Vec<f64>,
+}
+
+impl Survival {
+    /// Non-dominated fronts of two-objective points: sort by the objectives, then put each
+    /// point in the first front none of whose members dominates it. Returns the number of
+    /// fronts; front `k` is [`Survival::front`]`(k)`.
+    fn sort(&mut self, pop: &[Indiv]) -> usize {
+        // Sorted by (f0, f1, index) under `total_cmp`, as keys held in one array: a total order
+        // (the index breaks ties), so an unstable sort gives the stable order.
+        self.keys.clear();
+        self.keys.extend(
+            pop.iter()
+                .enumerate()
+                .map(|(i, p)| (total_key(p.f[0]), total_key(p.f[1]), i)),
+        );
+        self.keys.sort_unstable();
+        self.best.clear();
+        self.rank.clear();
+        self.rank.resize(pop.len(), 0);
+        for &(_, _, i) in &self.keys {
+            let f = pop[i].f;
+            let best = &mut self.best;
+            // Without short-circuits (`|`, `&`): the search compiles without branches.
+            let k = best.partition_point(|b| (b[1] < f[1]) | ((b[1] == f[1]) & (b[0] < f[0])));
+            if k == best.len() {
+                best.push(f);
+            } else if f[1] < best[k][1] {
+                best[k] = f;
+            }
+            self.rank[i] = k;
+        }
+        // The members of each front, by a counting sort on the fronts: in index order (a pass
+        // over the indices) and in key order (a pass over the keys).
+        let nf = self.best.len();
+        self.start.clear();
+        self.start.resize(nf + 1, 0);
+        for &r in &self.rank {
+            self.start[r + 1] += 1;
+        }
+        for k in 0..nf {
+            self.start[k + 1] += self.start[k];
+        }
+        self.by_index.resize(pop.len(), 0);
+        self.by_key.resize(pop.len(), 0);
+        self.at.clear();
+        self.at.extend_from_slice(&self.start[..nf]);
+        for (i, &r) in self.rank.iter().enumerate() {
+            self.by_index[self.at[r]] = i;
+            self.at[r] += 1;
+        }
+        self.at.copy_from_slice(&self.start[..nf]);
+        for &(_, _, i) in &self.keys {
+            let r = self.rank[i];
+            self.by_key[self.at[r]] = i;
+            self.at[r] += 1;
+        }
+        nf
+    }
+
+    /// Front `k` of the last [`Survival::sort`], in index order.
+    fn front(&self, k: usize) -> &[usize] {
+        &self.by_index[self.start[k]..self.start[k + 1]]
+    }
+
+    /// [`crowding`] of front `k` of the last [`Survival::sort`] into `self.cd`, by position in
+    /// the front, without sorting: in a front whose objectives are not NaN, members equal in
+    /// both objectives (`==`) are neighbours in key order, and the members that no earlier
+    /// one equals have distinct objectives (equal in one objective, the two would be equal in
+    /// the other, as neither dominates), so in key order they ascend strictly in the first
+    /// objective and descend strictly in the second: the orders `crowding` sorts them into,
+    /// which decide its sums, term for term. A front with a NaN takes `crowding` itself.
+    fn crowd(&mut self, pop: &[Indiv], k: usize) {
+        let (s, e) = (self.start[k], self.start[k + 1]);
+        let m = e - s;
+        self.cd.clear();
+        if m <= 2 {
+            self.cd.resize(m, 1e14);
+            return;
+        }
+        let front = &self.by_index[s..e];
+        if front
+            .iter()
+            .any(|&i| pop[i].f[0].is_nan() || pop[i].f[1].is_nan())
+        {
+            self.cd = crowding(pop, front);
+            return;
+        }
+        if self.first.len() < pop.len() {
+            self.first.resize(pop.len(), false);
+            self.acc.resize(pop.len(), 0.0);
+        }
+        // The first (least index) of each run of equals in key order.
+        let canon = |v: f64| if v == 0.0 { 0 } else { v.to_bits() };
+        let sorted = &self.by_key[s..e];
+        self.unique.clear();
+        let mut g = 0;
+        while g < m {
+            let i = sorted[g];
+            let key = (canon(pop[i].f[0]), canon(pop[i].f[1]));
+            let mut least = i;
+            self.first[i] = false;
+            g += 1;
+            while g < m {
+                let h = sorted[g];
+                if (canon(pop[h].f[0]), canon(pop[h].f[1])) != key {
+                    break;
+                }
+                least = least.min(h);
+                self.first[h] = false;
+                g += 1;
+            }
+            self.first[least] = true;
+            self.acc[least] = 0.0;
+            self.unique.push(least);
+        }
+        let u = self.unique.len();
+        let unique = &self.unique;
+        for obj in 0..2 {
+            // Ascending in the objective: key order for the first, its reverse for the second.
+            let id = |k: usize| {
+                if obj == 0 {
+                    unique[k]
+                } else {
+                    unique[u - 1 - k]
+                }
+            };
+            let v = |k: usize| pop[id(k)].f[obj];
+            let norm = v(u - 1) - v(0);
+            for k in 0..u {
+                let last = if k == 0 {
+                    f64::INFINITY
+                } else {
+                    v(k) - v(k - 1)
+                };
+                let next = if k + 1 == u {
+                    f64::INFINITY
+                } else {
+                    v(k + 1) - v(k)
+                };
+                let (l, n) = if norm == 0.0 {
+                    (0.0, 0.0)
+                } else {
+                    (last / norm, next / norm)
+                };
+                self.acc[id(k)] += l + n;
+            }
+        }
+        for &i in front {
+            self.cd.push(if self.first[i] {
+                let c = self.acc[i] / 2.0;
+                if c.is_infinite() {
+                    1e14
+                } else {
+                    c
+                }
+            } else {
+                0.0
+            });
+        }
+    }
+}
+
 /// Non-dominated fronts of two-objective points (each front in index order): sort by the
 /// objectives, then put each point in the first front none of whose members dominates it.
+#[cfg(test)]
 fn fronts(pop: &[Indiv]) -> Vec<Vec<usize>> {
     // Sorted by (f0, f1, index) under `total_cmp`, as keys held in one array: a total order
     // (the index breaks ties), so an unstable sort gives the stable order.
@@ -648,28 +839,31 @@ fn survive(
     n: usize,
     rng: &mut StreamRng,
     spare: &mut Vec<Vec<u8>>,
+    sv: &mut Survival,
 ) -> Vec<Indiv> {
-    let fr = fronts(&pop);
+    let nf = sv.sort(&pop);
     let mut keep: Vec<usize> = Vec::with_capacity(n);
-    for (rank, front) in fr.iter().enumerate() {
+    for rank in 0..nf {
         if keep.len() >= n {
             break;
         }
-        let cd = crowding(&pop, front);
+        sv.crowd(&pop, rank);
+        let front = sv.front(rank);
         for (a, &i) in front.iter().enumerate() {
             pop[i].rank = rank;
-            pop[i].crowding = cd[a];
+            pop[i].crowding = sv.cd[a];
         }
         if keep.len() + front.len() > n {
             // Descending crowding, random order among equals.
             let mut perm: Vec<usize> = (0..front.len()).collect();
             shuffle(&mut perm, rng);
+            let cd = &sv.cd;
             perm.sort_by(|&a, &b| cd[b].total_cmp(&cd[a]));
             for &a in perm.iter().take(n - keep.len()) {
                 keep.push(front[a]);
             }
         } else {
-            keep.extend(front.iter().copied());
+            keep.extend_from_slice(front);
         }
     }
     let mut slots: Vec<Option<Indiv>> = pop.into_iter().map(Some).collect();
@@ -831,7 +1025,8 @@ impl RoundPolicy for PolluxPolicy {
         let n0 = pop.len();
         // Candidates' buffers that survival dropped, for the next children.
         let mut spare: Vec<Vec<u8>> = Vec::new();
-        pop = survive(pop, n0, &mut rng, &mut spare);
+        let mut sv = Survival::default();
+        pop = survive(pop, n0, &mut rng, &mut spare, &mut sv);
         // The generation's children, one after another (reused).
         let mut kids: Vec<u8> = Vec::new();
         let mut seen = Seen::default();
@@ -888,7 +1083,7 @@ impl RoundPolicy for PolluxPolicy {
                 }
             }
             pop.extend(off);
-            pop = survive(pop, cfg.population, &mut rng, &mut spare);
+            pop = survive(pop, cfg.population, &mut rng, &mut spare, &mut sv);
         }
         // The final front; the member with the best fairness objective (first on ties).
         let front: Vec<&Indiv> = pop.iter().filter(|p| p.rank == 0).collect();
@@ -1044,6 +1239,56 @@ mod tests {
             assert_eq!(rank[i], depth(&pop, i), "point {i}");
         }
         assert_eq!(fr[0], vec![0, 1, 2, 3, 7]);
+    }
+
+    #[test]
+    fn survival_gives_the_fronts_and_crowding_of_the_plain_functions() {
+        // Populations with many ties, both zeros, duplicates and (in some) NaNs: the fronts of
+        // `Survival::sort` are `fronts`', and `Survival::crowd` gives `crowding`'s distances
+        // bit for bit, front by front.
+        let mut rng = blox_core::Seed(11).stream("survival");
+        let vals = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.5,
+            2.0,
+            2.5,
+            -3.0,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        let mut sv = Survival::default();
+        for round in 0..400 {
+            let len = rng.below(60) as usize;
+            let kinds = if round % 4 == 0 {
+                vals.len()
+            } else {
+                vals.len() - 1
+            };
+            let pop: Vec<Indiv> = (0..len)
+                .map(|_| {
+                    let mut pick = || match rng.below(3) {
+                        0 => vals[rng.below(kinds as u64) as usize],
+                        _ => -(rng.below(20) as f64) / 4.0,
+                    };
+                    ind(pick(), pick())
+                })
+                .collect();
+            let want = fronts(&pop);
+            let nf = sv.sort(&pop);
+            assert_eq!(nf, want.len(), "round {round}");
+            for (k, front) in want.iter().enumerate() {
+                assert_eq!(sv.front(k), &front[..], "round {round} front {k}");
+                sv.crowd(&pop, k);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(&sv.cd),
+                    bits(&crowding(&pop, front)),
+                    "round {round} front {k}"
+                );
+            }
+        }
     }
 
     #[test]
