@@ -214,6 +214,64 @@ struct Indiv {
     crowding: f64,
 }
 
+/// Nodes per block in the passes over a candidate's columns (one 16-byte vector register).
+const LANES: usize = 16;
+
+/// Caps each column of `x` (rows of `nn` entries) at `cap` in total, rows in order: each entry
+/// takes what is left of its node's `cap`, at most its value. Nodes are independent, so by
+/// blocks of 16 nodes, each block's free GPUs in a local array that the compiler keeps in a
+/// vector register (a row's block is then a min and a subtraction).
+fn cap_columns(x: &mut [u8], nn: usize, cap: u8) {
+    for b in (0..nn).step_by(LANES) {
+        let w = LANES.min(nn - b);
+        let mut left = [cap; LANES];
+        let mut at = b;
+        while at < x.len() {
+            if w == LANES {
+                let row: &mut [u8; LANES] = (&mut x[at..at + LANES]).try_into().expect("a block");
+                for k in 0..LANES {
+                    let take = row[k].min(left[k]);
+                    row[k] = take;
+                    left[k] -= take;
+                }
+            } else {
+                for (v, l) in x[at..at + w].iter_mut().zip(&mut left) {
+                    let take = (*v).min(*l);
+                    *v = take;
+                    *l -= take;
+                }
+            }
+            at += nn;
+        }
+    }
+}
+
+/// The columns of `x` (rows of `nn` entries) with a non-zero entry: by blocks of 16 nodes, an
+/// OR over the rows in a local array.
+fn active_nodes(x: &[u8], nn: usize) -> usize {
+    let mut active = 0;
+    for b in (0..nn).step_by(LANES) {
+        let w = LANES.min(nn - b);
+        let mut used = [0u8; LANES];
+        let mut at = b;
+        while at < x.len() {
+            if w == LANES {
+                let row: &[u8; LANES] = x[at..at + LANES].try_into().expect("a block");
+                for k in 0..LANES {
+                    used[k] |= row[k];
+                }
+            } else {
+                for (u, &v) in used.iter_mut().zip(&x[at..at + w]) {
+                    *u |= v;
+                }
+            }
+            at += nn;
+        }
+        active += used.iter().filter(|&&u| u > 0).count();
+    }
+    active
+}
+
 /// `rng.below(n)`: the same draws and the same result (Lemire's method), with the rejection
 /// threshold's division done only when the low half is small enough to be rejected (the
 /// threshold is below `n`).
@@ -286,14 +344,7 @@ impl Problem<'_> {
         let (nj, nn) = (self.jobs, self.nodes);
         let p = self.config.p;
         let mut sum = 0.0;
-        self.used.clear();
-        self.used.resize(nn, 0);
-        for row in x.chunks_exact(nn) {
-            for (u, &v) in self.used.iter_mut().zip(row) {
-                *u |= v;
-            }
-        }
-        let active_nodes = self.used.iter().filter(|&&u| u > 0).count();
+        let active_nodes = active_nodes(x, nn);
         let total = (active_nodes * usize::from(self.cap)) as f64;
         let mut utility = 0.0;
         for j in 0..nj {
@@ -364,15 +415,7 @@ impl Problem<'_> {
             }
         }
         // Node capacity, jobs in priority order.
-        self.used.clear();
-        self.used.resize(nn, self.cap);
-        for row in x.chunks_exact_mut(nn) {
-            for (left, v) in self.used.iter_mut().zip(row.iter_mut()) {
-                let take = (*v).min(*left);
-                *v = take;
-                *left -= take;
-            }
-        }
+        cap_columns(x, nn, self.cap);
     }
 
     // Not inlined: in the search loop its draws' state would not stay in registers.
@@ -1048,8 +1091,13 @@ impl RoundPolicy for PolluxPolicy {
                 let matings = remaining.div_ceil(2);
                 let parents = select_parents(&pop, 2 * matings, &mut rng);
                 let size = nj * nn;
-                kids.clear();
-                kids.resize(2 * matings * size, 0);
+                // Every byte of a child is written by the mating (its content before does not
+                // matter): the buffer only grows, never zero-filled again.
+                let len = 2 * matings * size;
+                if kids.len() < len {
+                    kids.resize(len, 0);
+                }
+                let kids = &mut kids[..len];
                 for (m, pair) in kids.chunks_exact_mut(2 * size).enumerate() {
                     let (a, b) = (&pop[parents[2 * m]].x, &pop[parents[2 * m + 1]].x);
                     let (c0, c1) = pair.split_at_mut(size);
@@ -1152,6 +1200,33 @@ mod tests {
                     other[k] ^= 1 << rng.below(8);
                     assert!(!rows_equal(&row, &other), "{row:?} {other:?}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn column_passes_are_the_plain_loops() {
+        let mut rng = blox_core::Seed(4).stream("columns");
+        for nn in 1..40 {
+            for _ in 0..30 {
+                let rows = rng.below(12) as usize;
+                let cap = rng.below(9) as u8;
+                let x: Vec<u8> = (0..rows * nn).map(|_| rng.below(6) as u8).collect();
+                let mut want = x.clone();
+                let mut left = vec![cap; nn];
+                for row in want.chunks_exact_mut(nn) {
+                    for (v, l) in row.iter_mut().zip(left.iter_mut()) {
+                        *v = (*v).min(*l);
+                        *l -= *v;
+                    }
+                }
+                let mut got = x.clone();
+                cap_columns(&mut got, nn, cap);
+                assert_eq!(got, want, "nn {nn} cap {cap} {x:?}");
+                let active = (0..nn)
+                    .filter(|&n| x.chunks_exact(nn).any(|r| r[n] > 0))
+                    .count();
+                assert_eq!(active_nodes(&x, nn), active, "nn {nn} {x:?}");
             }
         }
     }
