@@ -119,7 +119,14 @@ struct BenchArgs {
     /// CPU time Gavel's own simulator took (recorded, not measured) (needs the traces folder).
     #[arg(long)]
     gavel: bool,
-    /// Folder of the traces, for the ITP and Gavel figures [default: $BLOX_TRACES, else traces].
+    /// Only the Pollux figures: the Pollux policy on the artifact's workload 6 (seed 1, three
+    /// runs, CPU time of each), then all 40 runs of workloads 1-8 x seeds 1-5 on every core
+    /// (wall and CPU time); `--semantics pollux --cluster 16x4 --round 60 --policy pollux`
+    /// (about 4 minutes on 2 cores; needs the traces folder).
+    #[arg(long, conflicts_with_all = ["gavel", "quick", "repeat"])]
+    pollux: bool,
+    /// Folder of the traces, for the ITP, Gavel and Pollux figures [default: $BLOX_TRACES, else
+    /// traces].
     #[arg(long, value_name = "DIR")]
     traces: Option<PathBuf>,
 }
@@ -176,6 +183,7 @@ pub fn main_with(registry: Registry) -> ExitCode {
         Some(Command::Bench(a)) if a.gavel => {
             blox_scenario::gavel::bench(&crate::bench::traces_dir(a.traces), a.repeat)
         }
+        Some(Command::Bench(a)) if a.pollux => crate::bench::bench_pollux(a.traces),
         Some(Command::Bench(a)) => crate::bench::bench(a.repeat, a.quick, a.traces),
     };
     match result {
@@ -356,17 +364,21 @@ fn dir_name(spec: &str) -> String {
 /// writing anything. `Ok(None)` for the peers' runs, which are not engine scenarios.
 #[doc(hidden)]
 pub fn check_run_args(args: &[String]) -> Result<Option<Scenario>, String> {
+    let prepared = prepare_run(args).map_err(|e| e.to_string())?;
+    Ok(prepared.scenario().cloned())
+}
+
+/// The run a `blox-sim run` command line (`args`, after `run`) prepares with the stock
+/// components, without running it.
+pub(crate) fn prepare_run(args: &[String]) -> Result<Prepared, SimError> {
     use clap::Parser;
     let argv = ["blox-sim".to_string(), "run".to_string()];
     let cli = Cli::try_parse_from(argv.into_iter().chain(args.iter().cloned()))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| SimError::Config(e.to_string()))?;
     let Some(Command::Run(a)) = cli.command else {
-        return Err("not a run".into());
+        return Err(SimError::Config("not a run".into()));
     };
     let mut settings = a.settings;
     settings.policy = a.policy;
-    let prepared = settings
-        .prepare(&Registry::default())
-        .map_err(|e| e.to_string())?;
-    Ok(prepared.scenario().cloned())
+    settings.prepare(&Registry::default())
 }

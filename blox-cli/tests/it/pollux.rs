@@ -394,3 +394,26 @@ fn max_sim_time_bounds_a_pollux_run() {
     assert_eq!(code, 0, "{text}");
     assert!(out.join("jobs.csv").exists());
 }
+
+/// `bench --pollux` runs its own figures only (the other figures' flags are refused) and names
+/// a missing workload file before running anything.
+#[test]
+fn bench_pollux_refuses_other_figures_and_names_missing_data() {
+    for other in [&["--quick"][..], &["--gavel"], &["--repeat", "3"]] {
+        let mut args = vec!["bench", "--pollux"];
+        args.extend(other);
+        let (code, out) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert!(out.contains("--pollux") && out.contains(other[0]), "{out}");
+    }
+    let dir = std::env::temp_dir().join(format!("blox-bench-pollux-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("pollux/workloads")).unwrap();
+    let (code, out) = run(&["bench", "--pollux", "--traces", dir.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 2, "{out}");
+    let missing = dir.join("pollux/workloads/workload-1.csv");
+    assert!(
+        out.contains(&format!("trace file {} is missing", missing.display())),
+        "{out}"
+    );
+}
