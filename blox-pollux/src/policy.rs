@@ -737,26 +737,8 @@ impl Survival {
                     unique[u - 1 - k]
                 }
             };
-            let v = |k: usize| pop[id(k)].f[obj];
-            let norm = v(u - 1) - v(0);
-            for k in 0..u {
-                let last = if k == 0 {
-                    f64::INFINITY
-                } else {
-                    v(k) - v(k - 1)
-                };
-                let next = if k + 1 == u {
-                    f64::INFINITY
-                } else {
-                    v(k + 1) - v(k)
-                };
-                let (l, n) = if norm == 0.0 {
-                    (0.0, 0.0)
-                } else {
-                    (last / norm, next / norm)
-                };
-                self.acc[id(k)] += l + n;
-            }
+            let acc = &mut self.acc;
+            crowding_terms(u, |k| pop[id(k)].f[obj], |k, t| acc[id(k)] += t);
         }
         for &i in front {
             self.cd.push(if self.first[i] {
@@ -829,6 +811,31 @@ fn first_of_equals(pop: &[Indiv], front: &[usize]) -> Vec<usize> {
     (0..front.len()).filter(|&a| first[a]).collect()
 }
 
+/// One objective's part of the crowding distance of `u` points whose values in ascending
+/// order are `v(0..u)`: `add(k, term)` with the distances to point `k`'s neighbours over the
+/// objective's range (infinite at the ends; 0 when the range is).
+fn crowding_terms(u: usize, v: impl Fn(usize) -> f64, mut add: impl FnMut(usize, f64)) {
+    let norm = v(u - 1) - v(0);
+    for k in 0..u {
+        let last = if k == 0 {
+            f64::INFINITY
+        } else {
+            v(k) - v(k - 1)
+        };
+        let next = if k + 1 == u {
+            f64::INFINITY
+        } else {
+            v(k + 1) - v(k)
+        };
+        let (l, n) = if norm == 0.0 {
+            (0.0, 0.0)
+        } else {
+            (last / norm, next / norm)
+        };
+        add(k, l + n);
+    }
+}
+
 /// pymoo's crowding distance: extremes (and fronts of at most two) get 1e14, duplicates 0.
 fn crowding(pop: &[Indiv], front: &[usize]) -> Vec<f64> {
     let m = front.len();
@@ -847,26 +854,11 @@ fn crowding(pop: &[Indiv], front: &[usize]) -> Vec<f64> {
                 .total_cmp(&pop[front[unique[b]]].f[obj])
                 .then(a.cmp(&b))
         });
-        let v = |k: usize| pop[front[unique[idx[k]]]].f[obj];
-        let norm = v(u - 1) - v(0);
-        for k in 0..u {
-            let last = if k == 0 {
-                f64::INFINITY
-            } else {
-                v(k) - v(k - 1)
-            };
-            let next = if k + 1 == u {
-                f64::INFINITY
-            } else {
-                v(k + 1) - v(k)
-            };
-            let (l, n) = if norm == 0.0 {
-                (0.0, 0.0)
-            } else {
-                (last / norm, next / norm)
-            };
-            acc[idx[k]] += l + n;
-        }
+        crowding_terms(
+            u,
+            |k| pop[front[unique[idx[k]]]].f[obj],
+            |k, t| acc[idx[k]] += t,
+        );
     }
     for (k, &a) in unique.iter().enumerate() {
         let c = acc[k] / 2.0;
