@@ -193,7 +193,8 @@ struct Problem<'a> {
     max_r: usize,
     /// `replicas / (active nodes · GPUs per node)` by `(active nodes, replicas)`.
     share: Vec<f64>,
-    /// Scratch: GPUs in use per node.
+    /// Scratch: per node, whether a distributed job has taken it (the repair's interference
+    /// pass).
     used: Vec<u8>,
     /// Scratch: a node order.
     order: Vec<usize>,
