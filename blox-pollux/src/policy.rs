@@ -911,9 +911,23 @@ fn survive(
             keep.extend_from_slice(front);
         }
     }
-    let mut slots: Vec<Option<Indiv>> = pop.into_iter().map(Some).collect();
-    let out = keep.into_iter().filter_map(|i| slots[i].take()).collect();
-    spare.extend(slots.into_iter().flatten().map(|p| p.x));
+    // The survivors moved out in order (an empty candidate left in their place: no
+    // allocation), then the others' buffers kept for the next children.
+    let out = keep
+        .iter()
+        .map(|&i| {
+            std::mem::replace(
+                &mut pop[i],
+                Indiv {
+                    x: Vec::new(),
+                    f: [0.0; 2],
+                    rank: 0,
+                    crowding: 0.0,
+                },
+            )
+        })
+        .collect();
+    spare.extend(pop.into_iter().map(|p| p.x).filter(|x| x.capacity() > 0));
     out
 }
 
@@ -929,9 +943,10 @@ fn select_parents(pop: &[Indiv], n: usize, rng: &mut StreamRng) -> Vec<usize> {
     let need = n * 2;
     let mut perm: Vec<usize> = Vec::with_capacity(need + pop.len());
     while perm.len() < need {
-        let mut p: Vec<usize> = (0..pop.len()).collect();
-        shuffle(&mut p, rng);
-        perm.extend(p);
+        // Each pass a fresh permutation of the population, shuffled in place at the end.
+        let at = perm.len();
+        perm.extend(0..pop.len());
+        shuffle(&mut perm[at..], rng);
     }
     perm.truncate(need);
     perm.chunks(2)
