@@ -159,6 +159,7 @@ fn bench_itp(traces: Option<PathBuf>) -> Result<(), SimError> {
 /// command line `blox-sim run --semantics pollux --trace DIR/pollux/workloads/workload-W.csv
 /// --trace-format pollux --cluster 16x4 --round 60 --policy pollux --seed S`, without files.
 pub(crate) fn bench_pollux(traces: Option<PathBuf>) -> Result<(), SimError> {
+    use blox_scenario::bench::thread_cpu_s;
     use blox_scenario::registry::Registry;
     use blox_scenario::{Observe, PeerRun};
     let dir = traces_dir(traces).join("pollux/workloads");
@@ -257,13 +258,6 @@ pub(crate) fn bench_pollux(traces: Option<PathBuf>) -> Result<(), SimError> {
         cores.min(runs.len())
     );
     Ok(())
-}
-
-/// CPU time of the calling thread (Linux: its `schedstat`), in seconds; `None` elsewhere.
-fn thread_cpu_s() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    let ns: u64 = stat.split_whitespace().next()?.parse().ok()?;
-    Some(ns as f64 / 1e9)
 }
 
 /// The environment variable that makes `bench` a child process of the scale figures: it runs

@@ -1,6 +1,7 @@
 //! `blox-sim bench`'s engine-only scale figure (not a stable API): the scenario's settings
 //! here, the run itself in `blox-runner` with the engine's other instances (the engine's generic
-//! code is compiled and optimised in the crate that instantiates it).
+//! code is compiled and optimised in the crate that instantiates it); and the thread clock the
+//! Gavel and Pollux figures read.
 
 use crate::{ModelChoice, Scenario, WorkloadConfig};
 use blox_sim::{RunOutcome, SimError};
@@ -32,4 +33,12 @@ pub fn engine_only(s: &Scenario, jobs: usize) -> Result<RunOutcome, SimError> {
     };
     let cfg = s.sim_config()?.with_model(model);
     blox_runner::engine_only(cfg, cluster, r#gen, s.throughput()?, jobs)
+}
+
+/// This thread's CPU time in seconds (user + system, `CLOCK_THREAD_CPUTIME_ID` on Unix,
+/// `GetThreadTimes` on Windows); `None` where there is no such clock.
+pub fn thread_cpu_s() -> Option<f64> {
+    cpu_time::ThreadTime::try_now()
+        .ok()
+        .map(|t| t.as_duration().as_secs_f64())
 }

@@ -4,6 +4,7 @@
 //! ([`blox_gavel::run_gavel_engine`]). Gavel's names win (`fifo` is Gavel's); `engine:NAME`
 //! names the engine's.
 
+use crate::bench::thread_cpu_s;
 use crate::registry::{Named, Registry};
 use crate::scenario::write_atomically;
 use crate::Semantics;
@@ -550,14 +551,6 @@ fn gavel_reference_cpu(policy: &str, trace: &str, cluster: &str) -> Option<f64> 
         .map(|r| r.3)
 }
 
-/// This thread's CPU time in seconds (user + system, `CLOCK_THREAD_CPUTIME_ID` on Unix,
-/// `GetThreadTimes` on Windows); `None` where there is no such clock.
-fn thread_cpu_s() -> Option<f64> {
-    cpu_time::ThreadTime::try_now()
-        .ok()
-        .map(|t| t.as_duration().as_secs_f64())
-}
-
 /// User + system CPU seconds of this process (Linux `/proc/self/stat`, 100 ticks per second
 /// assumed); `None` elsewhere.
 fn process_cpu_s() -> Option<f64> {
@@ -575,7 +568,7 @@ use gavel_reference::GAVEL_REFERENCE_CPU;
 
 #[cfg(test)]
 mod tests {
-    use super::thread_cpu_s;
+    use crate::bench::thread_cpu_s;
 
     /// `bench --gavel` divides by this clock: on Linux it reads, and it counts this thread's
     /// work (checked by work until it moves, not by any duration).
