@@ -5,7 +5,9 @@
 //!
 //! - `gavel-solve/{max_min_fairness_perf,max_min_fairness,finish_time_fairness_perf}/3-types`:
 //!   4 K80 + 4 P100 + 4 V100 (`bench --gavel`'s heterogeneous cluster);
-//! - `gavel-solve/{max_min_fairness_perf,finish_time_fairness_perf}/1-type`: 8 GPUs of one type.
+//! - `gavel-solve/{max_min_fairness_perf,finish_time_fairness_perf}/1-type`: 8 GPUs of one type;
+//! - `gavel-solve/{max_sum_throughput_perf,min_total_duration_perf}/{3-types,1-type}`: the
+//!   max-sum program and the feasibility programs of the horizon's bisection, on both.
 //!
 //! The jobs are drawn from a named seed stream: scale factors 1, 2 or 4 (mostly 1), K80
 //! throughputs of 1 to 100 steps/s with the P100 1.2-2.1x and the V100 1.5-3.8x faster (the
@@ -69,7 +71,7 @@ fn gavel(c: &mut Criterion) {
         .sample_size(20)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2));
-    let cases: [(GavelPolicyKind, usize, &[u32], &str); 5] = [
+    let cases: [(GavelPolicyKind, usize, &[u32], &str); 9] = [
         (
             GavelPolicyKind::MaxMinFairnessPerf,
             3,
@@ -85,6 +87,20 @@ fn gavel(c: &mut Criterion) {
         ),
         (GavelPolicyKind::MaxMinFairnessPerf, 1, &[8], "1-type"),
         (GavelPolicyKind::FinishTimeFairnessPerf, 1, &[8], "1-type"),
+        (
+            GavelPolicyKind::MaxSumThroughputPerf,
+            3,
+            &[4, 4, 4],
+            "3-types",
+        ),
+        (GavelPolicyKind::MaxSumThroughputPerf, 1, &[8], "1-type"),
+        (
+            GavelPolicyKind::MinTotalDurationPerf,
+            3,
+            &[4, 4, 4],
+            "3-types",
+        ),
+        (GavelPolicyKind::MinTotalDurationPerf, 1, &[8], "1-type"),
     ];
     for (kind, types, counts, label) in cases {
         let data = jobs(36, types);
