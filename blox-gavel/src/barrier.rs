@@ -1459,6 +1459,12 @@ impl Path<'_, '_> {
         self.visited.clear();
         self.idle = false;
         let mut last_dec = 0.0;
+        // A step only rounding accepts ends the centring (see `STALL_STEP`).
+        let stall = if budget == MAX_NEWTON_LONG {
+            self.stall
+        } else {
+            self.stall * STALL_CENTRING
+        };
         for k in 0..budget {
             // Each Newton iteration (direction, line search, whether to stop) is a function of
             // the point alone at this μ, so a point seen before starts a cycle that lasts until
@@ -1507,12 +1513,6 @@ impl Path<'_, '_> {
                 }
                 step *= 0.5;
             }
-            // A step only rounding accepts ends the centring (see `STALL_STEP`).
-            let stall = if budget == MAX_NEWTON_LONG {
-                self.stall
-            } else {
-                self.stall * STALL_CENTRING
-            };
             if !moved || dec < 1e-12 || step < stall {
                 return Some(0.0);
             }
