@@ -1,5 +1,9 @@
 //! A small interior-point (log-barrier, path-following) solver for the two convex programs of
-//! Gavel's policies, exploiting their structure.
+//! Gavel's policies, exploiting their structure. The policies use it for the
+//! heterogeneity-agnostic `max_min_fairness` (whose split across types ECOS picks by rounding
+//! noise: the analytic centre below matches Gavel's runs more often) and for
+//! `min_total_duration`'s coarse estimate of its max-min value; the other programs are solved
+//! by [`crate::ecos`], which stops where ECOS stops.
 //!
 //! **Why not a simplex.** Gavel solves its programs with ECOS, an interior-point method. Their
 //! optima are rarely unique (which of several equally fast jobs takes the spare type; the slack
@@ -84,13 +88,10 @@ pub(crate) enum JobRow {
         denominator: f64,
     },
     /// No constraint row: `Σ_w coef[w]·x[w]` is added to the maximised objective (max-sum;
-    /// solved with [`solve_fixed`], no `z`).
+    /// solved with `solve_fixed`, no `z`). Only the tests build these programs:
+    /// `max_sum_throughput_perf` is solved by [`crate::ecos`], as Gavel's ECOS solves it.
+    #[cfg_attr(not(test), allow(dead_code))]
     Objective {
-        /// Coefficient per type.
-        coef: Vec<f64>,
-    },
-    /// `Σ_w coef[w]·x[w] ≥ 1` (a feasibility row, no `z`; solved with [`solve_fixed`]).
-    Floor {
         /// Coefficient per type.
         coef: Vec<f64>,
     },
@@ -305,7 +306,6 @@ enum RowKind {
     Linear,
     FinishTime,
     Objective,
-    Floor,
 }
 
 /// A class's row as [`Problem::fill`] and [`Problem::log_bounds`] read it, copied out of the
@@ -313,7 +313,7 @@ enum RowKind {
 #[derive(Clone, Copy)]
 struct ClassRow {
     kind: RowKind,
-    /// The coefficients (linear, objective and floor rows) or the throughputs (finish-time
+    /// The coefficients (linear and objective rows) or the throughputs (finish-time
     /// rows), the first `len` of them.
     coef: [f64; MAX_TYPES],
     /// How many entries of `coef` the row's dot product takes (`dot` zips with the shares).
@@ -422,10 +422,6 @@ impl Problem<'_> {
                     key.push(1);
                     key.extend(coef.iter().map(|c| c.to_bits()));
                 }
-                JobRow::Floor { coef } => {
-                    key.push(2);
-                    key.extend(coef.iter().map(|c| c.to_bits()));
-                }
                 JobRow::FinishTime {
                     since,
                     remaining,
@@ -476,10 +472,6 @@ impl Problem<'_> {
                     JobRow::Linear { coef } => coef,
                     JobRow::Objective { coef } => {
                         row.kind = RowKind::Objective;
-                        coef
-                    }
-                    JobRow::Floor { coef } => {
-                        row.kind = RowKind::Floor;
                         coef
                     }
                     JobRow::FinishTime {
@@ -579,7 +571,6 @@ impl Problem<'_> {
                     obj = cl.dot(xi);
                     1.0
                 }
-                RowKind::Floor => cl.dot(xi) - 1.0,
             };
             if !positive(j) {
                 return false;
@@ -920,9 +911,8 @@ impl Problem<'_> {
         }
         // The per-job blocks, once per class. Only what is read is computed: the factorisation
         // and the triangular solves read the lower triangle of K_i, and of the z row and column
-        // only q_i (b[local, z]) and b[z, z]. Rows with no `z` term (objective and floor rows:
-        // a[z] = 0) have q_i = 0 and b[z, z] = 0; an objective row (a = 0, slack 1) adds
-        // nothing at all (+0 to entries that are not −0).
+        // only q_i (b[local, z]) and b[z, z]. An objective row (no `z` term, a = 0, slack 1)
+        // adds nothing at all (+0 to entries that are not −0).
         // The per-class outputs as local slices (their writes cannot move one another).
         let (chol, wq, wg, vmat) = (
             &mut w.chol[..k * l * l],
@@ -991,10 +981,6 @@ impl Problem<'_> {
                     for t in 0..n {
                         g[t] -= coef[t] / mu;
                     }
-                    z_term = false;
-                }
-                RowKind::Floor => {
-                    a[..n].copy_from_slice(coef);
                     z_term = false;
                 }
             }
@@ -1301,7 +1287,7 @@ pub(crate) fn solve_to(
                 }
                 z = z.max((since + remaining / y) / denominator);
             }
-            JobRow::Objective { .. } | JobRow::Floor { .. } => return None,
+            JobRow::Objective { .. } => return None,
         }
     }
     z += if ftf { 1.0 } else { -1.0 };
@@ -1523,10 +1509,10 @@ impl Path<'_, '_> {
 
 /// Solves a program without `z` whose rows are all [`JobRow::Objective`] (maximise
 /// `Σ_i Σ_w coef·x` over the common constraints: the central path's limit, the analytic centre
-/// of the optimal face) or all [`JobRow::Floor`] (the analytic centre of the feasible set, the
-/// point an interior-point method returns for a constant objective), from `start` (strictly
-/// feasible; `None`: half the tighter of `1/n` and `c_w / Σ s_i` on every share, which suits
-/// objective rows). `None` if the start is not strictly feasible or the method fails.
+/// of the optimal face), from `start` (strictly feasible; `None`: half the tighter of `1/n` and
+/// `c_w / Σ s_i` on every share). `None` if the start is not strictly feasible or the method fails.
+/// (Tests only: the policies' programs without `z` are solved by [`crate::ecos`].)
+#[cfg(test)]
 pub(crate) fn solve_fixed(
     jobs: &[SolveJob<'_>],
     counts: &[u32],
@@ -1538,6 +1524,7 @@ pub(crate) fn solve_fixed(
 
 /// [`solve_fixed`] with the walk's stall step (see [`follow_path_counted`]), also giving the
 /// number of Newton directions computed.
+#[cfg(test)]
 fn solve_fixed_counted(
     jobs: &[SolveJob<'_>],
     counts: &[u32],
@@ -1550,11 +1537,7 @@ fn solve_fixed_counted(
     if m == 0 || n == 0 {
         return Some((vec![vec![0.0; n]; m], 0));
     }
-    if n > MAX_TYPES
-        || !rows
-            .iter()
-            .all(|r| matches!(r, JobRow::Objective { .. } | JobRow::Floor { .. }))
-    {
+    if n > MAX_TYPES || !rows.iter().all(|r| matches!(r, JobRow::Objective { .. })) {
         return None;
     }
     let mut p = Problem::new(

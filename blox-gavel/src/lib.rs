@@ -23,12 +23,17 @@
 //! bit. Gavel is therefore the one peer whose loop is not the engine's `Driver`: the clock is
 //! [`clock::simulate`], chosen by the CLI in the same single match as every other peer.
 //!
-//! **Which optimum the convex programs pick.** `max_min_fairness[_perf]` and
-//! `finish_time_fairness_perf` are solved by a small structured interior-point method (see
-//! the `barrier` notes below): where Gavel's optimum is not unique it returns, to about 1e-9,
-//! the analytic centre of the optimal face, the point ECOS's central path approaches (ECOS is
-//! Gavel's solver). Ties ECOS itself breaks by its last-digit noise (e.g. three equal 1/3
-//! shares on GAVEL-SEMANTICS's g3) are not reproducible by any other solver.
+//! **Which optimum the convex programs pick.** Gavel's programs rarely have a unique optimum,
+//! and the optimal point chosen decides the round priorities, so it moves completion times.
+//! `max_min_fairness_perf`, `finish_time_fairness[_perf]`, `max_sum_throughput_perf` and
+//! `min_total_duration[_perf]` (its bisection's feasibility decisions and the point kept) are
+//! solved as Gavel solves them: ECOS's algorithm on the cone program cvxpy hands ECOS (the
+//! `ecos` notes below), which stops where ECOS stops, up to rounding. The heterogeneity-agnostic
+//! `max_min_fairness` is solved by a small structured interior-point method (the `barrier`
+//! notes) to the analytic centre of the optimal face: every job's split across types is free
+//! there, ECOS picks it by its last-digit noise, and the centre's even split matches Gavel's
+//! runs more often. Ties ECOS breaks by that noise (e.g. three equal 1/3 shares on
+//! GAVEL-SEMANTICS's g3) are not reproducible by any other solver.
 //!
 //! The stock `blox_policies::Gavel` policy ("Gavel-style max-min") is a different,
 //! engine-native adaptation; it does not follow these rules.
