@@ -153,7 +153,7 @@ impl ConeProgram {
         let socs = jobrow + m;
         let rows = socs + 3 * m;
         let nv = if single { 1 + n } else { 1 + m * n + m };
-        let mut cols: Vec<Vec<(usize, f64)>> = vec![Vec::new(); nv];
+        let mut cols = ColBuilder::new(nv);
         let xcol = |i: usize, w: usize| if single { 1 + w } else { 1 + w * m + i };
         let ucol = |i: usize| if single { 0 } else { 1 + m * n + i };
         let mut c = vec![0.0; nv];
@@ -164,55 +164,35 @@ impl ConeProgram {
         } else {
             c[0] = 1.0;
             for (i, j) in jobs.iter().enumerate() {
-                cols[0].push((i, -1.0));
+                cols.push(0, i, -1.0);
                 h[i] = -(j.since * (1.0 / j.denominator));
             }
         }
         for w in 0..n {
             for (i, j) in jobs.iter().enumerate() {
-                let col = &mut cols[xcol(i, w)];
-                col.push((nonneg + w * m + i, -1.0));
-                col.push((cap + w, j.scale_factor));
-                col.push((jobrow + i, 1.0));
-                col.push((socs + 3 * i, -j.throughput[w]));
-                col.push((socs + 3 * i + 1, -j.throughput[w]));
+                let col = xcol(i, w);
+                cols.push(col, nonneg + w * m + i, -1.0);
+                cols.push(col, cap + w, j.scale_factor);
+                cols.push(col, jobrow + i, 1.0);
+                cols.push(col, socs + 3 * i, -j.throughput[w]);
+                cols.push(col, socs + 3 * i + 1, -j.throughput[w]);
             }
         }
         for (i, j) in jobs.iter().enumerate() {
-            let col = &mut cols[ucol(i)];
+            let col = ucol(i);
             if !single {
-                col.push((i, j.remaining * (1.0 / j.denominator)));
+                cols.push(col, i, j.remaining * (1.0 / j.denominator));
             }
-            col.push((socs + 3 * i, -1.0));
-            col.push((socs + 3 * i + 1, 1.0));
+            cols.push(col, socs + 3 * i, -1.0);
+            cols.push(col, socs + 3 * i + 1, 1.0);
             h[socs + 3 * i + 2] = 2.0;
         }
         h[cap..cap + n].copy_from_slice(counts);
         for i in 0..m {
             h[jobrow + i] = 1.0;
         }
-        let mut colptr = vec![0];
-        let mut rowidx = Vec::new();
-        let mut val = Vec::new();
-        for col in &mut cols {
-            col.sort_by_key(|&(r, _)| r);
-            for &(r, v) in col.iter() {
-                rowidx.push(r);
-                val.push(v);
-            }
-            colptr.push(rowidx.len());
-        }
-        ConeProgram {
-            n: nv,
-            m: rows,
-            c,
-            colptr,
-            rowidx,
-            val,
-            h,
-            l: socs,
-            soc: vec![3; m],
-        }
+        debug_assert_eq!(h.len(), rows);
+        cols.finish(c, h, socs, vec![3; m])
     }
 
     /// cvxpy 1.9.3's ECOS data for `max_min_fairness_perf`'s program (GAVEL-SEMANTICS §6.2;
@@ -238,7 +218,7 @@ impl ConeProgram {
         let h = common_rows(&mut cols, m, 1, m, scale_factors, counts);
         let mut c = vec![0.0; 1 + m * n];
         c[0] = 1.0;
-        cols.finish(c, h)
+        cols.finish_lp(c, h)
     }
 
     /// cvxpy 1.9.3's ECOS data for `max_sum_throughput_perf`'s program (GAVEL-GENERATED §G8.1:
@@ -259,7 +239,7 @@ impl ConeProgram {
                 c[w * m + i] = -throughputs[i][w];
             }
         }
-        cols.finish(c, h)
+        cols.finish_lp(c, h)
     }
 
     /// cvxpy 1.9.3's ECOS data for `min_total_duration`'s feasibility program at horizon `th`
@@ -289,7 +269,7 @@ impl ConeProgram {
             }
         }
         h.extend(remaining.iter().map(|r| -(r / th)));
-        cols.finish(vec![0.0; m * n], h)
+        cols.finish_lp(vec![0.0; m * n], h)
     }
 
     /// `y = G x` (ECOS's column loop).
@@ -335,9 +315,17 @@ impl ColBuilder {
         self.rows = self.rows.max(row + 1);
     }
 
-    /// The program `min cᵀv s.t. h − Gv ≥ 0` (an LP: every row in the orthant).
-    fn finish(mut self, c: Vec<f64>, h: Vec<f64>) -> ConeProgram {
-        debug_assert!(self.rows <= h.len());
+    /// The LP `min cᵀv s.t. h − Gv ≥ 0` (every row in the orthant).
+    fn finish_lp(self, c: Vec<f64>, h: Vec<f64>) -> ConeProgram {
+        let l = h.len();
+        self.finish(c, h, l, Vec::new())
+    }
+
+    /// The program `min cᵀv s.t. h − Gv ∈ K`, `K` the orthant of dimension `l` followed by
+    /// second-order cones of sizes `soc` (each column's entries in row order, those of a row
+    /// in the order pushed).
+    fn finish(mut self, c: Vec<f64>, h: Vec<f64>, l: usize, soc: Vec<usize>) -> ConeProgram {
+        debug_assert!(self.rows <= h.len() && l + soc.iter().sum::<usize>() == h.len());
         let mut colptr = vec![0];
         let mut rowidx = Vec::new();
         let mut val = Vec::new();
@@ -356,9 +344,9 @@ impl ColBuilder {
             colptr,
             rowidx,
             val,
-            l: h.len(),
             h,
-            soc: Vec::new(),
+            l,
+            soc,
         }
     }
 }
