@@ -1,7 +1,10 @@
-//! One solve of each of Gavel's convex programs (`blox-gavel`, `--semantics gavel`): the
-//! structured interior-point solver behind `max_min_fairness[_perf]` and
-//! `finish_time_fairness_perf`, on a problem the size of the physical-cluster traces' average
-//! solve (36 active jobs):
+//! One solve of each of Gavel's convex programs (`blox-gavel`, `--semantics gavel`), through
+//! the policy as a run calls it: ECOS's algorithm on cvxpy's cone program behind
+//! `max_min_fairness_perf`, `finish_time_fairness_perf`, `max_sum_throughput_perf` and
+//! `min_total_duration_perf` (its bisection: a coarse structured-barrier estimate, then ECOS
+//! near the threshold), the structured interior-point solver behind the agnostic
+//! `max_min_fairness`; on a problem the size of the physical-cluster traces' average solve (36
+//! active jobs):
 //!
 //! - `gavel-solve/{max_min_fairness_perf,max_min_fairness,finish_time_fairness_perf}/3-types`:
 //!   4 K80 + 4 P100 + 4 V100 (`bench --gavel`'s heterogeneous cluster);
