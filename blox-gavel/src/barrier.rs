@@ -1,9 +1,9 @@
 //! A small interior-point (log-barrier, path-following) solver for the two convex programs of
 //! Gavel's policies, exploiting their structure. The policies use it for the
-//! heterogeneity-agnostic `max_min_fairness` (whose split across types ECOS picks by rounding
-//! noise: the analytic centre below matches Gavel's runs more often) and for
-//! `min_total_duration`'s coarse estimate of its max-min value; the other programs are solved
-//! by [`crate::ecos`], which stops where ECOS stops.
+//! heterogeneity-agnostic `max_min_fairness` and for `max_min_fairness_perf` on one GPU type
+//! (where ECOS picks among tied optima by rounding noise: the analytic centre below matches
+//! Gavel's runs more often), and for `min_total_duration`'s coarse estimate of its max-min
+//! value; the other programs are solved by [`crate::ecos`], which stops where ECOS stops.
 //!
 //! **Why not a simplex.** Gavel solves its programs with ECOS, an interior-point method. Their
 //! optima are rarely unique (which of several equally fast jobs takes the spare type; the slack

@@ -2,12 +2,12 @@
 //! `finish_time_fairness_perf` (GAVEL-SEMANTICS §6.3), and for the LPs of
 //! `max_min_fairness_perf` (§6.1), `max_sum_throughput_perf` and `min_total_duration[_perf]`
 //! (GAVEL-GENERATED §G8.1, §G8.2; [`ConeProgram::max_min`], [`ConeProgram::max_sum`],
-//! [`ConeProgram::min_total_duration`]). Against Gavel's own runs on the 8 physical-cluster
-//! traces (seed 0, 8:0:0 and 4:4:4), the LPs solved here instead of at the analytic centre took
-//! the runs with Gavel's average JCT to 3 decimals from 14 to 21 of 32 (max-min and max-sum)
-//! and from 2 to 31 of 32 (`min_total_duration[_perf]`, whose constant objective makes ECOS's
-//! point the only answer); the vectors this reproduces bit for bit are in `blox-gavel`'s and
-//! `blox-cli`'s tests.
+//! [`ConeProgram::min_total_duration`]; `max_min_fairness_perf` on several GPU types only).
+//! Against Gavel's own runs on the 8 physical-cluster traces (seed 0, 8:0:0 and 4:4:4), the LPs
+//! solved here instead of at the analytic centre took the runs with Gavel's average JCT to 3
+//! decimals from 9 to 17 of 24 (max-min on 4:4:4 and max-sum) and from 2 to 31 of 32
+//! (`min_total_duration[_perf]`, whose constant objective makes ECOS's point the only answer);
+//! the vectors this reproduces bit for bit are in `blox-gavel`'s and `blox-cli`'s tests.
 //!
 //! **Why.** The finish-time program has many optima (the shares of jobs not at the max ρ are
 //! free within the optimal face). [`crate::barrier`] lands on the analytic centre of that face,

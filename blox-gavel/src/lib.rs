@@ -29,10 +29,11 @@
 //! `min_total_duration[_perf]` (its bisection's feasibility decisions and the point kept) are
 //! solved as Gavel solves them: ECOS's algorithm on the cone program cvxpy hands ECOS (the
 //! `ecos` notes below), which stops where ECOS stops, up to rounding. The heterogeneity-agnostic
-//! `max_min_fairness` is solved by a small structured interior-point method (the `barrier`
-//! notes) to the analytic centre of the optimal face: every job's split across types is free
-//! there, ECOS picks it by its last-digit noise, and the centre's even split matches Gavel's
-//! runs more often. Ties ECOS breaks by that noise (e.g. three equal 1/3 shares on
+//! `max_min_fairness`, and `max_min_fairness_perf` on one GPU type, are solved by a small
+//! structured interior-point method (the `barrier` notes) to the analytic centre of the
+//! optimal face: a job's split across types, or the order among jobs whose coefficients tie up
+//! to rounding, is free there, ECOS picks it by its last-digit noise, and the centre matches
+//! Gavel's runs more often. Ties ECOS breaks by that noise (e.g. three equal 1/3 shares on
 //! GAVEL-SEMANTICS's g3) are not reproducible by any other solver.
 //!
 //! The stock `blox_policies::Gavel` policy ("Gavel-style max-min") is a different,
