@@ -1939,9 +1939,8 @@ fn shares_of(sol: &Solution, m: usize, n: usize, x0: usize) -> Option<Vec<Vec<f6
     )
 }
 
-/// The max-min program of `max_min_fairness_perf` (and of the agnostic `max_min_fairness`,
-/// whose throughputs Gavel sets to 1) over rows `coef` (GAVEL-SEMANTICS §6.2), solved as
-/// Gavel's cvxpy + ECOS solves it; `None` where cvxpy returns no value.
+/// The max-min program of `max_min_fairness_perf` over rows `coef` (GAVEL-SEMANTICS §6.1),
+/// solved as Gavel's cvxpy + ECOS solves it; `None` where cvxpy returns no value.
 pub(crate) fn max_min(
     coef: &[Vec<f64>],
     scale_factors: &[f64],
@@ -1973,21 +1972,18 @@ pub(crate) fn max_sum(
 
 /// `min_total_duration`'s feasibility program at horizon `th` solved as Gavel's cvxpy + ECOS
 /// solves it: the shares per job and type when ECOS reports `optimal` (the only status Gavel's
-/// search takes as feasible), else `None`. `throughputs[i]` replaces job `i`'s own (the
-/// agnostic variant's V100 rows).
+/// search takes as feasible), else `None`. Per job: its throughputs (the agnostic variant's
+/// V100 rows), scale factor and steps remaining; `counts` per type.
 pub(crate) fn min_total_duration(
-    jobs: &[crate::policy::SolveJob<'_>],
     throughputs: &[&[f64]],
-    counts: &[u32],
+    scale_factors: &[f64],
+    remaining: &[f64],
+    counts: &[f64],
     th: f64,
     cache: &mut KktCache,
 ) -> Option<Vec<Vec<f64>>> {
-    let m = jobs.len();
-    let n = counts.len();
-    let sf: Vec<f64> = jobs.iter().map(|j| f64::from(j.scale_factor)).collect();
-    let rem: Vec<f64> = jobs.iter().map(|j| j.remaining_steps).collect();
-    let counts: Vec<f64> = counts.iter().map(|&c| f64::from(c)).collect();
-    let prog = ConeProgram::min_total_duration(throughputs, &sf, &rem, &counts, th);
+    let (m, n) = (throughputs.len(), counts.len());
+    let prog = ConeProgram::min_total_duration(throughputs, scale_factors, remaining, counts, th);
     let sol = solve_in(&prog, MAXIT, cache);
     if sol.status != Status::Optimal {
         return None;

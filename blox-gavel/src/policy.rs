@@ -678,9 +678,14 @@ fn min_total_duration(
             ..j.clone()
         })
         .collect();
+    // Gavel's solve at horizon `th`: its point if ECOS says `optimal` (the program's data taken
+    // once for every horizon).
     let tput_refs: Vec<&[f64]> = tputs.iter().map(Vec::as_slice).collect();
-    // Gavel's solve at horizon `th`: its point if ECOS says `optimal`.
-    let mut ecos_at = |th: f64| crate::ecos::min_total_duration(&view, &tput_refs, counts, th, kkt);
+    let sf: Vec<f64> = jobs.iter().map(|j| f64::from(j.scale_factor)).collect();
+    let rem: Vec<f64> = jobs.iter().map(|j| j.remaining_steps).collect();
+    let gpus: Vec<f64> = counts.iter().map(|&c| f64::from(c)).collect();
+    let mut ecos_at =
+        |th: f64| crate::ecos::min_total_duration(&tput_refs, &sf, &rem, &gpus, th, kkt);
     // The max-min value of `Σ T·x / rem` (every job's steps per second of horizon), which
     // decides most horizons without a solve: the program at `th` is feasible when it exceeds
     // `1 / th`. Where every job runs equally fast on every type (one type, or the agnostic
