@@ -798,8 +798,10 @@ impl std::fmt::Debug for KktCache {
 
 impl KktCache {
     /// The KKT system of `g` with `g`'s values (the others are set by [`Kkt::factor`]), from a
-    /// kept symbolic system of the same sparsity where there is one.
-    fn kkt(&mut self, g: &ConeProgram) -> Kkt {
+    /// kept symbolic system of the same sparsity where there is one. The system is the kept one
+    /// itself: a factorisation overwrites every value, factor entry and scaling it reads, so what
+    /// a solve leaves behind never reaches the next.
+    fn kkt(&mut self, g: &ConeProgram) -> &mut Kkt {
         let same = |k: &Sparsity| {
             k.0 == g.n
                 && k.1 == g.m
@@ -808,37 +810,40 @@ impl KktCache {
                 && k.4 == g.colptr
                 && k.5 == g.rowidx
         };
-        if let Some((_, kkt)) = self.kept.iter().find(|(k, _)| same(k)) {
-            return kkt.clone().with_values(g);
-        }
-        let mut kkt = Kkt::symbolic(g);
-        kkt.symbolic_pattern();
-        if self.kept.len() >= KKT_CACHE_SIZE {
-            self.kept.remove(0);
-        }
-        let key = (
-            g.n,
-            g.m,
-            g.l,
-            g.soc.clone(),
-            g.colptr.clone(),
-            g.rowidx.clone(),
-        );
-        self.kept.push((key, kkt.clone()));
-        kkt.with_values(g)
+        let i = match self.kept.iter().position(|(k, _)| same(k)) {
+            Some(i) => i,
+            None => {
+                let mut kkt = Kkt::symbolic(g);
+                kkt.symbolic_pattern();
+                if self.kept.len() >= KKT_CACHE_SIZE {
+                    self.kept.remove(0);
+                }
+                let key = (
+                    g.n,
+                    g.m,
+                    g.l,
+                    g.soc.clone(),
+                    g.colptr.clone(),
+                    g.rowidx.clone(),
+                );
+                self.kept.push((key, kkt));
+                self.kept.len() - 1
+            }
+        };
+        let kkt = &mut self.kept[i].1;
+        kkt.set_values(g);
+        kkt
     }
 }
 
 const NONE: usize = usize::MAX;
 
 impl Kkt {
-    /// This system (fresh from [`Kkt::symbolic`]) with `G`'s values of `g` (a program of the
-    /// same sparsity) in place.
-    fn with_values(mut self, g: &ConeProgram) -> Kkt {
+    /// Puts `G`'s values of `g` (a program of this system's sparsity) in place.
+    fn set_values(&mut self, g: &ConeProgram) {
         for (e, v) in g.val.iter().enumerate() {
             self.val[self.slot[self.n + e]] = *v;
         }
-        self
     }
 
     /// The KKT system of `g`'s sparsity, every value 0: the elimination order, the permuted
@@ -946,7 +951,7 @@ impl Kkt {
             colptr.push(rowidx.len());
         }
         let psign: Vec<f64> = (0..nk).map(|k| sign[perm[k]]).collect();
-        // G's values are set by `with_values`.
+        // G's values are set by `set_values`.
         debug_assert_eq!(g_first, n);
         let val = vec![0.0; rowidx.len()];
         // Symbolic factorisation (elimination tree, column counts).
@@ -1322,9 +1327,10 @@ impl Kkt {
 /// A minimum-degree elimination order of the symmetric pattern `entries` (ties: lowest index).
 /// ECOS uses AMD; any fill-reducing order gives the same solution up to rounding. The graph is
 /// kept as one bit set of neighbours per vertex: eliminating a vertex joins its neighbours into
-/// a clique (each row ORed with the neighbours' set) and removes it from their rows.
+/// a clique (each row ORed with the neighbours' set) and removes it from their rows. The
+/// vertices not yet eliminated are kept in one bit set per degree, so the next one (the lowest
+/// index of the lowest non-empty degree) is found by a scan of a few words.
 fn min_degree(nk: usize, entries: &[(usize, usize)]) -> Vec<usize> {
-    use std::collections::BTreeSet;
     let words = nk.div_ceil(64);
     let mut adj = vec![0u64; nk * words];
     let bit = |i: usize| (i / 64, 1u64 << (i % 64));
@@ -1343,11 +1349,32 @@ fn min_degree(nk: usize, entries: &[(usize, usize)]) -> Vec<usize> {
             .sum()
     };
     let mut deg: Vec<usize> = (0..nk).map(|i| degree(&adj, i)).collect();
+    // `by_degree[d * words..]`: the vertices of degree d (at most nk − 1); `count[d]` of them.
+    let mut by_degree = vec![0u64; nk * words];
+    let mut count = vec![0usize; nk];
+    for (i, &d) in deg.iter().enumerate() {
+        let (w, m) = bit(i);
+        by_degree[d * words + w] |= m;
+        count[d] += 1;
+    }
+    let mut lowest = 0;
     let mut order = Vec::with_capacity(nk);
-    let mut by_degree: BTreeSet<(usize, usize)> = (0..nk).map(|i| (deg[i], i)).collect();
     let mut nbrs = Vec::new();
     let mut mask = vec![0u64; words];
-    while let Some((_, v)) = by_degree.pop_first() {
+    for _ in 0..nk {
+        while count[lowest] == 0 {
+            lowest += 1;
+        }
+        let set = &mut by_degree[lowest * words..(lowest + 1) * words];
+        let (w, word) = set
+            .iter()
+            .enumerate()
+            .find(|(_, w)| **w != 0)
+            .map(|(w, &word)| (w, word))
+            .expect("a degree counted non-empty has a vertex");
+        let v = w * 64 + word.trailing_zeros() as usize;
+        set[w] &= word - 1;
+        count[lowest] -= 1;
         order.push(v);
         // v's neighbours, in increasing order.
         mask.copy_from_slice(&adj[v * words..(v + 1) * words]);
@@ -1361,16 +1388,20 @@ fn min_degree(nk: usize, entries: &[(usize, usize)]) -> Vec<usize> {
         }
         let (wv, mv) = bit(v);
         for &a in &nbrs {
-            by_degree.remove(&(deg[a], a));
+            let (wa, ma) = bit(a);
+            by_degree[deg[a] * words + wa] &= !ma;
+            count[deg[a]] -= 1;
             let row = &mut adj[a * words..(a + 1) * words];
             row[wv] &= !mv;
             for (r, &m) in row.iter_mut().zip(&mask) {
                 *r |= m;
             }
-            let (wa, ma) = bit(a);
             row[wa] &= !ma;
-            deg[a] = degree(&adj, a);
-            by_degree.insert((deg[a], a));
+            let d = degree(&adj, a);
+            deg[a] = d;
+            by_degree[d * words + wa] |= ma;
+            count[d] += 1;
+            lowest = lowest.min(d);
         }
         adj[v * words..(v + 1) * words].fill(0);
     }
@@ -1535,7 +1566,7 @@ fn solve_in(prog: &ConeProgram, maxit: usize, cache: &mut KktCache) -> Solution 
         x: Vec::new(),
     };
     // init()
-    let mut kkt = cache.kkt(&g);
+    let kkt = cache.kkt(&g);
     if !kkt.factor(&cones, true) {
         return failed(0);
     }
