@@ -1170,11 +1170,11 @@ impl Kkt {
                 x[i] -= l * xj;
             }
         }
-        for (xj, &dj) in x.iter_mut().zip(d) {
-            *xj /= dj;
-        }
+        // The diagonal solve folded into the backward one: `x[j] / d[j]` is taken when row j
+        // is reached (the rows below it are final by then), the same operations in the same
+        // order as a pass of divisions first.
         for j in (0..nk).rev() {
-            let mut s = x[j];
+            let mut s = x[j] / d[j];
             for (&i, &l) in col(j) {
                 s -= l * x[i];
             }
