@@ -778,7 +778,9 @@ struct Kkt {
 /// SOC sizes and `G`'s pattern), each with the reach pattern its first factorisation finds: a
 /// run's finish-time programs repeat their sparsity (the same numbers of jobs on the same
 /// types), and the minimum-degree order and the symbolic factorisation are a function of it
-/// alone, so a system taken from here is the one [`Kkt::symbolic`] builds, bit for bit.
+/// alone, so a system taken from here has the order and factor structure [`Kkt::symbolic`]
+/// builds, bit for bit. Its values are the last solve's until [`KktCache::kkt`] and
+/// [`Kkt::factor`] overwrite them (every one the next solve reads).
 #[derive(Clone, Default)]
 pub(crate) struct KktCache {
     kept: Vec<(Sparsity, Kkt)>,
