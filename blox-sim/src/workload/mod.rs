@@ -105,21 +105,29 @@ impl<I: Iterator<Item = JobSpec>> JobStream<I> {
         }
     }
 
+    /// `arrival`, the arrival of the job just drawn, is not before the one drawn before it (a
+    /// stream cannot sort).
+    fn in_order(&mut self, arrival: Time) -> Result<(), SimError> {
+        if arrival < self.last {
+            return Err(SimError::Config(format!(
+                "the job generator gave an arrival at {arrival} s after one at {} s: a \
+                 streamed workload needs arrivals in order",
+                self.last
+            )));
+        }
+        self.last = arrival;
+        Ok(())
+    }
+
     fn peek(&mut self) -> Result<Option<&JobSpec>, SimError> {
         if self.peeked.is_none() && self.left > 0 {
-            if let Some(j) = self.generator.next() {
-                self.left -= 1;
-                if j.arrival < self.last {
-                    return Err(SimError::Config(format!(
-                        "the job generator gave an arrival at {} s after one at {} s: a streamed \
-                         workload needs arrivals in order",
-                        j.arrival, self.last
-                    )));
+            match self.generator.next() {
+                Some(j) => {
+                    self.left -= 1;
+                    self.in_order(j.arrival)?;
+                    self.peeked = Some(j);
                 }
-                self.last = j.arrival;
-                self.peeked = Some(j);
-            } else {
-                self.left = 0;
+                None => self.left = 0,
             }
         }
         Ok(self.peeked.as_ref())
@@ -128,8 +136,26 @@ impl<I: Iterator<Item = JobSpec>> JobStream<I> {
 
 impl<I: Iterator<Item = JobSpec>> Workload for JobStream<I> {
     fn arrivals_until(&mut self, t: Time, out: &mut Vec<JobSpec>) -> Result<(), SimError> {
-        while self.peek()?.is_some_and(|j| j.arrival <= t) {
-            out.extend(self.peeked.take());
+        // A job drawn goes straight to `out` when it has arrived by `t` (a job is a few
+        // hundred bytes: no stop in `peeked` or a `Result` on its way); the first later one
+        // waits in `peeked`.
+        match &self.peeked {
+            Some(j) if j.arrival > t => return Ok(()),
+            Some(_) => out.extend(self.peeked.take()),
+            None => {}
+        }
+        while self.left > 0 {
+            let Some(j) = self.generator.next() else {
+                self.left = 0;
+                break;
+            };
+            self.left -= 1;
+            self.in_order(j.arrival)?;
+            if j.arrival > t {
+                self.peeked = Some(j);
+                break;
+            }
+            out.push(j);
         }
         Ok(())
     }

@@ -7,6 +7,7 @@ mod lazy;
 mod nodes;
 mod placement;
 mod policies;
+mod stream;
 
 mod support;
 
