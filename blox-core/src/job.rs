@@ -76,6 +76,7 @@ pub struct JobSpec {
 impl JobSpec {
     /// A rigid job with no names or host demands: the common case in tests and synthetic
     /// workloads.
+    #[inline]
     pub fn new(arrival: Time, n_gpus: u32, work_s: f64) -> Self {
         JobSpec {
             arrival,
@@ -157,6 +158,7 @@ pub struct Job {
 
 impl Job {
     /// A freshly admitted job.
+    #[inline]
     pub fn new(id: JobId, spec: JobSpec, admitted_at: Time) -> Self {
         Job {
             id,
