@@ -356,24 +356,34 @@ fn bench_scale() -> Result<(), SimError> {
     println!(
         "\nScale: Poisson jobs (Philly-like), FIFO, scattered, exact; per 10,000 jobs 20x8 GPUs \
          and 6 jobs/h (same load and span at every size, ~22,000 rounds); each size in a fresh \
-         process, CPU time of the run (median of 3 runs)"
+         process, CPU time of the run (median of 5 runs, from five passes over the sizes)"
     );
     println!(
         "  {:>9}  {:>8}  {:>7}  {:>7}  {:>12}",
         "jobs", "CPU s", "µs/job", "B/job", "per doubling"
     );
-    let mut prev: Option<(u32, f64)> = None;
-    let mut worst: f64 = 0.0;
-    for &jobs in &SCALE_JOBS {
-        // Three runs at every size: on a shared machine one run of the large sizes moved the
-        // doubling ratios by ±0.3 from one call to the next.
-        let runs = 3;
-        let mut points = Vec::new();
-        for _ in 0..runs {
+    // Five runs at every size (on a shared machine one run of the large sizes moved the
+    // doubling ratios by ±0.3 from one call to the next, the median of three still by ±0.2),
+    // in five passes over the sizes: a slow spell of the machine then falls on runs of
+    // several sizes, not on one size's runs back to back (which moved one ratio up and the
+    // next one down).
+    let runs = 5;
+    let mut series: Vec<Vec<(f64, u64)>> = vec![Vec::new(); SCALE_JOBS.len()];
+    for _ in 0..runs {
+        for (points, &jobs) in series.iter_mut().zip(&SCALE_JOBS) {
             points.push(scale_point("engine", jobs)?);
         }
+    }
+    let mut prev: Option<(u32, f64)> = None;
+    let mut worst: f64 = 0.0;
+    // (log2 jobs, log2 seconds) from 100,000 jobs on, for the fitted growth.
+    let mut logs: Vec<(f64, f64)> = Vec::new();
+    for (mut points, &jobs) in series.into_iter().zip(&SCALE_JOBS) {
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         let (secs, bytes) = points[points.len() / 2];
+        if jobs >= 100_000 && secs > 0.0 {
+            logs.push((f64::from(jobs).log2(), secs.log2()));
+        }
         // The cost of doubling the job count: the time ratio per factor of 2 in jobs.
         let doubling = prev.map(|(n0, t0)| {
             let r = (secs / t0).powf(1.0 / (f64::from(jobs) / f64::from(n0)).log2());
@@ -393,6 +403,13 @@ fn bench_scale() -> Result<(), SimError> {
         prev = Some((jobs, secs));
     }
     println!("  worst cost of a doubling from 100,000 jobs on: {worst:.2}x (target: <= 2.1x)");
+    if let Some(k) = growth_exponent(&logs) {
+        println!(
+            "  fitted from 100,000 jobs on (least squares of log time on log jobs, every size \
+             at once): time ~ jobs^{k:.3}, {:.2}x per doubling",
+            k.exp2()
+        );
+    }
     let (secs, bytes) = scale_point("full", 1_000_000)?;
     println!(
         "  1,000,000 jobs through `run` (per-job records, timeline, statistics): {secs:.2} s CPU, \
@@ -400,6 +417,22 @@ fn bench_scale() -> Result<(), SimError> {
         bytes as f64 / 1e6
     );
     Ok(())
+}
+
+/// The slope of the least-squares line through `(log2 jobs, log2 seconds)` points: the
+/// exponent `k` of `time ~ jobs^k` (1 for linear cost; each doubling then costs `2^k`). Unlike
+/// one doubling's ratio, it weighs every size at once, so one point's noise moves it little.
+/// `None` with fewer than two sizes.
+fn growth_exponent(points: &[(f64, f64)]) -> Option<f64> {
+    if points.len() < 2 {
+        return None;
+    }
+    let n = points.len() as f64;
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    (sxx > 0.0).then(|| sxy / sxx)
 }
 
 /// `1234567` as `1,234,567`.
@@ -467,4 +500,33 @@ fn proc_status_kb(key: &str) -> Option<u64> {
 /// Peak resident memory of this process (Linux), in bytes.
 fn peak_rss_bytes() -> Option<u64> {
     proc_status_kb("VmHWM:").map(|kb| kb * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::growth_exponent;
+
+    #[test]
+    fn growth_exponent_is_the_power_of_a_power_law() {
+        // time = c · jobs^k at every size, for several k: the fit gives k back.
+        for k in [1.0, 1.07, 1.5, 0.8] {
+            let pts: Vec<(f64, f64)> = [1e5_f64, 2e5, 5e5, 1e6, 2e6, 4e6]
+                .iter()
+                .map(|&n| (n.log2(), (3e-7 * n.powf(k)).log2()))
+                .collect();
+            let got = growth_exponent(&pts).expect("six sizes");
+            assert!((got - k).abs() < 1e-9, "k {k}: {got}");
+        }
+        // One slow point among linear ones moves the fit far less than its own doubling ratio.
+        let mut pts: Vec<(f64, f64)> = [1e5_f64, 2e5, 5e5, 1e6, 2e6, 4e6]
+            .iter()
+            .map(|&n| (n.log2(), (6e-7 * n).log2()))
+            .collect();
+        pts[3].1 += 1.2_f64.log2();
+        let fitted = growth_exponent(&pts).unwrap().exp2();
+        assert!(fitted > 2.0 && fitted < 2.05, "{fitted}");
+        // Fewer than two sizes, or one size twice: no slope.
+        assert_eq!(growth_exponent(&pts[..1]), None);
+        assert_eq!(growth_exponent(&[(3.0, 1.0), (3.0, 2.0)]), None);
+    }
 }

@@ -18,8 +18,12 @@ fn drive(w: &mut dyn Workload, ts: &[u64]) -> Calls {
     ts.iter()
         .map(|&t| {
             out.clear();
-            w.arrivals_until(Time::from_millis(t), &mut out).expect("in order");
-            let got = out.iter().map(|j| (j.arrival.as_millis(), j.n_gpus)).collect();
+            w.arrivals_until(Time::from_millis(t), &mut out)
+                .expect("in order");
+            let got = out
+                .iter()
+                .map(|j| (j.arrival.as_millis(), j.n_gpus))
+                .collect();
             let next = w.next_arrival().expect("in order").map(Time::as_millis);
             (got, next)
         })
@@ -72,5 +76,7 @@ fn a_stream_refuses_an_arrival_out_of_order() {
     let jobs = vec![spec(0, 0), spec(5000, 1), spec(3000, 2)];
     let mut stream = JobStream::new(jobs.into_iter(), 3);
     assert_eq!(stream.next_arrival().unwrap(), Some(Time::ZERO));
-    stream.arrivals_until(Time::from_secs(9), &mut out).unwrap_err();
+    stream
+        .arrivals_until(Time::from_secs(9), &mut out)
+        .unwrap_err();
 }
