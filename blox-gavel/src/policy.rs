@@ -706,7 +706,8 @@ fn min_total_duration(
         Some((lowest.min(gpus / need), 0.0))
     } else {
         // Else a coarse barrier solve of the max-min program at `horizon_search`'s first
-        // probe: its worst row is within about the coarse gap below the max-min value there.
+        // probe (the estimate's schedule, `barrier::ESTIMATE`: a thousand-fold μ steps, loosely
+        // centred): its worst row is within about the coarse gap below the max-min value there.
         let th0 = (100.0f64 + 1.0e6) / 2.0;
         let rows: Vec<JobRow> = view
             .iter()
@@ -718,7 +719,7 @@ fn min_total_duration(
                     .collect(),
             })
             .collect();
-        barrier::solve_to(&view, counts, &rows, ESTIMATE_GAP).map(|x| {
+        barrier::solve_to(&view, counts, &rows, ESTIMATE_GAP, barrier::ESTIMATE).map(|x| {
             let worst = rows
                 .iter()
                 .zip(&x)
