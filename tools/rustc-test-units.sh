@@ -16,8 +16,8 @@
 # -O1 is most of a cold test build. Measured on 2 cores, cold (`cargo test --no-run` with
 # test.sh's selection): 203 s of CPU without this wrapper, 148 s with it; the tests then took as
 # long to run (78 and 74 s of CPU). blox-core's unit tests: 4.0 s of CPU to compile at -O2, 1.0 s
-# at -O0 (0.1 s to run either way); five of the six examples: 5.4 s at -O1, 1.9 s at -O0 (none
-# runs 0.1 s).
+# at -O0 (0.1 s to run either way); five of the six examples: 5.4 s at -O1, 1.9 s at -O0 (each
+# runs in under 0.1 s either way).
 #
 # Kept at a level that runs them fast (long simulations or property tests in their own code):
 #   blox-synergy's tests/it        the profile's -O1: 2.3 s of CPU to run, 7.3 s at -O0;
