@@ -1792,10 +1792,11 @@ mod tests {
 
     /// The estimate's schedule ([`ESTIMATE`]) on random max-min programs of 2 to 40 jobs on
     /// three GPU types: its point is feasible, and its worst row (the estimate) is within
-    /// `min_total_duration`'s error bound (1e3 times the 1e-6 gap) of the exact schedule's; in
-    /// fact within 1e-6, relative.
+    /// `min_total_duration`'s error bound (`ESTIMATE_ERROR`, for its gap `ESTIMATE_GAP`) of
+    /// the exact schedule's; in fact within 1e-6, relative.
     #[test]
     fn the_estimate_schedule_is_within_its_gap_of_the_exact_optimum() {
+        use crate::policy::{ESTIMATE_ERROR, ESTIMATE_GAP};
         let mut u = uniform(0x2545_f491_4f6c_dd1d);
         let mut worst_gap: f64 = 0.0;
         for case in 0..60 {
@@ -1840,7 +1841,7 @@ mod tests {
                     .fold(f64::INFINITY, f64::min)
             };
             let exact = solve_to(&jobs, &counts, &rows, GAP, EXACT).expect("exact solve");
-            let est = solve_to(&jobs, &counts, &rows, 1e-6, ESTIMATE).expect("estimate");
+            let est = solve_to(&jobs, &counts, &rows, ESTIMATE_GAP, ESTIMATE).expect("estimate");
             for (w, &c) in counts.iter().enumerate() {
                 let used: f64 = jobs
                     .iter()
@@ -1856,7 +1857,7 @@ mod tests {
             // The exact solve stops within about 1e-8 of the optimum (its stall rules), so the
             // estimate may come out a little above it.
             assert!(
-                (we - wx).abs() <= 1e3 * 1e-6,
+                (we - wx).abs() <= ESTIMATE_ERROR,
                 "case {case}: {we} against {wx}, beyond the shortcut's error bound"
             );
             worst_gap = worst_gap.max((we - wx).abs() / wx.abs().max(1.0));

@@ -728,7 +728,7 @@ fn min_total_duration(
                     _ => f64::INFINITY,
                 })
                 .fold(f64::INFINITY, f64::min);
-            (worst / th0, 1e3 * ESTIMATE_GAP / th0)
+            (worst / th0, ESTIMATE_ERROR / th0)
         })
     };
     shortcut_search(per_unit, &mut ecos_at)
@@ -740,7 +740,11 @@ fn min_total_duration(
 type Shares = Vec<Vec<f64>>;
 
 /// The coarse duality-gap bound of [`min_total_duration`]'s estimate of the max-min value.
-const ESTIMATE_GAP: f64 = 1e-6;
+pub(crate) const ESTIMATE_GAP: f64 = 1e-6;
+
+/// The error [`min_total_duration`] allows its estimate (of the program at its first probe):
+/// a thousand times the gap bound.
+pub(crate) const ESTIMATE_ERROR: f64 = 1e3 * ESTIMATE_GAP;
 
 /// How close (relative) to the feasibility threshold a horizon's predicted max-min value must
 /// be for [`shortcut_search`] to ask the solver: ECOS's tolerances are 1e-8, so outside this
